@@ -1,0 +1,63 @@
+"""boostrank: ranking models that optimise the rank statistic you report.
+
+The public API is re-exported here; see the modules for details.
+"""
+
+from .data import LetorData, LetorFormatError, load_letor, save_letor
+from .datasets import load_sample, make_letor
+from .metrics import (
+    auc,
+    get_metric,
+    mauc,
+    mean_average_precision,
+    minrank,
+    ndcg,
+    precision_at,
+    rank_risk,
+    resolved_rank,
+    wmw,
+)
+from .weights import (
+    WeightFamily,
+    dcg,
+    dcg_at,
+    local_auc,
+    mrr,
+    pnorm,
+    staircase,
+    weight_family,
+    wrs,
+    wta,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LetorData",
+    "LetorFormatError",
+    "load_letor",
+    "save_letor",
+    "load_sample",
+    "make_letor",
+    "auc",
+    "mauc",
+    "wmw",
+    "ndcg",
+    "mean_average_precision",
+    "precision_at",
+    "minrank",
+    "resolved_rank",
+    "rank_risk",
+    "get_metric",
+    "WeightFamily",
+    "wrs",
+    "local_auc",
+    "wta",
+    "mrr",
+    "dcg",
+    "dcg_at",
+    "pnorm",
+    "staircase",
+    "weight_family",
+    "__version__",
+]

@@ -1,0 +1,299 @@
+"""Per-query rank-metric kernels.
+
+All kernels take the documents of each group already ordered by
+:func:`boostrank._kernels.groups.sort_within_groups` (ascending for pair-counting
+statistics, descending for top-k statistics) and return one value, or one row of
+counts, per group.  Values that are undefined for a group are NaN.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def auc_pair_counts(positive, scores, order_asc, offsets):
+    """Positive-negative pair counts of each group (thesis §2.1.2, Welleck eq. 9).
+
+    Parameters
+    ----------
+    positive : ndarray of bool, shape (n,)
+    scores : ndarray of float64, shape (n,)
+    order_asc : ndarray of int64, shape (n,)
+        Ascending score order within each group.
+    offsets : ndarray of int64, shape (n_groups + 1,)
+
+    Returns
+    -------
+    counts : ndarray of float64, shape (n_groups, 4)
+        Columns: pairs with the positive strictly above, tied pairs, n_pos, n_neg.
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.zeros((n_groups, 4))
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        neg_below = 0.0
+        correct = 0.0
+        tied = 0.0
+        n_pos = 0.0
+        i = a
+        while i < b:
+            j = i
+            s = scores[order_asc[i]]
+            p_blk = 0.0
+            n_blk = 0.0
+            while j < b and scores[order_asc[j]] == s:
+                if positive[order_asc[j]]:
+                    p_blk += 1.0
+                else:
+                    n_blk += 1.0
+                j += 1
+            correct += p_blk * neg_below
+            tied += p_blk * n_blk
+            neg_below += n_blk
+            n_pos += p_blk
+            i = j
+        out[g, 0] = correct
+        out[g, 1] = tied
+        out[g, 2] = n_pos
+        out[g, 3] = neg_below
+    return out
+
+
+@njit(cache=True, parallel=True)
+def mauc_groups(labels, scores, order_asc, offsets, tie_weight):
+    """Multi-class AUC of each group (Welleck eq. 5).
+
+    MAUC = Σ_c p(c) AUC(c vs rest) over the relevance classes c >= 1 present in the
+    group, with p(c) = n_c / Σ_{c' >= 1} n_{c'}.  Class 0 is never a reference class
+    (ranking irrelevant documents first is not a goal) but it is part of every
+    "rest".  A group with a single label value, or without relevant documents, is
+    NaN.
+
+    Parameters
+    ----------
+    labels : ndarray of int64, shape (n,)
+        Non-negative integer relevance grades.
+    scores : ndarray of float64, shape (n,)
+    order_asc : ndarray of int64, shape (n,)
+    offsets : ndarray of int64, shape (n_groups + 1,)
+    tie_weight : float
+        Credit for a tied (class c, other) pair: 0 pessimistic, 0.5 average.
+
+    Returns
+    -------
+    mauc : ndarray of float64, shape (n_groups,)
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.full(n_groups, np.nan)
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        n = b - a
+        if n < 2:
+            continue
+        top = 0
+        for i in range(a, b):
+            if labels[i] > top:
+                top = labels[i]
+        counts = np.zeros(top + 1)
+        for i in range(a, b):
+            counts[labels[i]] += 1.0
+        n_relevant = n - counts[0]
+        if n_relevant == 0.0:
+            continue
+        total = 0.0
+        defined = False
+        for c in range(1, top + 1):
+            n_c = counts[c]
+            if n_c == 0.0 or n_c == n:
+                continue
+            defined = True
+            rest_below = 0.0
+            credit = 0.0
+            i = a
+            while i < b:
+                s = scores[order_asc[i]]
+                c_blk = 0.0
+                r_blk = 0.0
+                j = i
+                while j < b and scores[order_asc[j]] == s:
+                    if labels[order_asc[j]] == c:
+                        c_blk += 1.0
+                    else:
+                        r_blk += 1.0
+                    j += 1
+                credit += c_blk * (rest_below + tie_weight * r_blk)
+                rest_below += r_blk
+                i = j
+            total += (n_c / n_relevant) * credit / (n_c * (n - n_c))
+        if defined:
+            out[g] = total
+    return out
+
+
+@njit(cache=True, parallel=True)
+def wmw_pair_counts(labels, scores, order_asc, offsets, edge_lo, edge_hi, tie_weight):
+    """Generalised Wilcoxon-Mann-Whitney counts per group (Raykar eq. 1).
+
+    For every edge ``lo -> hi`` of the preference graph, every pair (k with label
+    ``lo``, l with label ``hi``) is counted, and credited when f(x_l) > f(x_k), plus
+    ``tie_weight`` when they tie (Raykar's eq. 1 uses >=, i.e. ``tie_weight = 1``).
+
+    Returns
+    -------
+    counts : ndarray of float64, shape (n_groups, 2)
+        Credited pairs and all pairs of each group.
+    """
+    n_groups = offsets.shape[0] - 1
+    n_edges = edge_lo.shape[0]
+    out = np.zeros((n_groups, 2))
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        for e in range(n_edges):
+            lo = edge_lo[e]
+            hi = edge_hi[e]
+            lo_below = 0.0
+            n_hi = 0.0
+            credit = 0.0
+            i = a
+            while i < b:
+                s = scores[order_asc[i]]
+                lo_blk = 0.0
+                hi_blk = 0.0
+                j = i
+                while j < b and scores[order_asc[j]] == s:
+                    lab = labels[order_asc[j]]
+                    if lab == lo:
+                        lo_blk += 1.0
+                    elif lab == hi:
+                        hi_blk += 1.0
+                    j += 1
+                credit += hi_blk * (lo_below + tie_weight * lo_blk)
+                lo_below += lo_blk
+                n_hi += hi_blk
+                i = j
+            out[g, 0] += credit
+            out[g, 1] += lo_below * n_hi
+    return out
+
+
+@njit(cache=True, parallel=True)
+def ndcg_groups(labels, order_desc, offsets, k, exp_gain, empty_value):
+    """NDCG@k of each group.
+
+    DCG@k = Σ_{i < k} gain(l_(i)) / log2(i + 2) over the list in descending score
+    order (ties in file order), divided by the DCG@k of the ideal order.
+
+    Parameters
+    ----------
+    labels : ndarray of float64, shape (n,)
+    order_desc : ndarray of int64, shape (n,)
+    offsets : ndarray of int64, shape (n_groups + 1,)
+    k : int
+        Cut-off; ``k <= 0`` means the whole list.
+    exp_gain : bool
+        gain = 2^l - 1 (LightGBM) when True, gain = l (trec_eval) when False.
+    empty_value : float
+        Value of a group whose ideal DCG is 0 (all labels 0): 1.0 in LightGBM, 0.0 in
+        trec_eval.
+
+    Returns
+    -------
+    ndcg : ndarray of float64, shape (n_groups,)
+        NaN for an empty group.
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.full(n_groups, np.nan)
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        n = b - a
+        if n == 0:
+            continue
+        kk = n if (k <= 0 or k > n) else k
+        dcg = 0.0
+        for i in range(kk):
+            lab = labels[order_desc[a + i]]
+            gain = (2.0 ** lab - 1.0) if exp_gain else lab
+            dcg += gain / math.log2(i + 2.0)
+        ideal = np.sort(labels[a:b])
+        idcg = 0.0
+        for i in range(kk):
+            lab = ideal[n - 1 - i]
+            gain = (2.0 ** lab - 1.0) if exp_gain else lab
+            idcg += gain / math.log2(i + 2.0)
+        out[g] = dcg / idcg if idcg > 0.0 else empty_value
+    return out
+
+
+@njit(cache=True, parallel=True)
+def average_precision_groups(relevant, order_desc, offsets, k, denominator_at_k, empty_value):
+    """Average precision (at k) of each group.
+
+    AP@k = Σ_{i < k, doc i relevant} P@(i + 1) / R, with R the number of relevant
+    documents of the group (trec_eval ``map``/``map_cut``) or min(k, R)
+    (``denominator_at_k``, LightGBM ``map@k``).
+
+    Returns
+    -------
+    ap : ndarray of float64, shape (n_groups,)
+        ``empty_value`` for a group without relevant documents, NaN if empty.
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.full(n_groups, np.nan)
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        n = b - a
+        if n == 0:
+            continue
+        kk = n if (k <= 0 or k > n) else k
+        n_rel = 0
+        for i in range(a, b):
+            if relevant[i]:
+                n_rel += 1
+        if n_rel == 0:
+            out[g] = empty_value
+            continue
+        hits = 0
+        total = 0.0
+        for i in range(kk):
+            if relevant[order_desc[a + i]]:
+                hits += 1
+                total += hits / (i + 1.0)
+        denom = n_rel
+        if denominator_at_k and k > 0 and k < n_rel:
+            denom = k
+        out[g] = total / denom
+    return out
+
+
+@njit(cache=True, parallel=True)
+def topk_class_counts(labels, order_desc, offsets, k, classes):
+    """Counts of each class among the top k documents, and in the whole group.
+
+    Returns
+    -------
+    top : ndarray of float64, shape (n_groups, n_classes)
+    present : ndarray of float64, shape (n_groups, n_classes)
+    """
+    n_groups = offsets.shape[0] - 1
+    n_classes = classes.shape[0]
+    top = np.zeros((n_groups, n_classes))
+    present = np.zeros((n_groups, n_classes))
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        kk = min(k, b - a)
+        for i in range(b - a):
+            lab = labels[order_desc[a + i]]
+            for c in range(n_classes):
+                if lab == classes[c]:
+                    present[g, c] += 1.0
+                    if i < kk:
+                        top[g, c] += 1.0
+    return top, present

@@ -1,0 +1,390 @@
+"""LETOR / SVMlight ranking files: ``<label> qid:<q> <j>:<v> ... # comment``.
+
+Numbers are parsed by scikit-learn's :func:`~sklearn.datasets.load_svmlight_file`;
+this module adds what it lacks for ranking data: comments and ``docid``, group
+sizes, a LightGBM ``.query`` side file, errors that name file and line, checks that
+queries are contiguous and that every row has a ``qid`` (scikit-learn silently drops
+the query ids of rows without one), and a writer that round-trips.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from ._validation import offsets_from_sizes
+
+__all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor"]
+
+_DOCID = re.compile(r"docid\s*=\s*(\S+)")
+_TOKEN = re.compile(r"^(\d+):(\S+)$")
+
+
+class LetorFormatError(ValueError):
+    """A LETOR/SVMlight file is malformed; the message names the file and line."""
+
+    def __init__(self, path, line: int | None, message: str):
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+        self.path = str(path)
+        self.line = line
+
+
+@dataclass
+class LetorData:
+    """A ranking dataset read from, or to be written to, a LETOR file.
+
+    Attributes
+    ----------
+    X : ndarray of float64 of shape (n_samples, n_features) or scipy.sparse.csr_matrix
+        Feature ``j`` of the file (1-based) is column ``j - 1``.
+    y : ndarray of int64 of shape (n_samples,)
+        Relevance labels.
+    qid : ndarray of int64 of shape (n_samples,)
+        Query ids; rows of a query are contiguous.
+    group_sizes : ndarray of int64 of shape (n_queries,)
+        Rows per query in file order, as ``lgb.Dataset(group=...)`` expects.
+    group_offsets : ndarray of int64 of shape (n_queries + 1,)
+        Query ``g`` is rows ``group_offsets[g]:group_offsets[g + 1]``.
+    docid : ndarray of object of shape (n_samples,) or None
+        From ``# docid = ...`` comments; None if no row has one.
+    comments : ndarray of object of shape (n_samples,) or None
+        The raw text after ``#`` (stripped), None if the file has no comments.
+    line : ndarray of int64 of shape (n_samples,) or None
+        The 1-based line number of each row in its file.
+    path : str or None
+    """
+
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    qid: np.ndarray
+    group_sizes: np.ndarray = field(default=None)
+    group_offsets: np.ndarray = field(default=None)
+    docid: np.ndarray | None = None
+    comments: np.ndarray | None = None
+    line: np.ndarray | None = None
+    path: str | None = None
+
+    def __post_init__(self):
+        self.y = np.asarray(self.y, dtype=np.int64)
+        self.qid = np.asarray(self.qid, dtype=np.int64)
+        if self.group_sizes is None:
+            starts = np.flatnonzero(np.r_[True, self.qid[1:] != self.qid[:-1]])
+            self.group_sizes = np.diff(np.r_[starts, self.qid.shape[0]]).astype(np.int64)
+        self.group_sizes = np.asarray(self.group_sizes, dtype=np.int64)
+        if self.group_offsets is None:
+            self.group_offsets = offsets_from_sizes(self.group_sizes)
+
+    @property
+    def n_queries(self) -> int:
+        """Number of queries."""
+        return int(self.group_sizes.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        """Number of feature columns."""
+        return int(self.X.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.y.shape[0])
+
+    def to_frame(self):
+        """The data as a :class:`pandas.DataFrame` with columns qid, label, docid, f1..fd."""
+        import pandas as pd
+
+        X = self.X.toarray() if sp.issparse(self.X) else self.X
+        frame = pd.DataFrame(X, columns=[f"f{j + 1}" for j in range(X.shape[1])])
+        frame.insert(0, "docid", self.docid if self.docid is not None else None)
+        frame.insert(0, "label", self.y)
+        frame.insert(0, "qid", self.qid)
+        return frame
+
+
+def _strip_comment(raw: str):
+    body, hash_, comment = raw.partition("#")
+    return body.strip(), (comment.strip() if hash_ else None)
+
+
+def _scan(path, text_lines):
+    """Comments, line numbers and the qid layout of the data lines."""
+    lines, comments, has_qid = [], [], []
+    for number, raw in enumerate(text_lines, start=1):
+        body, comment = _strip_comment(raw)
+        if not body:
+            continue
+        lines.append(number)
+        comments.append(comment)
+        tokens = body.split(None, 2)
+        has_qid.append(len(tokens) > 1 and tokens[1].startswith("qid:"))
+    return np.asarray(lines, dtype=np.int64), comments, np.asarray(has_qid, dtype=bool)
+
+
+def _diagnose(path, text_lines, zero_based: bool) -> None:
+    """Find the first malformed line and raise a LetorFormatError naming it."""
+    for number, raw in enumerate(text_lines, start=1):
+        body, _ = _strip_comment(raw)
+        if not body:
+            continue
+        tokens = body.split()
+        try:
+            float(tokens[0])
+        except ValueError:
+            raise LetorFormatError(path, number, f"label {tokens[0]!r} is not a number") from None
+        rest = tokens[1:]
+        if rest and rest[0].startswith("qid:"):
+            q = rest[0][4:]
+            if not re.fullmatch(r"-?\d+", q):
+                raise LetorFormatError(path, number, f"qid {q!r} is not an integer")
+            rest = rest[1:]
+        last = -1
+        for tok in rest:
+            m = _TOKEN.match(tok)
+            if m is None:
+                raise LetorFormatError(path, number, f"expected <index>:<value>, got {tok!r}")
+            index = int(m.group(1))
+            try:
+                float(m.group(2))
+            except ValueError:
+                raise LetorFormatError(
+                    path, number, f"feature {index} has non-numeric value {m.group(2)!r}"
+                ) from None
+            if index == 0 and not zero_based:
+                raise LetorFormatError(path, number, "feature index 0 in a 1-based file")
+            if index <= last:
+                raise LetorFormatError(
+                    path, number, f"feature indices must increase; {index} follows {last}"
+                )
+            last = index
+
+
+def _read_sizes(path) -> np.ndarray:
+    sizes = []
+    with open(path, encoding="utf-8") as fh:
+        for number, raw in enumerate(fh, start=1):
+            text = raw.strip()
+            if not text:
+                continue
+            if not text.isdigit():
+                raise LetorFormatError(path, number, f"group size {text!r} is not a positive integer")
+            sizes.append(int(text))
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def load_letor(
+    path,
+    *,
+    sparse: bool | str = "auto",
+    n_features: int | None = None,
+    zero_based: bool = False,
+    regroup: bool = False,
+    allow_nonfinite: bool = False,
+    query_file=None,
+    as_frame: bool = False,
+):
+    """Read a LETOR / SVMlight ranking file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    sparse : bool or "auto", default="auto"
+        Return ``X`` as CSR when True; dense float64 when False; "auto" picks CSR when
+        the file is wide (over 1000 features) and under 10% dense.
+    n_features : int, default=None
+        Number of columns; set it to read a test file with the width of its train file.
+    zero_based : bool, default=False
+        LETOR features are numbered from 1; set True for files numbered from 0.
+    regroup : bool, default=False
+        If a query's rows are not contiguous, move them together (queries in order of
+        first appearance, rows in file order) instead of raising an error.
+    allow_nonfinite : bool, default=False
+        Accept NaN/inf feature values (an error otherwise, naming the line).
+    query_file : str or path-like, default=None
+        A LightGBM-style side file of group sizes, one per line, for a file without
+        ``qid``.  By default ``<path>.query`` is used when it exists and rows have no
+        qid; queries are then numbered 0, 1, ...
+    as_frame : bool, default=False
+        Return :meth:`LetorData.to_frame` instead.
+
+    Returns
+    -------
+    LetorData or pandas.DataFrame
+
+    Raises
+    ------
+    LetorFormatError
+        A malformed line (named by file and line), rows with and without qid mixed, a
+        non-integer label, NaN/inf features, non-contiguous queries without
+        ``regroup``, or group sizes that do not add up to the rows.
+    """
+    path = os.fspath(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text_lines = fh.read().splitlines()
+    line_no, comments, has_qid = _scan(path, text_lines)
+    if has_qid.size and has_qid.any() and not has_qid.all():
+        bad = int(np.flatnonzero(~has_qid)[0])
+        raise LetorFormatError(
+            path, int(line_no[bad]), "row has no qid while other rows do; every row needs one"
+        )
+    n_rows = line_no.shape[0]
+    if n_rows == 0:
+        raise LetorFormatError(path, None, "file has no data rows")
+    try:
+        kwargs = {"n_features": n_features} if n_features is not None else {}
+        X, y, qid = load_svmlight_file(
+            path, query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
+        )
+    except ValueError as exc:
+        _diagnose(path, text_lines, zero_based)
+        raise LetorFormatError(path, None, str(exc)) from exc
+    if X.shape[0] != n_rows:  # pragma: no cover - guards against reader drift
+        raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {n_rows}")
+
+    nonint = y != np.round(y)
+    if nonint.any():
+        i = int(np.flatnonzero(nonint)[0])
+        raise LetorFormatError(path, int(line_no[i]), f"label {float(y[i])!r} is not an integer")
+    X = X.tocsr()
+    if not allow_nonfinite and X.nnz and not np.isfinite(X.data).all():
+        row = int(np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], "right") - 1)
+        raise LetorFormatError(
+            path, int(line_no[row]), "NaN or inf feature value (pass allow_nonfinite=True to keep it)"
+        )
+
+    if not has_qid.any():
+        qfile = query_file if query_file is not None else path + ".query"
+        if query_file is None and not os.path.exists(qfile):
+            qid = np.zeros(n_rows, dtype=np.int64)
+        else:
+            sizes = _read_sizes(qfile)
+            if sizes.sum() != n_rows:
+                raise LetorFormatError(
+                    qfile, None, f"group sizes add up to {int(sizes.sum())} but {path} has {n_rows} rows"
+                )
+            qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+
+    docid_list = []
+    for c in comments:
+        m = _DOCID.search(c) if c else None
+        docid_list.append(m.group(1) if m else None)
+    has_comments = any(c is not None for c in comments)
+    comments_arr = np.asarray(comments, dtype=object) if has_comments else None
+    docid = np.asarray(docid_list, dtype=object) if any(d is not None for d in docid_list) else None
+
+    qid = np.asarray(qid, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    if np.unique(qid[starts]).shape[0] != starts.shape[0]:
+        if not regroup:
+            run_q = qid[starts]
+            uniq, counts = np.unique(run_q, return_counts=True)
+            dup = uniq[counts > 1][0]
+            second = starts[np.flatnonzero(run_q == dup)[1]]
+            raise LetorFormatError(
+                path, int(line_no[second]),
+                f"qid {int(dup)} appears again after other queries; rows of a query must be "
+                "contiguous (pass regroup=True to move them together)",
+            )
+        _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+        perm = np.argsort(first[inverse], kind="stable")
+        X = X[perm]
+        y = y[perm]
+        qid = qid[perm]
+        line_no = line_no[perm]
+        if comments_arr is not None:
+            comments_arr = comments_arr[perm]
+        if docid is not None:
+            docid = docid[perm]
+
+    if sparse == "auto":
+        density = X.nnz / max(1, X.shape[0] * X.shape[1])
+        sparse = X.shape[1] > 1000 and density < 0.1
+    if not sparse:
+        X = X.toarray()
+    data = LetorData(
+        X=X, y=y.astype(np.int64), qid=qid, docid=docid, comments=comments_arr,
+        line=line_no, path=path,
+    )
+    return data.to_frame() if as_frame else data
+
+
+def _fmt(v: float) -> str:
+    if math.isfinite(v) and v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(v))
+
+
+def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
+               write_zeros: bool | None = None) -> None:
+    """Write a LETOR file that :func:`load_letor` reads back exactly.
+
+    Parameters
+    ----------
+    path : str or path-like
+    X : LetorData or array-like of shape (n_samples, n_features) or sparse matrix
+        With a :class:`LetorData`, its labels, qid, docid and comments are used.
+    y : array-like of int, shape (n_samples,)
+    qid : array-like of int, shape (n_samples,), default=None
+        Omitted from the file when None.
+    docid : array-like of str, default=None
+        Written as ``#docid = <id>`` when ``comments`` is None.
+    comments : array-like of str, default=None
+        Raw comment text per row (written after ``#``); None entries write no comment.
+    write_zeros : bool, default=None
+        Write every feature of a dense row, zeros included (the LETOR 4.0 layout).
+        Default: True for dense ``X``, False for sparse ``X``.
+
+    Notes
+    -----
+    Values are written with Python's shortest round-trip ``repr``, so floats survive
+    a write/read cycle bit for bit.
+    """
+    if isinstance(X, LetorData):
+        data = X
+        X, y, qid = data.X, data.y, data.qid
+        docid = data.docid if docid is None else docid
+        comments = data.comments if comments is None else comments
+    if y is None:
+        raise ValueError("save_letor needs labels y")
+    y = np.asarray(y)
+    if y.size and np.any(y != np.round(y)):
+        raise ValueError("LETOR labels must be integers")
+    n = y.shape[0]
+    sparse_in = sp.issparse(X)
+    X = sp.csr_matrix(X) if sparse_in else np.asarray(X, dtype=np.float64)
+    if X.shape[0] != n:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {n}")
+    if write_zeros is None:
+        write_zeros = not sparse_in
+    if qid is not None and np.asarray(qid).shape[0] != n:
+        raise ValueError("qid must have one entry per row")
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            parts = [str(int(y[i]))]
+            if qid is not None:
+                parts.append(f"qid:{int(qid[i])}")
+            if sparse_in:
+                row = X[i]
+                idx, vals = row.indices, row.data
+                order = np.argsort(idx)
+                pairs = zip(idx[order], vals[order])
+            elif write_zeros:
+                pairs = enumerate(X[i])
+            else:
+                nz = np.flatnonzero(X[i])
+                pairs = zip(nz, X[i, nz])
+            for j, v in pairs:
+                parts.append(f"{int(j) + 1}:{_fmt(v)}")
+            note = None
+            if comments is not None and comments[i] is not None:
+                note = str(comments[i])
+            elif docid is not None and docid[i] is not None:
+                note = f"docid = {docid[i]}"
+            if note is not None:
+                parts.append(f"#{note}")
+            fh.write(" ".join(parts) + "\n")

@@ -1,0 +1,108 @@
+"""Synthetic ranking data and the sample bundled with the package."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from .data import LetorData, load_letor
+
+__all__ = ["make_letor", "load_sample"]
+
+
+def make_letor(
+    n_queries: int = 100,
+    *,
+    docs_per_query: tuple[int, int] = (5, 30),
+    n_features: int = 10,
+    n_informative: int = 4,
+    n_grades: int = 3,
+    noise: float = 1.0,
+    decimals: int | None = 6,
+    random_state: int | None = 0,
+) -> LetorData:
+    """Deterministic synthetic LETOR data: queries, graded labels, informative and noise features.
+
+    Each query draws its length uniformly from ``docs_per_query`` and its share of
+    relevant documents from Beta(2, 5), so some queries have no relevant document
+    and a few are mostly relevant, as in LETOR 4.0.  A latent utility
+    ``u = X[:, :n_informative] @ w + noise * N(0, 1)`` orders documents; the top share
+    is relevant and split into grades 1..n_grades-1 by utility.  Features are
+    min-max normalised within each query (LETOR's QueryLevelNorm).
+
+    Parameters
+    ----------
+    n_queries : int, default=100
+    docs_per_query : (int, int), default=(5, 30)
+        Inclusive range of query lengths.
+    n_features : int, default=10
+    n_informative : int, default=4
+        The first ``n_informative`` columns carry signal, the rest are noise.
+    n_grades : int, default=3
+        Labels are 0..n_grades-1.
+    noise : float, default=1.0
+        Standard deviation of the utility noise (larger is harder).
+    decimals : int or None, default=6
+        Round features like LETOR files do (None keeps full precision).
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    LetorData
+        qids 1..n_queries, docids ``"Q<q>-D<j>"``.
+    """
+    lo, hi = docs_per_query
+    if not (1 <= lo <= hi):
+        raise ValueError(f"docs_per_query must satisfy 1 <= low <= high, got {docs_per_query}")
+    if not (0 <= n_informative <= n_features):
+        raise ValueError("n_informative must be between 0 and n_features")
+    if n_grades < 2:
+        raise ValueError("n_grades must be at least 2")
+    rng = np.random.default_rng(random_state)
+    w = rng.normal(size=n_informative)
+    w /= max(np.linalg.norm(w), 1e-12)
+    sizes = rng.integers(lo, hi + 1, size=n_queries)
+    X_parts, y_parts = [], []
+    for m in sizes:
+        X = rng.normal(size=(m, n_features))
+        u = X[:, :n_informative] @ w + noise * rng.normal(size=m)
+        n_rel = int(np.floor(rng.beta(2.0, 5.0) * (m + 1)))
+        y = np.zeros(m, dtype=np.int64)
+        if n_rel:
+            top = np.argsort(-u, kind="stable")[:n_rel]
+            # the best relevant documents get the highest grade
+            y[top] = (n_grades - 1) - (np.arange(n_rel) * (n_grades - 1)) // n_rel
+        span = X.max(axis=0) - X.min(axis=0)
+        X = (X - X.min(axis=0)) / np.where(span > 0, span, 1.0)
+        X_parts.append(X)
+        y_parts.append(y)
+    X = np.vstack(X_parts) if X_parts else np.zeros((0, n_features))
+    if decimals is not None:
+        X = np.round(X, decimals)
+    y = np.concatenate(y_parts) if y_parts else np.zeros(0, dtype=np.int64)
+    qid = np.repeat(np.arange(1, n_queries + 1), sizes)
+    docid = np.asarray(
+        [f"Q{q}-D{j}" for q, m in zip(range(1, n_queries + 1), sizes) for j in range(m)],
+        dtype=object,
+    )
+    return LetorData(X=X, y=y, qid=qid, group_sizes=sizes.astype(np.int64), docid=docid)
+
+
+SAMPLE_ARGS = {"n_queries": 100, "random_state": 2026}
+SAMPLE_TRAIN_QUERIES = 60
+
+
+def load_sample() -> tuple[LetorData, LetorData]:
+    """The bundled sample: ``make_letor(**SAMPLE_ARGS)`` split into 60 train and 40 test queries.
+
+    Returns
+    -------
+    train, test : LetorData
+    """
+    root = resources.files("boostrank") / "sample_data"
+    with resources.as_file(root / "sample_train.txt") as train_path, \
+            resources.as_file(root / "sample_test.txt") as test_path:
+        train = load_letor(train_path, sparse=False)
+        test = load_letor(test_path, sparse=False, n_features=train.n_features)
+    return train, test

@@ -1,0 +1,460 @@
+"""Rank metrics that agree with the standard tools.
+
+Every metric takes ``(y, scores, qid=None)``: ``y`` the labels, ``scores`` any
+model's scores (higher is better), ``qid`` the query of each row.  Rows of a query
+must be contiguous (as in a LETOR file); without ``qid`` the whole input is one
+list.  With ``qid`` a metric is the mean of its per-query values over the queries
+where it is defined; ``per_query=True`` returns those values instead (NaN where
+undefined), so the number of queries used is ``np.count_nonzero(~np.isnan(v))``.
+A metric with no defined query returns NaN.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._kernels import metrics as _km
+from ._kernels import ranks as _kr
+from ._kernels.groups import sort_within_groups
+from ._validation import as_1d_float, as_int_labels, check_ranking_inputs, offsets_from_qid
+from .weights import WeightFamily, weight_family
+
+__all__ = [
+    "auc",
+    "mauc",
+    "wmw",
+    "ndcg",
+    "mean_average_precision",
+    "precision_at",
+    "minrank",
+    "resolved_rank",
+    "rank_risk",
+    "get_metric",
+    "METRIC_NAMES",
+]
+
+_AUC_TIES = {"pessimistic": 0.0, "average": 0.5}
+_WMW_TIES = {"pessimistic": 0.0, "average": 0.5, "optimistic": 1.0}
+_CONVENTIONS = {"lightgbm", "trec"}
+
+
+def _choice(value, allowed, name):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    return value
+
+
+def _reduce(values: np.ndarray, per_query: bool):
+    if per_query:
+        return values
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if defined.size else float("nan")
+
+
+def auc(y, scores, qid=None, *, ties: str = "average", threshold: float = 0.0,
+        per_query: bool = False):
+    """Area under the ROC curve, per query when ``qid`` is given.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels; ``y > threshold`` is positive.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    ties : {"average", "pessimistic"}, default="average"
+        ``"average"`` credits a tied positive-negative pair 1/2 and equals
+        :func:`sklearn.metrics.roc_auc_score`; ``"pessimistic"`` counts it as a
+        misrank, the convention of thesis §2.1.3 under which w = 0 scores 0.
+    threshold : float, default=0.0
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+        Mean AUC over the queries that have both classes (NaN if none).
+
+    Notes
+    -----
+    AUC = (1 / n+ n-) Σ_{i ∈ S+} Σ_{k ∈ S-} 1[f(x_k) < f(x_i)] (thesis §2.1.2,
+    Welleck eq. 9), counted in O(n log n) per query from tie blocks.
+
+    Examples
+    --------
+    >>> auc([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.4])
+    0.875
+    >>> auc([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.4], ties="pessimistic")
+    0.75
+    """
+    w = _AUC_TIES[_choice(ties, _AUC_TIES, "ties")]
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    order = sort_within_groups(s, offsets, False)
+    c = _km.auc_pair_counts(y > threshold, s, order, offsets)
+    pairs = c[:, 2] * c[:, 3]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(pairs > 0, (c[:, 0] + w * c[:, 1]) / pairs, np.nan)
+    return _reduce(values, per_query)
+
+
+def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False):
+    """Multi-class AUC, Welleck eq. (5): MAUC = Σ_c p(c) · AUC(c vs rest).
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Non-negative integer relevance grades.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    ties : {"average", "pessimistic"}, default="average"
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The reference classes are the relevance grades c >= 1 present in the list, and
+    p(c) is class c's share of the relevant documents, n_c / Σ_{c' >= 1} n_{c'}, as in
+    Welleck §5 ("48% of the documents ... with a positive label have a label of class
+    1").  Grade 0 is never a reference class, since putting irrelevant documents on
+    top is not a goal, but it belongs to every "rest".  AUC(c) treats every other
+    grade, higher ones included, as negative.  With binary labels MAUC = AUC.  A list
+    with a single grade or without relevant documents is undefined.
+    """
+    w = _AUC_TIES[_choice(ties, _AUC_TIES, "ties")]
+    labels = as_int_labels(y)
+    s = as_1d_float(scores, "scores")
+    if labels.shape != s.shape:
+        raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
+    offsets = offsets_from_qid(qid, labels.shape[0])
+    order = sort_within_groups(s, offsets, False)
+    return _reduce(_km.mauc_groups(labels, s, order, offsets, w), per_query)
+
+
+def _full_graph(labels: np.ndarray) -> np.ndarray:
+    classes = np.unique(labels)
+    lo, hi = np.triu_indices(classes.shape[0], k=1)
+    return np.column_stack((classes[lo], classes[hi]))
+
+
+def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
+        average: str = "query", per_query: bool = False):
+    """Generalised Wilcoxon-Mann-Whitney statistic over a preference graph (Raykar eq. 1).
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Class labels (ordinal grades).
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+        Pairs are formed within queries only.
+    graph : "full" or array-like of shape (n_edges, 2), default="full"
+        ``"full"`` is Raykar's full order graph: an edge lo -> hi for every pair of
+        classes lo < hi.  An explicit edge list holds (lo, hi) label pairs meaning
+        every example of class ``hi`` should rank above every example of class ``lo``.
+    ties : {"optimistic", "average", "pessimistic"}, default="optimistic"
+        Credit of a tied pair: 1 as in Raykar's 1[f(x_l) >= f(x_k)], 1/2, or 0.
+    average : {"query", "pairs"}, default="query"
+        With ``qid``: mean of per-query WMW values, or one ratio over all pairs of all
+        queries (the quantity RankNCG's likelihood sums over).
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+    """
+    w = _WMW_TIES[_choice(ties, _WMW_TIES, "ties")]
+    _choice(average, {"query", "pairs"}, "average")
+    labels = as_int_labels(y)
+    s = as_1d_float(scores, "scores")
+    if labels.shape != s.shape:
+        raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
+    offsets = offsets_from_qid(qid, labels.shape[0])
+    if isinstance(graph, str):
+        _choice(graph, {"full"}, "graph")
+        edges = _full_graph(labels)
+    else:
+        edges = np.asarray(graph, dtype=np.int64).reshape(-1, 2)
+        if np.any(edges[:, 0] == edges[:, 1]):
+            raise ValueError("a preference edge must join two different classes")
+    order = sort_within_groups(s, offsets, False)
+    c = _km.wmw_pair_counts(
+        labels, s, order, offsets,
+        np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1]), w,
+    )
+    if average == "pairs" and not per_query:
+        total = c[:, 1].sum()
+        return float(c[:, 0].sum() / total) if total > 0 else float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(c[:, 1] > 0, c[:, 0] / c[:, 1], np.nan)
+    return _reduce(values, per_query)
+
+
+def _cutoff(k) -> int:
+    if k is None:
+        return 0
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be a positive integer or None, got {k}")
+    return k
+
+
+def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightgbm",
+         per_query: bool = False):
+    """Normalised discounted cumulative gain at k.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Non-negative relevance grades.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=None
+        Cut-off; None for the whole list.  A list shorter than k is used whole.
+    convention : {"lightgbm", "trec"}, default="lightgbm"
+        ``"lightgbm"`` matches LightGBM's ``ndcg@k``: gain 2^rel - 1, discount
+        1/log2(i + 2), a query whose labels are all 0 scores 1.  ``"trec"`` matches
+        trec_eval's ``ndcg_cut_k``: gain = rel, and an all-zero query scores 0.  Both
+        break score ties by input order (LightGBM's stable sort); trec_eval breaks them
+        by document id.
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+    """
+    _choice(convention, _CONVENTIONS, "convention")
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    if y.size and y.min() < 0:
+        raise ValueError("ndcg needs non-negative relevance grades")
+    order = sort_within_groups(s, offsets, True)
+    lgb = convention == "lightgbm"
+    values = _km.ndcg_groups(y, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0)
+    return _reduce(values, per_query)
+
+
+def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
+                           convention: str = "lightgbm", threshold: float = 0.0,
+                           per_query: bool = False):
+    """Mean average precision (at k) over queries.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels; ``y > threshold`` is relevant.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=None
+    convention : {"lightgbm", "trec"}, default="lightgbm"
+        ``"lightgbm"`` is LightGBM's ``map@k``: AP@k = Σ_{i<=k, rel} P@i / min(k, R),
+        and a query without relevant documents scores 1.  ``"trec"`` is trec_eval's
+        ``map`` / ``map_cut_k``: the denominator is R, and such a query scores 0.
+    threshold : float, default=0.0
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+    """
+    _choice(convention, _CONVENTIONS, "convention")
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    order = sort_within_groups(s, offsets, True)
+    lgb = convention == "lightgbm"
+    values = _km.average_precision_groups(
+        y > threshold, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0
+    )
+    return _reduce(values, per_query)
+
+
+def precision_at(y, scores, qid=None, *, k: int = 10, average: str = "micro",
+                 classes: Sequence[int] | None = None, per_query: bool = False):
+    """Multi-class precision at k, Welleck eqs. (2) and (4).
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Relevance grades.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=10
+        Every query divides by k, also when it has fewer documents (trec_eval ``P_k``).
+    average : {"micro", "macro"}, default="micro"
+    classes : sequence of int, default=None
+        Relevance classes; by default the grades >= 1 present in ``y``.
+    per_query : bool, default=False
+        Per-query values, for ``"micro"`` only.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    With C classes and top_qc the number of class-c documents in the top k of query q:
+
+    * micro (eq. 2): mean over queries of Σ_c top_qc / (C k).  Every query counts,
+      those without relevant documents score 0.  Classes are pooled, so prevalent
+      classes dominate.
+    * macro (eq. 4): (1 / C) Σ_c P_c@k, where P_c@k is the mean of top_qc / k over
+      the queries in which class c occurs.  Taken literally with one global C the two
+      equations coincide; averaging each class over the queries that contain it gives
+      each class equal weight, the property Welleck §3.1.2 asks of macro-averaging.
+
+    With binary labels micro P@k is trec_eval's ``P_k``.
+    """
+    _choice(average, {"micro", "macro"}, "average")
+    labels = as_int_labels(y)
+    s = as_1d_float(scores, "scores")
+    if labels.shape != s.shape:
+        raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
+    offsets = offsets_from_qid(qid, labels.shape[0])
+    kk = _cutoff(k)
+    if kk == 0:
+        raise ValueError("precision_at needs a finite k")
+    if classes is None:
+        cls = np.unique(labels[labels > 0])
+    else:
+        cls = np.asarray(classes, dtype=np.int64).ravel()
+    n_groups = offsets.shape[0] - 1
+    if cls.size == 0 or n_groups == 0:
+        return np.full(n_groups, np.nan) if per_query else float("nan")
+    order = sort_within_groups(s, offsets, True)
+    top, present = _km.topk_class_counts(labels, order, offsets, kk, cls)
+    if average == "micro":
+        return _reduce(top.sum(axis=1) / (cls.size * kk), per_query)
+    if per_query:
+        raise ValueError("per_query=True is defined for average='micro' only")
+    with np.errstate(invalid="ignore"):
+        occurs = present > 0
+        per_class = np.where(occurs, top / kk, 0.0).sum(axis=0) / occurs.sum(axis=0)
+    per_class = per_class[~np.isnan(per_class)]
+    return float(per_class.mean()) if per_class.size else float("nan")
+
+
+def minrank(scores, qid=None) -> np.ndarray:
+    """Minimum ranks, minrank_f(x_i) = #{k : f(x_k) < f(x_i)} (thesis §2.1.1).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+        Ranks are counted within each query.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+        0 is the bottom of a list; tied examples share their minimum rank.
+
+    Examples
+    --------
+    >>> minrank([6, 6, 5, 4, 3, 3, 2, 2, 1]).tolist()
+    [7, 7, 6, 5, 3, 3, 1, 1, 0]
+    """
+    s = as_1d_float(scores, "scores")
+    offsets = offsets_from_qid(qid, s.shape[0])
+    return _kr.minrank_groups(s, sort_within_groups(s, offsets, False), offsets)
+
+
+def resolved_rank(y, scores, qid=None) -> np.ndarray:
+    """Ranks of thesis Definition 1, with ties resolved pessimistically.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        ``y > 0`` is positive.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+        A permutation of 0..n-1 within each list (0 at the bottom) with
+        rank >= minrank.  In a block of tied scores every negative ranks above every
+        positive (thesis §2.1.3); tied examples with the same label are ordered by
+        input position, the earlier one higher, as in thesis Table 2.1.
+
+    Examples
+    --------
+    >>> resolved_rank([1, 1, 1, 0, 0, 1, 0, 1, 0], [6, 6, 5, 4, 3, 3, 2, 2, 1]).tolist()
+    [8, 7, 6, 5, 4, 3, 2, 1, 0]
+    """
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    return _kr.resolved_rank_groups(y > 0, s, sort_within_groups(s, offsets, False), offsets)
+
+
+def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = False):
+    """Rank risk functional RRF = Σ_i y_i a_{r_i + 1} (thesis eq. 2.1 / 2.17).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        ``y > 0`` is positive.
+    scores : array-like of shape (n_samples,)
+    a : WeightFamily, str or array-like
+        A weight family (:mod:`boostrank.weights`, e.g. ``dcg_at(10)`` or the name
+        ``"dcg@10"``) or the explicit a_1..a_n of a single list.
+    rank : {"min", "resolved"}, default="min"
+        ``"min"`` uses minimum ranks (2.17), ``"resolved"`` the ranks of
+        Definition 1 (2.1).  By Lemma 1, RRF_min <= RRF, with equality without ties.
+    qid : array-like of shape (n_samples,), default=None
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+        The RRF of the list, or its mean over queries.
+
+    Examples
+    --------
+    >>> y, x = [1, 1, 0, 1, 1, 1, 1], [3, 3, 2, 1, 1, 1, 1]   # thesis Table 2.2
+    >>> rank_risk(y, x, "local_auc@5"), rank_risk(y, x, "local_auc@5", rank="resolved")
+    (12.0, 13.0)
+    """
+    _choice(rank, {"min", "resolved"}, "rank")
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    family: WeightFamily = weight_family(a)
+    positive = y > 0
+    order = sort_within_groups(s, offsets, False)
+    if rank == "min":
+        r = _kr.minrank_groups(s, order, offsets)
+    else:
+        r = _kr.resolved_rank_groups(positive, s, order, offsets)
+    sizes = np.diff(offsets)
+    weights = np.concatenate([family(int(n)) for n in sizes]) if sizes.size else np.zeros(0)
+    values = _kr.rank_risk_groups(positive, r, offsets, weights, offsets)
+    return _reduce(values, per_query)
+
+
+# name[@k][:variant] -> callable(y, scores, qid)
+_METRICS: dict[str, Callable] = {
+    "auc": lambda k, v: lambda y, s, q: auc(y, s, q, ties=v or "average"),
+    "mauc": lambda k, v: lambda y, s, q: mauc(y, s, q, ties=v or "average"),
+    "wmw": lambda k, v: lambda y, s, q: wmw(y, s, q, ties=v or "optimistic"),
+    "ndcg": lambda k, v: lambda y, s, q: ndcg(y, s, q, k=k, convention=v or "lightgbm"),
+    "map": lambda k, v: lambda y, s, q: mean_average_precision(
+        y, s, q, k=k, convention=v or "lightgbm"),
+    "p": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=k or 10, average=v or "micro"),
+}
+METRIC_NAMES = tuple(_METRICS)
+_NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d+))?(?::(?P<variant>[a-z]+))?$")
+
+
+def get_metric(spec: str) -> Callable:
+    """Metric callable ``f(y, scores, qid)`` from a name like ``"ndcg@10"``.
+
+    Grammar: ``name[@k][:variant]`` with name in auc, mauc, wmw, ndcg, map, p, and
+    variant a ties rule (``auc:pessimistic``), a convention (``ndcg@10:trec``) or an
+    average (``p@5:macro``).
+    """
+    m = _NAME.match(spec.strip().lower())
+    if m is None or m["name"] not in _METRICS:
+        raise ValueError(
+            f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}"
+        )
+    k = int(m["k"]) if m["k"] else None
+    fn = _METRICS[m["name"]](k, m["variant"])
+    fn.__name__ = spec
+    return fn

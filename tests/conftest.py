@@ -1,0 +1,22 @@
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def rng(request):
+    seed = getattr(request, "param", 0)
+    return np.random.default_rng(seed)
+
+
+def random_ranking(seed, n_queries=6, max_len=12, n_grades=3, tie_levels=4):
+    """Queries of random length (1 included) with graded labels and many score ties."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_len + 1, size=n_queries)
+    n = int(sizes.sum())
+    y = rng.integers(0, n_grades, size=n)
+    # single-class queries occur naturally; force one all-zero query too
+    if n_queries > 1:
+        y[: sizes[0]] = 0
+    scores = rng.integers(0, tie_levels, size=n).astype(float)
+    qid = np.repeat(np.arange(n_queries) + 10, sizes)
+    return y, scores, qid

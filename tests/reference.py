@@ -1,0 +1,136 @@
+"""Slow, obviously correct oracles: double loops over pairs, explicit sorts, recounts.
+
+Nothing here imports boostrank; each function follows a paper's formula literally.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def groups(qid, n):
+    """Row index arrays of each contiguous query (one list without qid)."""
+    if qid is None:
+        return [np.arange(n)] if n else []
+    out, start = [], 0
+    for i in range(1, n + 1):
+        if i == n or qid[i] != qid[start]:
+            out.append(np.arange(start, i))
+            start = i
+    return out
+
+
+def auc_list(y, s, ties="average", threshold=0.0):
+    """(1 / n+ n-) Σ_{i+} Σ_{k-} (1[s_i > s_k] + w 1[s_i = s_k]); NaN with one class."""
+    w = 0.5 if ties == "average" else 0.0
+    pos = [i for i in range(len(y)) if y[i] > threshold]
+    neg = [k for k in range(len(y)) if not y[k] > threshold]
+    if not pos or not neg:
+        return math.nan
+    total = 0.0
+    for i in pos:
+        for k in neg:
+            total += 1.0 if s[i] > s[k] else (w if s[i] == s[k] else 0.0)
+    return total / (len(pos) * len(neg))
+
+
+def mauc_list(y, s, ties="average"):
+    """Welleck eq. 5 with classes c >= 1 and p(c) = n_c / n_relevant."""
+    y = [int(v) for v in y]
+    classes = sorted({v for v in y if v >= 1})
+    n_rel = sum(1 for v in y if v >= 1)
+    if not classes or len(set(y)) < 2:
+        return math.nan
+    total = 0.0
+    for c in classes:
+        onehot = [1 if v == c else 0 for v in y]
+        total += (y.count(c) / n_rel) * auc_list(onehot, s, ties)
+    return total
+
+
+def wmw_list(y, s, edges, tie_credit=1.0):
+    """Raykar eq. 1: credited pairs / all pairs over the edges (lo, hi)."""
+    num = den = 0.0
+    for lo, hi in edges:
+        for k in range(len(y)):
+            if y[k] != lo:
+                continue
+            for l in range(len(y)):
+                if y[l] != hi:
+                    continue
+                den += 1
+                num += 1.0 if s[l] > s[k] else (tie_credit if s[l] == s[k] else 0.0)
+    return num / den if den else math.nan
+
+
+def desc_order(s):
+    """Descending score order, ties in input order."""
+    return sorted(range(len(s)), key=lambda i: (-s[i], i))
+
+
+def ndcg_list(y, s, k=None, exp_gain=True, empty=1.0):
+    """DCG@k / ideal DCG@k with gain 2^l - 1 (or l) and discount 1/log2(i + 2)."""
+    if len(y) == 0:
+        return math.nan
+    gain = (lambda l: 2.0**l - 1.0) if exp_gain else (lambda l: float(l))
+    kk = len(y) if k is None else min(k, len(y))
+    order = desc_order(s)
+    dcg = sum(gain(y[order[i]]) / math.log2(i + 2) for i in range(kk))
+    ideal = sorted(y, reverse=True)
+    idcg = sum(gain(ideal[i]) / math.log2(i + 2) for i in range(kk))
+    return dcg / idcg if idcg > 0 else empty
+
+
+def ap_list(y, s, k=None, lightgbm=True):
+    """Average precision at k: Σ_{hits i <= k} P@i / (min(k, R) or R)."""
+    if len(y) == 0:
+        return math.nan
+    rel = [v > 0 for v in y]
+    R = sum(rel)
+    if R == 0:
+        return 1.0 if lightgbm else 0.0
+    order = desc_order(s)
+    kk = len(y) if k is None else min(k, len(y))
+    hits, total = 0, 0.0
+    for i in range(kk):
+        if rel[order[i]]:
+            hits += 1
+            total += hits / (i + 1)
+    denom = min(k, R) if (lightgbm and k is not None) else R
+    return total / denom
+
+
+def minrank_list(s):
+    """minrank_i = #{k : s_k < s_i}."""
+    return [sum(1 for t in s if t < si) for si in s]
+
+
+def resolved_rank_list(y, s):
+    """Definition 1 with the documented tie rule, by one explicit ascending sort:
+    score, then positives below negatives, then later input rows lower."""
+    n = len(s)
+    asc = sorted(range(n), key=lambda i: (s[i], 0 if y[i] > 0 else 1, -i))
+    rank = [0] * n
+    for r, i in enumerate(asc):
+        rank[i] = r
+    return rank
+
+
+def rank_risk_list(y, ranks, a):
+    """Σ_i y_i a_{rank_i + 1}, a given as the list a_1..a_n."""
+    return sum(a[r] for yi, r in zip(y, ranks) if yi > 0)
+
+
+def per_query(fn, y, s, qid, *args, **kw):
+    """Apply a per-list oracle to each query; returns the per-query values."""
+    y = np.asarray(y)
+    s = np.asarray(s)
+    return np.array([fn(list(y[g]), list(s[g]), *args, **kw) for g in groups(qid, len(y))])
+
+
+def nanmean(v):
+    v = np.asarray(v, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if v.size else math.nan

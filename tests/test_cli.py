@@ -1,0 +1,78 @@
+import json
+import os
+import runpy
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def letor_run(tmp_path):
+    data = br.make_letor(20, random_state=5)
+    data_path = tmp_path / "test.txt"
+    br.save_letor(data_path, data)
+    scores = data.X @ np.arange(data.n_features)
+    score_path = tmp_path / "scores.txt"
+    np.savetxt(score_path, scores)
+    return data, scores, data_path, score_path
+
+
+def test_evaluate_json(letor_run, capsys):
+    data, scores, data_path, score_path = letor_run
+    assert main(["evaluate", "--data", str(data_path), "--scores", str(score_path),
+                 "--metrics", "ndcg@10,map,auc,mauc,p@5,auc:pessimistic", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["runs"][str(score_path)]
+    assert row["ndcg@10"] == pytest.approx(br.ndcg(data.y, scores, data.qid, k=10))
+    assert row["map"] == pytest.approx(br.mean_average_precision(data.y, scores, data.qid))
+    assert row["auc"] == pytest.approx(br.auc(data.y, scores, data.qid))
+    assert row["mauc"] == pytest.approx(br.mauc(data.y, scores, data.qid))
+    assert row["p@5"] == pytest.approx(br.precision_at(data.y, scores, data.qid, k=5))
+    assert row["queries_with_auc"] == np.count_nonzero(~np.isnan(br.auc(data.y, scores, data.qid, per_query=True)))
+    assert out["n_queries"] == 20
+
+
+def test_evaluate_table_and_score_column(letor_run, tmp_path, capsys):
+    data, scores, data_path, _ = letor_run
+    ranklib = tmp_path / "ranklib.txt"
+    ranklib.write_text("".join(f"{q}\t{i}\t{float(s)!r}\n" for i, (q, s) in enumerate(zip(data.qid, scores))))
+    assert main(["evaluate", "--data", str(data_path), "--scores", str(ranklib)]) == 0
+    out = capsys.readouterr().out
+    assert "ndcg@10" in out and f"{br.auc(data.y, scores, data.qid):.4f}" in out
+
+
+def test_evaluate_errors(letor_run, tmp_path, capsys):
+    _, _, data_path, _ = letor_run
+    short = tmp_path / "short.txt"
+    short.write_text("0.5\n0.2\n")
+    assert main(["evaluate", "--data", str(data_path), "--scores", str(short)]) == 2
+    assert "has 2 scores but the data has" in capsys.readouterr().err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0.5\nabc\n")
+    assert main(["evaluate", "--data", str(data_path), "--scores", str(bad)]) == 2
+    assert "bad.txt:2: no numeric score" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(data_path), "--scores", str(bad), "--metrics", "ndgc"]) == 2
+    assert "unknown metric" in capsys.readouterr().err
+
+
+def test_demo_console_script():
+    exe = shutil.which("boostrank")
+    cmd = [exe, "demo"] if exe else [sys.executable, "-m", "boostrank.cli", "demo"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "logistic regression" in proc.stdout and "ndcg@10" in proc.stdout
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_examples_run(script, capsys):
+    runpy.run_path(str(script), run_name="__main__")
+    assert capsys.readouterr().out

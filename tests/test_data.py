@@ -1,0 +1,195 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, HealthCheck
+from hypothesis import strategies as st
+
+import boostrank as br
+from boostrank import LetorFormatError, load_letor, save_letor
+
+GOOD = """\
+2 qid:10 1:0.5 3:1.25 #docid = GX-1 inc = 1 prob = 0.3
+0 qid:10 1:0.1 2:0.2 #docid = GX-2
+
+1 qid:11 2:3 3:-1e-05
+"""
+
+
+def write(tmp_path, text, name="f.txt"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_load_fields(tmp_path):
+    d = load_letor(write(tmp_path, GOOD))
+    np.testing.assert_array_equal(d.X, [[0.5, 0, 1.25], [0.1, 0.2, 0], [0, 3, -1e-5]])
+    assert d.y.dtype == np.int64 and d.y.tolist() == [2, 0, 1]
+    assert d.qid.tolist() == [10, 10, 11]
+    assert d.group_sizes.tolist() == [2, 1] and d.group_offsets.tolist() == [0, 2, 3]
+    assert d.docid.tolist() == ["GX-1", "GX-2", None]
+    assert d.comments[0] == "docid = GX-1 inc = 1 prob = 0.3" and d.comments[2] is None
+    assert d.line.tolist() == [1, 2, 4]
+    assert d.n_queries == 2 and len(d) == 3
+
+
+def test_as_frame(tmp_path):
+    df = load_letor(write(tmp_path, GOOD), as_frame=True)
+    assert list(df.columns) == ["qid", "label", "docid", "f1", "f2", "f3"]
+    assert df["docid"].tolist()[:2] == ["GX-1", "GX-2"]
+    assert df["f3"].iloc[2] == -1e-5
+
+
+def test_sparse_option_and_width(tmp_path):
+    p = write(tmp_path, GOOD)
+    d = load_letor(p, sparse=True, n_features=5)
+    assert sp.issparse(d.X) and d.X.shape == (3, 5)
+    wide = "1 qid:1 3:1 2000:2\n0 qid:1 7:1\n"
+    assert sp.issparse(load_letor(write(tmp_path, wide, "w.txt")).X)
+
+
+@pytest.mark.parametrize("text,line,match", [
+    ("1 qid:1 1:0.5\nx qid:1 1:0.2\n", 2, "label 'x' is not a number"),
+    ("1 qid:1 1:0.5\n0 qid:a 1:0.2\n", 2, "qid 'a' is not an integer"),
+    ("1 qid:1 1:0.5\n0 qid:1 1=0.2\n", 2, r"expected <index>:<value>, got '1=0.2'"),
+    ("1 qid:1 1:0.5\n\n0 qid:1 2:abc\n", 3, "feature 2 has non-numeric value 'abc'"),
+    ("1 qid:1 0:0.5\n", 1, "feature index 0 in a 1-based file"),
+    ("1 qid:1 3:0.5 2:0.1\n", 1, "feature indices must increase; 2 follows 3"),
+    ("1 qid:1 1:0.5\n0 1:0.2\n", 2, "row has no qid while other rows do"),
+    ("1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 2, "label 0.5 is not an integer"),
+    ("1 qid:1 1:0.5\n0 qid:1 1:nan\n", 2, "NaN or inf feature value"),
+    ("1 qid:1 1:0.5\n0 qid:1 2:inf\n", 2, "NaN or inf feature value"),
+    ("1 qid:1 1:0.5\n0 qid:2 1:0.2\n1 qid:1 1:0.3\n", 3, "qid 1 appears again"),
+])
+def test_malformed_lines_name_file_and_line(tmp_path, text, line, match):
+    p = write(tmp_path, text)
+    with pytest.raises(LetorFormatError, match=match) as info:
+        load_letor(p)
+    assert info.value.line == line
+    assert str(info.value).startswith(f"{p}:{line}: ")
+
+
+def test_empty_file(tmp_path):
+    with pytest.raises(LetorFormatError, match="no data rows"):
+        load_letor(write(tmp_path, "# just a comment\n\n"))
+
+
+def test_nonfinite_allowed_on_request(tmp_path):
+    d = load_letor(write(tmp_path, "1 qid:1 1:nan 2:inf\n"), allow_nonfinite=True)
+    assert np.isnan(d.X[0, 0]) and np.isinf(d.X[0, 1])
+
+
+def test_regroup_moves_rows_together_and_keeps_everything(tmp_path):
+    text = ("1 qid:5 1:1 #docid = a\n0 qid:2 1:2 #docid = b\n"
+            "0 qid:5 1:3 #docid = c\n2 qid:2 1:4 #docid = d\n1 qid:9 1:5 #docid = e\n")
+    d = load_letor(write(tmp_path, text), regroup=True)
+    assert d.qid.tolist() == [5, 5, 2, 2, 9]
+    assert d.docid.tolist() == ["a", "c", "b", "d", "e"]
+    assert d.X[:, 0].tolist() == [1, 3, 2, 4, 5]
+    assert d.y.tolist() == [1, 0, 0, 2, 1]
+    assert d.line.tolist() == [1, 3, 2, 4, 5]
+    assert d.group_sizes.tolist() == [2, 2, 1]
+
+
+def test_query_side_file(tmp_path):
+    p = write(tmp_path, "1 1:1\n0 1:2\n0 1:3\n2 1:4\n")
+    (tmp_path / "f.txt.query").write_text("3\n1\n")
+    d = load_letor(p)
+    assert d.group_sizes.tolist() == [3, 1] and d.qid.tolist() == [0, 0, 0, 1]
+    other = write(tmp_path, "2\n2\n", "sizes.txt")
+    assert load_letor(p, query_file=other).group_sizes.tolist() == [2, 2]
+    write(tmp_path, "3\n", "bad.txt")
+    with pytest.raises(LetorFormatError, match="add up to 3 but .* has 4 rows"):
+        load_letor(p, query_file=tmp_path / "bad.txt")
+    write(tmp_path, "3\nx\n", "bad2.txt")
+    with pytest.raises(LetorFormatError, match="bad2.txt:2: group size 'x'"):
+        load_letor(p, query_file=tmp_path / "bad2.txt")
+
+
+def test_without_qid_or_side_file_is_one_list(tmp_path):
+    d = load_letor(write(tmp_path, "1 1:1\n0 1:2\n", "noq.txt"))
+    assert d.group_sizes.tolist() == [2]
+
+
+def test_round_trip_dense_and_sparse(tmp_path):
+    data = br.make_letor(12, decimals=None, random_state=3)
+    p = tmp_path / "rt.txt"
+    save_letor(p, data)
+    back = load_letor(p)
+    np.testing.assert_array_equal(back.X, data.X)  # bit-exact: shortest repr round-trips
+    np.testing.assert_array_equal(back.y, data.y)
+    np.testing.assert_array_equal(back.qid, data.qid)
+    np.testing.assert_array_equal(back.docid, data.docid)
+    np.testing.assert_array_equal(back.group_sizes, data.group_sizes)
+    save_letor(p, back)  # comments are kept verbatim
+    assert p.read_text() == (tmp_path / "rt.txt").read_text()
+    Xs = sp.random(20, 50, density=0.1, random_state=0, format="csr")
+    save_letor(p, Xs, np.arange(20) % 3, np.repeat([1, 2], 10))
+    back = load_letor(p, sparse=True, n_features=50)
+    assert (back.X != Xs).nnz == 0
+
+
+def test_save_validates(tmp_path):
+    with pytest.raises(ValueError, match="integers"):
+        save_letor(tmp_path / "x.txt", np.zeros((2, 1)), [0.5, 1])
+    with pytest.raises(ValueError, match="X has 2 rows but y has 3"):
+        save_letor(tmp_path / "x.txt", np.zeros((2, 1)), [0, 1, 1])
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@st.composite
+def letor_tables(draw):
+    n_q = draw(st.integers(1, 4))
+    sizes = draw(st.lists(st.integers(1, 4), min_size=n_q, max_size=n_q))
+    n = sum(sizes)
+    d = draw(st.integers(1, 4))
+    X = np.array(draw(st.lists(finite, min_size=n * d, max_size=n * d))).reshape(n, d)
+    y = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)))
+    qids = draw(st.lists(st.integers(0, 10**6), min_size=n_q, max_size=n_q, unique=True))
+    docs = draw(st.lists(st.text("abcXYZ019-_./", min_size=1, max_size=8), min_size=n, max_size=n))
+    return X, y, np.repeat(qids, sizes), np.array(docs, dtype=object)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(table=letor_tables())
+def test_random_files_round_trip(tmp_path, table):
+    X, y, qid, docid = table
+    p = tmp_path / "h.txt"
+    save_letor(p, X, y, qid, docid=docid)
+    back = load_letor(p, sparse=False, n_features=X.shape[1])
+    np.testing.assert_array_equal(back.X, X)
+    np.testing.assert_array_equal(back.y, y)
+    np.testing.assert_array_equal(back.qid, qid)
+    assert back.docid.tolist() == docid.tolist()
+
+
+def test_bundled_sample_is_make_letor_output():
+    from boostrank.datasets import SAMPLE_ARGS, SAMPLE_TRAIN_QUERIES
+
+    train, test = br.load_sample()
+    full = br.make_letor(**SAMPLE_ARGS)
+    cut = full.group_offsets[SAMPLE_TRAIN_QUERIES]
+    np.testing.assert_array_equal(train.X, full.X[:cut])
+    np.testing.assert_array_equal(test.y, full.y[cut:])
+    assert train.n_queries == 60 and test.n_queries == 40
+
+
+def test_make_letor_properties():
+    a = br.make_letor(30, random_state=1)
+    b = br.make_letor(30, random_state=1)
+    np.testing.assert_array_equal(a.X, b.X)
+    assert set(np.unique(a.y)) <= {0, 1, 2}
+    assert a.X.min() >= 0 and a.X.max() <= 1
+    assert np.all((a.group_sizes >= 5) & (a.group_sizes <= 30))
+    # the informative features carry the signal, the others none
+    from sklearn.linear_model import LogisticRegression
+
+    big = br.make_letor(300, random_state=1)
+    signal = LogisticRegression().fit(big.X[:, :4], big.y > 0).decision_function(big.X[:, :4])
+    noise = LogisticRegression().fit(big.X[:, 4:], big.y > 0).decision_function(big.X[:, 4:])
+    assert br.auc(big.y, signal, big.qid) > 0.7
+    assert abs(br.auc(big.y, noise, big.qid) - 0.5) < 0.05
+    with pytest.raises(ValueError, match="docs_per_query"):
+        br.make_letor(3, docs_per_query=(0, 2))

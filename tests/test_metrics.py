@@ -1,0 +1,322 @@
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+import boostrank as br
+from boostrank import metrics as M
+
+from . import reference as ref
+from .conftest import random_ranking
+
+CASES = [(seed, ties) for seed in range(10) for ties in (3, 1000)]
+
+
+def close(a, b):
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == pytest.approx(b, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("ties", ["average", "pessimistic"])
+def test_auc_matches_pair_count(seed, levels, ties):
+    y, s, qid = random_ranking(seed, tie_levels=levels)
+    expect = ref.per_query(ref.auc_list, y, s, qid, ties=ties)
+    got = br.auc(y, s, qid, ties=ties, per_query=True)
+    np.testing.assert_allclose(got, expect, rtol=1e-12, equal_nan=True)
+    assert close(br.auc(y, s, qid, ties=ties), ref.nanmean(expect))
+    assert close(br.auc(y, s, ties=ties), ref.auc_list(list(y), list(s), ties=ties))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_auc_average_equals_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 200)
+    s = np.round(rng.normal(size=200), 1)  # plenty of ties
+    assert br.auc(y, s) == pytest.approx(roc_auc_score(y, s), abs=1e-14)
+
+
+def test_auc_pessimistic_penalises_constant_scores():
+    y = [1, 0, 1, 0]
+    assert br.auc(y, np.zeros(4), ties="pessimistic") == 0.0
+    assert br.auc(y, np.zeros(4)) == 0.5
+
+
+def test_auc_counts_only_two_class_queries():
+    y = [1, 0, 1, 1, 0]
+    s = [2.0, 1.0, 0.5, 0.7, 0.1]
+    qid = [1, 1, 2, 2, 3]
+    v = br.auc(y, s, qid, per_query=True)
+    assert v[0] == 1.0 and math.isnan(v[1]) and math.isnan(v[2])
+    assert np.count_nonzero(~np.isnan(v)) == 1
+    assert br.auc(y, s, qid) == 1.0
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("ties", ["average", "pessimistic"])
+def test_mauc_matches_reference(seed, levels, ties):
+    y, s, qid = random_ranking(seed, tie_levels=levels, n_grades=4)
+    expect = ref.per_query(ref.mauc_list, y, s, qid, ties=ties)
+    got = br.mauc(y, s, qid, ties=ties, per_query=True)
+    np.testing.assert_allclose(got, expect, rtol=1e-12, equal_nan=True)
+
+
+def test_mauc_equals_auc_for_binary_labels():
+    y, s, qid = random_ranking(3, n_grades=2)
+    np.testing.assert_allclose(br.mauc(y, s, qid, per_query=True), br.auc(y, s, qid, per_query=True),
+                               equal_nan=True)
+
+
+def test_mauc_weights_by_share_of_relevant_documents():
+    # classes 1 (x2) and 2 (x1), plus one irrelevant document
+    y = [2, 1, 1, 0]
+    s = [3.0, 0.0, 2.0, 1.0]
+    auc1 = ref.auc_list([0, 1, 1, 0], s)  # 1 vs {0, 2}
+    auc2 = ref.auc_list([1, 0, 0, 0], s)
+    assert br.mauc(y, s) == pytest.approx(2 / 3 * auc1 + 1 / 3 * auc2)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("ties,credit", [("optimistic", 1.0), ("average", 0.5), ("pessimistic", 0.0)])
+def test_wmw_full_graph(seed, levels, ties, credit):
+    y, s, qid = random_ranking(seed, tie_levels=levels, n_grades=4)
+    def full(yy, ss):
+        classes = sorted(set(yy))
+        edges = [(a, b) for i, a in enumerate(classes) for b in classes[i + 1:]]
+        return ref.wmw_list(yy, ss, edges, credit)
+    expect = ref.per_query(full, y, s, qid)
+    np.testing.assert_allclose(br.wmw(y, s, qid, ties=ties, per_query=True), expect,
+                               rtol=1e-12, equal_nan=True)
+
+
+def test_wmw_explicit_edges_and_pair_average():
+    y, s, qid = random_ranking(4, n_grades=3)
+    edges = [(0, 2), (1, 2)]
+    num = den = 0.0
+    for g in ref.groups(qid, len(y)):
+        for lo, hi in edges:
+            for k in g:
+                for l in g:
+                    if y[k] == lo and y[l] == hi:
+                        den += 1
+                        num += s[l] >= s[k]
+    assert br.wmw(y, s, qid, graph=edges, average="pairs") == pytest.approx(num / den)
+    expect = ref.per_query(ref.wmw_list, y, s, qid, edges)
+    assert br.wmw(y, s, qid, graph=edges) == pytest.approx(ref.nanmean(expect))
+
+
+def test_wmw_bipartite_optimistic_vs_auc():
+    rng = np.random.default_rng(5)
+    y, s = rng.integers(0, 2, 60), rng.normal(size=60)
+    assert br.wmw(y, s) == pytest.approx(br.auc(y, s))
+    s = np.round(s)  # with ties: optimistic credits 1, AUC 1/2
+    assert br.wmw(y, s, ties="average") == pytest.approx(br.auc(y, s))
+    assert br.wmw(y, s) > br.auc(y, s)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("k", [None, 1, 3, 10])
+@pytest.mark.parametrize("convention", ["lightgbm", "trec"])
+def test_ndcg_matches_reference(seed, levels, k, convention):
+    y, s, qid = random_ranking(seed, tie_levels=levels)
+    lgb = convention == "lightgbm"
+    expect = ref.per_query(ref.ndcg_list, y, s, qid, k, lgb, 1.0 if lgb else 0.0)
+    got = br.ndcg(y, s, qid, k=k, convention=convention, per_query=True)
+    np.testing.assert_allclose(got, expect, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("k", [None, 1, 3, 10])
+@pytest.mark.parametrize("convention", ["lightgbm", "trec"])
+def test_map_matches_reference(seed, levels, k, convention):
+    y, s, qid = random_ranking(seed, tie_levels=levels)
+    expect = ref.per_query(ref.ap_list, y, s, qid, k, convention == "lightgbm")
+    got = br.mean_average_precision(y, s, qid, k=k, convention=convention, per_query=True)
+    np.testing.assert_allclose(got, expect, rtol=1e-12)
+
+
+def _precision_reference(y, s, qid, k, average):
+    classes = sorted({int(v) for v in y if v > 0})
+    top = []
+    for g in ref.groups(qid, len(y)):
+        order = ref.desc_order(list(s[g]))[:k]
+        top.append({c: sum(1 for i in order if y[g][i] == c) for c in classes})
+    if average == "micro":
+        return np.mean([sum(t.values()) / (len(classes) * k) for t in top])
+    per_class = []
+    for c in classes:
+        vals = [t[c] / k for t, g in zip(top, ref.groups(qid, len(y))) if c in set(y[g])]
+        per_class.append(np.mean(vals))
+    return np.mean(per_class)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("k", [1, 5])
+@pytest.mark.parametrize("average", ["micro", "macro"])
+def test_precision_matches_reference(seed, levels, k, average):
+    y, s, qid = random_ranking(seed, tie_levels=levels)
+    assert br.precision_at(y, s, qid, k=k, average=average) == pytest.approx(
+        _precision_reference(y, s, qid, k, average), rel=1e-12)
+
+
+def test_precision_binary_micro_is_trec_p_at_k():
+    y = np.array([1, 0, 0, 1, 0, 0])
+    s = np.array([3, 2, 1, 0.5, 2, 1.0])
+    qid = np.array([1, 1, 1, 2, 2, 2])
+    # P@2: query 1 -> 1/2, query 2 -> 0/2
+    assert br.precision_at(y, s, qid, k=2) == pytest.approx(0.25)
+    # a short query still divides by k
+    assert br.precision_at([1, 0], [1.0, 0.0], k=5) == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+def test_minrank_and_resolved_rank(seed, levels):
+    y, s, qid = random_ranking(seed, tie_levels=levels)
+    mr = br.minrank(s, qid)
+    rr = br.resolved_rank(y, s, qid)
+    for g in ref.groups(qid, len(y)):
+        assert mr[g].tolist() == ref.minrank_list(list(s[g]))
+        assert rr[g].tolist() == ref.resolved_rank_list(list(y[g]), list(s[g]))
+        # Definition 1: a permutation, at least the minimum rank, negatives above tied positives
+        assert sorted(rr[g]) == list(range(len(g)))
+        assert np.all(rr[g] >= mr[g])
+        for i in g:
+            for k in g:
+                if s[i] == s[k] and y[i] > 0 and y[k] == 0:
+                    assert rr[k] > rr[i]
+
+
+def test_thesis_table_2_1():
+    labels = [1, 1, 1, 0, 0, 1, 0, 1, 0]
+    scores = [6, 6, 5, 4, 3, 3, 2, 2, 1]
+    assert br.minrank(scores).tolist() == [7, 7, 6, 5, 3, 3, 1, 1, 0]
+    assert br.resolved_rank(labels, scores).tolist() == [8, 7, 6, 5, 4, 3, 2, 1, 0]
+
+
+TABLE_2_2_Y = [1, 1, 0, 1, 1, 1, 1]
+TABLE_2_2_X = np.array([3, 3, 2, 1, 1, 1, 1], dtype=float)
+
+
+def test_thesis_table_2_2_ranks():
+    assert br.minrank(TABLE_2_2_X).tolist() == [5, 5, 4, 0, 0, 0, 0]
+    assert br.minrank(-TABLE_2_2_X).tolist() == [0, 0, 2, 3, 3, 3, 3]
+    assert br.resolved_rank(TABLE_2_2_Y, TABLE_2_2_X).tolist() == [6, 5, 4, 3, 2, 1, 0]
+    # w = -1: the paper lists 0..6; ties among positives may be resolved either way
+    r = br.resolved_rank(TABLE_2_2_Y, -TABLE_2_2_X)
+    assert sorted(r[:2]) == [0, 1] and r[2] == 2 and sorted(r[3:]) == [3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("w,rank,expected", [
+    (1, "min", 12), (1, "resolved", 13), (-1, "min", 0), (-1, "resolved", 18),
+])
+def test_thesis_table_2_3_local_auc(w, rank, expected):
+    value = br.rank_risk(TABLE_2_2_Y, w * TABLE_2_2_X, br.local_auc(5), rank=rank)
+    assert value == expected
+
+
+FAMILIES = [br.wrs(), br.local_auc(3), br.wta(), br.mrr(), br.dcg(), br.dcg_at(3),
+            br.dcg_at(0.25), br.pnorm(4), br.staircase([6, 3], [2.0, 1.0])]
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("rank", ["min", "resolved"])
+def test_rank_risk_matches_reference(family, seed, rank):
+    y, s, qid = random_ranking(seed)
+    per = br.rank_risk(y, s, family, rank=rank, qid=qid, per_query=True)
+    ranks = br.minrank(s, qid) if rank == "min" else br.resolved_rank(y, s, qid)
+    for v, g in zip(per, ref.groups(qid, len(y))):
+        ranks_ref = (ref.minrank_list(list(s[g])) if rank == "min"
+                     else ref.resolved_rank_list(list(y[g]), list(s[g])))
+        assert v == pytest.approx(ref.rank_risk_list(list(y[g]), ranks_ref, family(len(g))))
+    # Lemma 1a: RRF_min <= RRF
+    assert np.all(br.rank_risk(y, s, family, qid=qid, per_query=True)
+                  <= br.rank_risk(y, s, family, rank="resolved", qid=qid, per_query=True) + 1e-12)
+
+
+def test_weight_families_follow_the_thesis():
+    n = 6
+    ell = np.arange(1, n + 1)
+    np.testing.assert_allclose(br.wrs()(n), ell)
+    np.testing.assert_allclose(br.wta()(n), [0, 0, 0, 0, 0, 1])
+    np.testing.assert_allclose(br.mrr()(n), 1 / (n - ell + 1))
+    np.testing.assert_allclose(br.dcg_at(2)(n), [0, 0, 0, 0, 1 / np.log2(3), 1])
+    np.testing.assert_allclose(br.pnorm(2)(n), ell**2)
+    # Definition 3 example: n = 50, tiers top-10/20/30 with q = 5, 3, 1
+    a = br.staircase([40, 30, 20], [5, 3, 1])(50)
+    assert a[49] == 9 and a[40] == 9 and a[39] == 4 and a[30] == 4 and a[20] == 1 and a[19] == 0
+    for fam in FAMILIES:
+        w = fam(20)
+        assert np.all(w >= 0) and np.all(np.diff(w) >= 0)
+    assert br.weight_family("dcg@10").name == "dcg@10"
+    assert br.weight_family("local_auc@5")(6).tolist() == [0, 0, 0, 0, 5, 6]
+    with pytest.raises(ValueError, match="unknown weight family"):
+        br.weight_family("nope")
+    with pytest.raises(ValueError, match="cannot parse"):
+        br.weight_family("pnorm")
+
+
+ALL = [
+    lambda y, s, q: br.auc(y, s, q),
+    lambda y, s, q: br.mauc(y, s, q),
+    lambda y, s, q: br.wmw(y, s, q),
+    lambda y, s, q: br.ndcg(y, s, q, k=3),
+    lambda y, s, q: br.mean_average_precision(y, s, q),
+    lambda y, s, q: br.precision_at(y, s, q, k=3),
+    lambda y, s, q: br.rank_risk(y, s, "dcg", qid=q),
+]
+
+
+@pytest.mark.parametrize("fn", ALL)
+def test_empty_input_is_nan(fn):
+    assert math.isnan(fn(np.array([]), np.array([]), None))
+    assert math.isnan(fn(np.array([]), np.array([]), np.array([], dtype=int)))
+
+
+@pytest.mark.parametrize("fn", ALL)
+def test_single_document(fn):
+    v = fn(np.array([1]), np.array([0.3]), np.array([7]))
+    assert math.isnan(v) or 0 <= v <= 1
+
+
+def test_single_class_conventions():
+    y, s = [0, 0, 0], [0.1, 0.3, 0.2]
+    assert math.isnan(br.auc(y, s)) and math.isnan(br.mauc(y, s))
+    assert br.ndcg(y, s) == 1.0 and br.ndcg(y, s, convention="trec") == 0.0
+    assert br.mean_average_precision(y, s) == 1.0
+    assert br.mean_average_precision(y, s, convention="trec") == 0.0
+    assert math.isnan(br.auc([1, 1], [0.2, 0.1]))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nonfinite_scores_are_rejected(bad):
+    with pytest.raises(ValueError, match="scores contains 1 NaN/inf value.*index 1"):
+        br.auc([1, 0], [0.5, bad])
+
+
+def test_noncontiguous_qid_is_rejected():
+    with pytest.raises(ValueError, match="qid 1 is not contiguous"):
+        br.ndcg([1, 0, 1], [0.1, 0.2, 0.3], [1, 2, 1])
+
+
+def test_length_mismatch_and_bad_labels():
+    with pytest.raises(ValueError, match="y has 2 entries but scores has 3"):
+        br.auc([1, 0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="non-negative integer"):
+        br.mauc([0.5, 1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="ties must be one of"):
+        br.auc([1, 0], [1.0, 2.0], ties="random")
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        br.ndcg([1, 0], [1.0, 2.0], k=0)
+
+
+def test_get_metric_names():
+    y, s, qid = random_ranking(1)
+    assert M.get_metric("ndcg@3")(y, s, qid) == br.ndcg(y, s, qid, k=3)
+    assert M.get_metric("ndcg@3:trec")(y, s, qid) == br.ndcg(y, s, qid, k=3, convention="trec")
+    assert M.get_metric("auc:pessimistic")(y, s, qid) == br.auc(y, s, qid, ties="pessimistic")
+    assert M.get_metric("p@2:macro")(y, s, qid) == br.precision_at(y, s, qid, k=2, average="macro")
+    with pytest.raises(ValueError, match="unknown metric"):
+        M.get_metric("ndgc@10")

@@ -17,6 +17,10 @@ from .metrics import (
     resolved_rank,
     wmw,
 )
+from .lightgbm import lightgbm_metric, lightgbm_objective
+from .objectives import LambdaObjective, lambda_gradients
+from .ranker import LambdaRanker
+from .xgboost import xgboost_metric, xgboost_objective
 from .weights import (
     WeightFamily,
     dcg,
@@ -49,6 +53,13 @@ __all__ = [
     "resolved_rank",
     "rank_risk",
     "get_metric",
+    "lambda_gradients",
+    "LambdaObjective",
+    "lightgbm_objective",
+    "lightgbm_metric",
+    "xgboost_objective",
+    "xgboost_metric",
+    "LambdaRanker",
     "WeightFamily",
     "wrs",
     "local_auc",

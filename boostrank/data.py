@@ -95,6 +95,22 @@ class LetorData:
     def __len__(self) -> int:
         return int(self.y.shape[0])
 
+    def take_queries(self, queries) -> "LetorData":
+        """A new dataset with the given queries (positions 0..n_queries-1, in the order given).
+
+        Parameters
+        ----------
+        queries : array-like of int or slice
+            Query positions, e.g. the folds of a cross-validation over queries.
+        """
+        q = np.arange(self.n_queries)[queries]
+        rows = np.concatenate([np.arange(self.group_offsets[g], self.group_offsets[g + 1])
+                               for g in q]) if q.size else np.zeros(0, dtype=np.int64)
+        pick = lambda a: None if a is None else a[rows]
+        return LetorData(X=self.X[rows], y=self.y[rows], qid=self.qid[rows],
+                         group_sizes=self.group_sizes[q], docid=pick(self.docid),
+                         comments=pick(self.comments), line=pick(self.line), path=self.path)
+
     def to_frame(self):
         """The data as a :class:`pandas.DataFrame` with columns qid, label, docid, f1..fd."""
         import pandas as pd

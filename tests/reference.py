@@ -134,3 +134,96 @@ def nanmean(v):
     v = np.asarray(v, dtype=float)
     v = v[~np.isnan(v)]
     return float(v.mean()) if v.size else math.nan
+
+
+# --- λ-gradients ------------------------------------------------------------------
+
+def mauc_of_order(labels_in_order):
+    """MAUC (Welleck eq. 5) of a strict ranking given as labels from top to bottom."""
+    y = list(labels_in_order)
+    n = len(y)
+    rel = [v for v in y if v >= 1]
+    if not rel or len(set(y)) < 2:
+        return 0.0
+    total = 0.0
+    for c in sorted(set(rel)):
+        m = y.count(c)
+        correct = sum(1 for i in range(n) for j in range(i + 1, n) if y[i] == c and y[j] != c)
+        total += (m / len(rel)) * correct / (m * (n - m))
+    return total
+
+
+def swap_delta(labels_in_order, i, j):
+    """ΔMAUC of swapping positions i and j, by recounting before and after."""
+    y = list(labels_in_order)
+    before = mauc_of_order(y)
+    y[i], y[j] = y[j], y[i]
+    return mauc_of_order(y) - before
+
+
+def logistic_rho(x):
+    """1 / (1 + e^x) without overflow."""
+    if x > 0:
+        e = math.exp(-x)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(x))
+
+
+def lambda_reference(scores, labels, sigma=1.0):
+    """λ-MAUC (λ-AUC for 0/1 labels) of one list with plain loops and swap-and-recount ΔM."""
+    n = len(scores)
+    grad = np.zeros(n)
+    hess = np.zeros(n)
+    # pessimistic order: score descending, ties lower label first, then input order
+    order = sorted(range(n), key=lambda d: (-scores[d], labels[d], d))
+    lab = [labels[d] for d in order]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if lab[i] == lab[j]:
+                continue
+            delta = abs(swap_delta(lab, i, j))
+            if delta == 0:
+                continue
+            hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
+            rho = logistic_rho(sigma * (scores[hi] - scores[lo]))
+            grad[hi] -= sigma * delta * rho
+            grad[lo] += sigma * delta * rho
+            hess[hi] += sigma**2 * delta * rho * (1 - rho)
+            hess[lo] += sigma**2 * delta * rho * (1 - rho)
+    return grad, hess
+
+
+def lambdarank_reference(scores, labels, sigma=1.0, truncation=30, norm=True):
+    """LightGBM's LambdarankNDCG::GetGradientsForOneQuery, transcribed with plain loops."""
+    n = len(scores)
+    grad = np.zeros(n)
+    hess = np.zeros(n)
+    gain = lambda l: 2.0**l - 1.0
+    disc = lambda r: 1.0 / math.log2(2.0 + r)
+    order = sorted(range(n), key=lambda d: -scores[d])  # Python's sort is stable
+    ideal = sorted(labels, reverse=True)
+    max_dcg = sum(gain(ideal[r]) * disc(r) for r in range(min(truncation, n)))
+    inv = 1.0 / max_dcg if max_dcg > 0 else 0.0
+    best, worst = scores[order[0]], scores[order[-1]]
+    total = 0.0
+    for i in range(min(n - 1, truncation)):
+        for j in range(i + 1, n):
+            a, b = order[i], order[j]
+            if labels[a] == labels[b]:
+                continue
+            (h, hr), (l, lr) = ((a, i), (b, j)) if labels[a] > labels[b] else ((b, j), (a, i))
+            ds = scores[h] - scores[l]
+            delta = (gain(labels[h]) - gain(labels[l])) * abs(disc(hr) - disc(lr)) * inv
+            if norm and best != worst:
+                delta /= 0.01 + abs(ds)
+            rho = logistic_rho(sigma * ds)
+            grad[h] -= sigma * delta * rho
+            grad[l] += sigma * delta * rho
+            hess[h] += sigma**2 * delta * rho * (1 - rho)
+            hess[l] += sigma**2 * delta * rho * (1 - rho)
+            total += 2 * sigma * delta * rho
+    if norm and total > 0:
+        f = math.log2(1 + total) / total
+        grad *= f
+        hess *= f
+    return grad, hess

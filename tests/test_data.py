@@ -176,6 +176,14 @@ def test_bundled_sample_is_make_letor_output():
     assert train.n_queries == 60 and test.n_queries == 40
 
 
+def test_take_queries():
+    d = br.make_letor(6, random_state=4)
+    part = d.take_queries([4, 1])
+    assert part.qid.tolist() == [5] * d.group_sizes[4] + [2] * d.group_sizes[1]
+    np.testing.assert_array_equal(part.X[: d.group_sizes[4]], d.X[d.group_offsets[4]:d.group_offsets[5]])
+    assert part.docid[0] == "Q5-D0" and part.n_queries == 2
+
+
 def test_make_letor_properties():
     a = br.make_letor(30, random_state=1)
     b = br.make_letor(30, random_state=1)

@@ -62,12 +62,39 @@ def auc_pair_counts(positive, scores, order_asc, offsets):
     return out
 
 
+@njit(cache=True)
+def mauc_class_weights(counts, n):
+    """Per-class weight ω_c = p(c) / (n_c (n − n_c)) of Welleck eq. (5) and (18).
+
+    The one definition of MAUC's class set and weighting, shared by the metric and
+    the objective: reference classes are the labels c >= 1 present in the list,
+    p(c) = n_c / n_relevant.  Hence ω_c = 1 / (n_relevant (n − n_c)), and
+    MAUC = Σ_c ω_c · #(correct (c, other) pairs).  ω_0 = 0; absent classes get 0;
+    a list with a single label value gets all zeros.
+
+    Parameters
+    ----------
+    counts : ndarray of float64, shape (n_labels,)
+        Documents per label value 0..n_labels-1.
+    n : float
+        Length of the list.
+    """
+    w = np.zeros(counts.shape[0])
+    n_rel = n - counts[0]
+    if n_rel <= 0.0:
+        return w
+    for c in range(1, counts.shape[0]):
+        if 0.0 < counts[c] < n:
+            w[c] = 1.0 / (n_rel * (n - counts[c]))
+    return w
+
+
 @njit(cache=True, parallel=True)
 def mauc_groups(labels, scores, order_asc, offsets, tie_weight):
     """Multi-class AUC of each group (Welleck eq. 5).
 
-    MAUC = Σ_c p(c) AUC(c vs rest) over the relevance classes c >= 1 present in the
-    group, with p(c) = n_c / Σ_{c' >= 1} n_{c'}.  Class 0 is never a reference class
+    MAUC = Σ_c p(c) AUC(c vs rest) = Σ_c ω_c · credit_c, with the class set and
+    weights of :func:`mauc_class_weights`.  Class 0 is never a reference class
     (ranking irrelevant documents first is not a goal) but it is part of every
     "rest".  A group with a single label value, or without relevant documents, is
     NaN.
@@ -101,14 +128,11 @@ def mauc_groups(labels, scores, order_asc, offsets, tie_weight):
         counts = np.zeros(top + 1)
         for i in range(a, b):
             counts[labels[i]] += 1.0
-        n_relevant = n - counts[0]
-        if n_relevant == 0.0:
-            continue
+        w = mauc_class_weights(counts, float(n))
         total = 0.0
         defined = False
         for c in range(1, top + 1):
-            n_c = counts[c]
-            if n_c == 0.0 or n_c == n:
+            if w[c] == 0.0:
                 continue
             defined = True
             rest_below = 0.0
@@ -128,7 +152,7 @@ def mauc_groups(labels, scores, order_asc, offsets, tie_weight):
                 credit += c_blk * (rest_below + tie_weight * r_blk)
                 rest_below += r_blk
                 i = j
-            total += (n_c / n_relevant) * credit / (n_c * (n - n_c))
+            total += w[c] * credit
         if defined:
             out[g] = total
     return out

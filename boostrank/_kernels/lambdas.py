@@ -1,0 +1,211 @@
+"""LambdaMART λ-gradients and hessians: λ-AUC, λ-MAUC (Welleck §4) and λ-NDCG.
+
+Outputs follow the engines' convention for a loss to minimise: a document that
+should move up gets a negative gradient.  For a pair (h, l) where h has the higher
+label, with ρ = 1 / (1 + exp(σ (s_h − s_l))) (Welleck eqs. 7–8 with LightGBM's
+``sigmoid`` σ):
+
+    λ_hl = σ |ΔM_hl| ρ,        grad_h −= λ_hl,  grad_l += λ_hl
+    w_hl = σ² |ΔM_hl| ρ (1 − ρ), hess_h += w_hl, hess_l += w_hl
+
+so every query's gradients sum to zero.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .metrics import mauc_class_weights
+
+
+@njit(cache=True)
+def pessimistic_order(scores, labels, a, b):
+    """Positions of a query's documents: score descending, ties worst label first.
+
+    Inside a block of tied scores, lower labels are placed above higher ones (a tie
+    between a relevant and a less relevant document counts as a misrank, thesis
+    §2.1.3), and equal labels keep input order.  The result is deterministic and
+    does not depend on the input order of different labels.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (b - a,)
+        Local indices (0..b-a-1), best position first.
+    """
+    n = b - a
+    order = np.argsort(-scores[a:b], kind="mergesort")
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and scores[a + order[j]] == scores[a + order[i]]:
+            j += 1
+        if j - i > 1:
+            block = order[i:j].copy()
+            keys = np.empty(j - i, dtype=np.int64)
+            for t in range(j - i):
+                keys[t] = labels[a + block[t]]
+            sub = np.argsort(keys, kind="mergesort")
+            for t in range(j - i):
+                order[i + t] = block[sub[t]]
+        i = j
+    return order
+
+
+@njit(cache=True, parallel=True)
+def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
+    """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
+
+    On the pessimistic score order of each query, swapping the documents at
+    positions i and j changes MAUC by (j − i)(ω_{l_j} − ω_{l_i}) (Theorem 4.1 per
+    class, summed with eq. 18), ω from :func:`mauc_class_weights`; with 0/1 labels
+    ω_1 = 1 / (m n) and this is ΔAUC_ij = (l_j − l_i)(j − i)/(mn).  The λ of a pair
+    uses |ΔMAUC| and the sign S_ij of the label order.
+
+    Documents are bucketed by label (in position order) so each pair of classes is
+    a dense double loop, and ρ = E_l / (E_l + E_h) with E = exp(σ (s − s_max)) costs
+    one division per pair instead of an exp; pairs whose E both underflow fall back
+    to the direct formula.
+
+    Parameters
+    ----------
+    scores : ndarray of float64, shape (n,)
+    labels : ndarray of int64, shape (n,)
+        Non-negative grades (0/1 for AUC).
+    offsets : ndarray of int64, shape (n_groups + 1,)
+    sigma : float
+    grad, hess : ndarray of float64, shape (n,)
+        Written in place.
+    """
+    n_groups = offsets.shape[0] - 1
+    s2 = sigma * sigma
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        for i in range(a, b):
+            grad[i] = 0.0
+            hess[i] = 0.0
+        n = b - a
+        if n < 2:
+            continue
+        top = 0
+        for i in range(a, b):
+            if labels[i] > top:
+                top = labels[i]
+        counts = np.zeros(top + 1)
+        for i in range(a, b):
+            counts[labels[i]] += 1.0
+        w = mauc_class_weights(counts, float(n))
+        order = pessimistic_order(scores, labels, a, b)
+        # bucket documents by label, each bucket in position order
+        start = np.zeros(top + 2, dtype=np.int64)
+        for c in range(top + 1):
+            start[c + 1] = start[c] + np.int64(counts[c])
+        cursor = start[:-1].copy()
+        doc = np.empty(n, dtype=np.int64)
+        pos = np.empty(n)
+        ex = np.empty(n)
+        sc = np.empty(n)
+        s_max = scores[a + order[0]]
+        for r in range(n):
+            d = a + order[r]
+            slot = cursor[labels[d]]
+            cursor[labels[d]] += 1
+            doc[slot] = d
+            pos[slot] = r
+            sc[slot] = scores[d]
+            ex[slot] = math.exp(sigma * (scores[d] - s_max))
+        acc_g = np.zeros(n)
+        acc_h = np.zeros(n)
+        for ch in range(1, top + 1):
+            for cl in range(ch):
+                dw = abs(w[ch] - w[cl])
+                if dw == 0.0:
+                    continue
+                for u in range(start[ch], start[ch + 1]):
+                    eu = ex[u]
+                    pu = pos[u]
+                    su = sc[u]
+                    lam_u = 0.0
+                    h_u = 0.0
+                    for v in range(start[cl], start[cl + 1]):
+                        den = ex[v] + eu
+                        if den > 1e-250:
+                            rho = ex[v] / den
+                        else:
+                            rho = 1.0 / (1.0 + math.exp(sigma * (su - sc[v])))
+                        delta = abs(pu - pos[v]) * dw
+                        lam = sigma * delta * rho
+                        h = s2 * delta * rho * (1.0 - rho)
+                        lam_u += lam
+                        h_u += h
+                        acc_g[v] += lam
+                        acc_h[v] += h
+                    acc_g[u] -= lam_u
+                    acc_h[u] += h_u
+        for t in range(n):
+            grad[doc[t]] = acc_g[t]
+            hess[doc[t]] = acc_h[t]
+
+
+@njit(cache=True, parallel=True)
+def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, label_gain,
+                       grad, hess):
+    """LambdaRank-NDCG gradients, the same computation as LightGBM's ``lambdarank``.
+
+    Stable descending sort; pairs with at least one document in the first
+    ``truncation_level`` positions; ΔNDCG = |gain_h − gain_l| |1/log2(2+i) −
+    1/log2(2+j)| / maxDCG@truncation_level; with ``norm`` the ΔNDCG of a pair is
+    divided by 0.01 + |s_h − s_l| (unless all scores are equal) and the query's
+    λs are rescaled by log2(1 + Σλ) / Σλ.  LightGBM reads ρ from a 2^20-entry table;
+    this kernel evaluates it exactly.
+    """
+    n_groups = offsets.shape[0] - 1
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        for i in range(a, b):
+            grad[i] = 0.0
+            hess[i] = 0.0
+        n = b - a
+        if n < 2:
+            continue
+        order = np.argsort(-scores[a:b], kind="mergesort")
+        ideal = np.sort(labels[a:b])
+        kk = min(truncation_level, n)
+        max_dcg = 0.0
+        for i in range(kk):
+            max_dcg += label_gain[ideal[n - 1 - i]] / math.log2(2.0 + i)
+        inv_max_dcg = 1.0 / max_dcg if max_dcg > 0.0 else 0.0
+        best = scores[a + order[0]]
+        worst = scores[a + order[n - 1]]
+        sum_lambdas = 0.0
+        for i in range(min(n - 1, truncation_level)):
+            di = a + order[i]
+            for j in range(i + 1, n):
+                dj = a + order[j]
+                if labels[di] == labels[dj]:
+                    continue
+                if labels[di] > labels[dj]:
+                    hi, lo, hr, lr = di, dj, i, j
+                else:
+                    hi, lo, hr, lr = dj, di, j, i
+                ds = scores[hi] - scores[lo]
+                gap = label_gain[labels[hi]] - label_gain[labels[lo]]
+                disc = abs(1.0 / math.log2(2.0 + hr) - 1.0 / math.log2(2.0 + lr))
+                delta = gap * disc * inv_max_dcg
+                if norm and best != worst:
+                    delta /= 0.01 + abs(ds)
+                rho = 1.0 / (1.0 + math.exp(sigma * ds))
+                lam = sigma * delta * rho
+                h = sigma * sigma * delta * rho * (1.0 - rho)
+                grad[hi] -= lam
+                grad[lo] += lam
+                hess[hi] += h
+                hess[lo] += h
+                sum_lambdas += 2.0 * lam
+        if norm and sum_lambdas > 0.0:
+            factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+            for i in range(a, b):
+                grad[i] *= factor
+                hess[i] *= factor

@@ -1,0 +1,238 @@
+"""λ-gradient objectives: the one place that turns (scores, labels, groups) into grad/hess.
+
+The engine adapters (:mod:`boostrank.lightgbm`, :mod:`boostrank.xgboost`) only
+translate call forms into :meth:`LambdaObjective.gradients`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
+from ._validation import as_1d_float, as_int_labels, offsets_from_sizes
+from .metrics import get_metric
+
+__all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
+
+
+def _labels_auc(y, threshold):
+    return (y > threshold).astype(np.int64)
+
+
+def _labels_graded(y, threshold):
+    return as_int_labels(y, "labels")
+
+
+_PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_graded, "ndcg": _labels_graded}
+OBJECTIVE_NAMES = tuple(_PREPARE)
+
+
+def check_group_offsets(group_offsets, n: int) -> np.ndarray:
+    """Offsets ``[0, ..., n]`` as int64; None means one list of all ``n`` rows."""
+    if group_offsets is None:
+        return np.array([0, n], dtype=np.int64)
+    off = np.ascontiguousarray(np.asarray(group_offsets, dtype=np.int64))
+    if off.ndim != 1 or off.size == 0 or off[0] != 0 or np.any(np.diff(off) < 0):
+        raise ValueError("group_offsets must start at 0 and be non-decreasing")
+    if off[-1] != n:
+        raise ValueError(f"group sizes add up to {int(off[-1])} rows but there are {n} rows")
+    return off
+
+
+class LambdaObjective:
+    """LambdaMART objective with the λ of an IR metric: ``"auc"``, ``"mauc"`` or ``"ndcg"``.
+
+    Parameters
+    ----------
+    metric : {"auc", "mauc", "ndcg"}, default="auc"
+        ``"auc"``: Welleck Theorem 4.1 / eq. (17) on binary labels ``y > threshold``.
+        ``"mauc"``: eqs. (18)–(19) on integer grades, with the class set and p(c) of
+        :func:`boostrank.mauc`.  ``"ndcg"``: LightGBM's ``lambdarank`` (for parity).
+    sigma : float, default=1.0
+        σ of the RankNet logistic ρ = 1 / (1 + exp(σ (s_h − s_l))) (LightGBM ``sigmoid``).
+    threshold : float, default=0.0
+        Positive class of ``"auc"``: label > threshold.
+    truncation_level : int, default=30
+        ``"ndcg"`` only: LightGBM's ``lambdarank_truncation_level``.
+    norm : bool, default=True
+        ``"ndcg"`` only: LightGBM's ``lambdarank_norm``.
+    label_gain : sequence of float, default=None
+        ``"ndcg"`` only: gain of each grade, default 2^l − 1.
+
+    Notes
+    -----
+    Within a query, documents are ordered by score, ties with the lower label first
+    (pessimistically, thesis §2.1.3; ``"ndcg"`` keeps LightGBM's stable order).  So at
+    the first round, when all scores tie, every relevant document sits below every
+    irrelevant one and all pairs push.  A query with one label value gets zero
+    gradients and hessians.  For the MAUC λ, Welleck's S_ij follows the label order
+    while |ΔMAUC_ij| = |j − i| |ω_{l_i} − ω_{l_j}|, which can be 0 for two classes of
+    equal size.
+    """
+
+    def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
+                 truncation_level: int = 30, norm: bool = True, label_gain=None):
+        if metric not in _PREPARE:
+            raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
+        if not sigma > 0:
+            raise ValueError(f"sigma must be positive, got {sigma!r}")
+        if int(truncation_level) < 1:
+            raise ValueError("truncation_level must be at least 1")
+        self.metric = metric
+        self.sigma = float(sigma)
+        self.threshold = float(threshold)
+        self.truncation_level = int(truncation_level)
+        self.norm = bool(norm)
+        self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
+        self._cache: dict = {}
+
+    def __repr__(self):
+        return f"LambdaObjective({self.metric!r}, sigma={self.sigma:g})"
+
+    def __getstate__(self):  # caches hold engine objects; workers rebuild them
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        return state
+
+    def _prepare(self, labels, offsets, weight=None):
+        y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
+        gain = None
+        if self.metric == "ndcg":
+            top = int(y.max()) if y.size else 0
+            gain = (self.label_gain if self.label_gain is not None
+                    else 2.0 ** np.arange(top + 1) - 1.0)
+            if gain.shape[0] <= top:
+                raise ValueError(f"label_gain has {gain.shape[0]} entries but labels reach {top}")
+        n = y.shape[0]
+        if weight is not None and len(weight):
+            weight = as_1d_float(weight, "weight")
+            if weight.shape[0] != n:
+                raise ValueError(f"{weight.shape[0]} weights for {n} rows")
+        else:
+            weight = None
+        return y, offsets, gain, weight, np.empty(n), np.empty(n)
+
+    def prepared(self, key, load):
+        """Validated labels, offsets, weights and output buffers, cached on ``key``.
+
+        Engines hand the same dataset object every round, so only the first round
+        calls ``load() -> (labels, group_offsets_or_None, weight_or_None)`` and
+        validates; later rounds cost the kernel alone.  ``key`` stays referenced so
+        its ``id`` cannot be reused while cached.
+        """
+        hit = self._cache.get(id(key))
+        if hit is not None and hit[0] is key:
+            return hit[1]
+        labels, offsets, weight = load()
+        n = np.shape(labels)[0]
+        prep = self._prepare(labels, check_group_offsets(offsets, n), weight)
+        if len(self._cache) > 8:
+            self._cache.clear()
+        self._cache[id(key)] = (key, prep)
+        return prep
+
+    def gradients(self, scores, prep):
+        """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`."""
+        y, offsets, gain, weight, grad, hess = prep
+        s = np.ascontiguousarray(scores, dtype=np.float64).reshape(-1)
+        if s.shape[0] != y.shape[0]:
+            raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
+        if self.metric == "ndcg":
+            lambda_ndcg_kernel(s, y, offsets, self.sigma, self.truncation_level, self.norm,
+                               gain, grad, hess)
+        else:
+            lambda_auc_kernel(s, y, offsets, self.sigma, grad, hess)
+        if weight is not None:
+            return grad * weight, hess * weight
+        return grad, hess
+
+
+def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
+                     *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
+                     norm: bool = True, label_gain=None) -> tuple[np.ndarray, np.ndarray]:
+    """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Current raw model scores.
+    labels : array-like of shape (n_samples,)
+    group_offsets : array-like of int, shape (n_queries + 1,), default=None
+        Query ``g`` is rows ``group_offsets[g]:group_offsets[g + 1]``; None is one list.
+    metric : {"auc", "mauc", "ndcg"}, default="auc"
+    sigma : float, default=1.0
+    threshold : float, default=0.0
+    weight : array-like of shape (n_samples,), default=None
+        Per-row weights multiplying gradients and hessians (as LightGBM does).
+    truncation_level, norm, label_gain
+        NDCG only; see :class:`LambdaObjective`.
+
+    Returns
+    -------
+    grad, hess : ndarray of float64, shape (n_samples,)
+        Gradients of a loss to minimise (negative = push up); each query's gradients
+        sum to zero.
+
+    Notes
+    -----
+    λ_ij = S_ij |ΔM_ij ∂C/∂o_ij| (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
+    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian Σ σ² |ΔM_ij| ρ(1 − ρ).
+
+    Examples
+    --------
+    >>> g, h = lambda_gradients([0.0, 0.0, 0.0], [1, 0, 0])
+    >>> bool(g[0] < 0 and abs(g.sum()) < 1e-15)
+    True
+    """
+    obj = LambdaObjective(metric, sigma=sigma, threshold=threshold,
+                          truncation_level=truncation_level, norm=norm, label_gain=label_gain)
+    s = as_1d_float(scores, "scores")
+    n = s.shape[0]
+    if np.shape(labels)[0] != n:
+        raise ValueError(f"{n} scores for {np.shape(labels)[0]} labels")
+    prep = obj._prepare(labels, check_group_offsets(group_offsets, n), weight)
+    grad, hess = obj.gradients(s, prep)
+    return grad.copy(), hess.copy()
+
+
+class EvalMetric:
+    """An evaluation metric over query groups, for the engines' eval hooks.
+
+    Parameters
+    ----------
+    name : str
+        ``"auc"``, ``"auc_pessimistic"``, ``"mauc"`` or any :func:`boostrank.get_metric`
+        name such as ``"ndcg@10"`` or ``"map"``.
+    """
+
+    def __init__(self, name: str = "auc"):
+        aliases = {"auc_pessimistic": "auc:pessimistic", "mauc_pessimistic": "mauc:pessimistic"}
+        self.name = name
+        self._fn = get_metric(aliases.get(name, name))
+        self._cache: dict = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        state["_fn"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__init__(state["name"])
+
+    def value(self, key, scores, load) -> float:
+        """Metric of ``scores`` on the data behind ``key``; ``load() -> (labels, offsets, _)``."""
+        hit = self._cache.get(id(key))
+        if hit is None or hit[0] is not key:
+            labels, offsets, _ = load()
+            n = np.shape(labels)[0]
+            off = check_group_offsets(offsets, n)
+            qid = np.repeat(np.arange(off.shape[0] - 1), np.diff(off))
+            hit = (key, np.asarray(labels, dtype=np.float64), qid)
+            if len(self._cache) > 8:
+                self._cache.clear()
+            self._cache[id(key)] = hit
+        return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))

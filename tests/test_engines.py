@@ -1,0 +1,166 @@
+import warnings
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+import xgboost as xgb
+from sklearn.base import clone
+
+import boostrank as br
+
+
+@pytest.fixture(scope="module")
+def letor():
+    return br.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(0, 40))
+
+
+@pytest.fixture(scope="module")
+def letor_test():
+    return br.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(40, 70))
+
+
+class Recorder:
+    """Wraps an adapter and keeps the gradients each call returned.
+
+    ``lgb.train`` deep-copies its params, so the engine gets plain closures (functions
+    are not copied) that write into this object's list.
+    """
+
+    def __init__(self, fn, n_params):
+        self.calls = calls = []
+
+        def two(a, b):
+            out = fn(a, b)
+            calls.append(np.array(out[0], dtype=float))
+            return out
+
+        def four(a, b, c, d):
+            out = fn(a, b, c, d)
+            calls.append(np.array(out[0], dtype=float))
+            return out
+
+        self.two, self.four = two, four
+
+
+@pytest.mark.parametrize("metric", ["auc", "mauc", "ndcg"])
+def test_engines_receive_identical_gradients(letor, metric):
+    X, y, sizes = letor.X, letor.y, letor.group_sizes
+    expected, _ = br.lambda_gradients(np.zeros(len(y)), y, letor.group_offsets, metric=metric)
+
+    rec = Recorder(br.lightgbm_objective(metric), 2)
+    lgb.train({"objective": rec.two, "verbose": -1}, lgb.Dataset(X, y, group=sizes), 1)
+    rec4 = Recorder(br.lightgbm_objective(metric), 4)
+    lgb.LGBMRanker(objective=rec4.four, n_estimators=1, verbose=-1).fit(X, y, group=sizes)
+    recx = Recorder(br.xgboost_objective(metric), 2)
+    xgb.train({"base_score": 0.0}, xgb.DMatrix(X, y, qid=letor.qid), 1, obj=recx.two)
+
+    for got in (rec.calls[0], rec4.calls[0], recx.calls[0]):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    # the objective object itself accepts both LightGBM call forms
+    obj = br.lightgbm_objective(metric)
+    ds = lgb.Dataset(X, y, group=sizes).construct()
+    g2, _ = obj(np.zeros(len(y)), ds)
+    g4, _ = obj(y, np.zeros(len(y)), None, sizes)
+    np.testing.assert_array_equal(g2, g4)
+
+
+def test_lightgbm_counts_four_parameters():
+    from inspect import signature
+
+    assert len(signature(br.lightgbm_objective("auc")).parameters) == 4
+    assert len(signature(br.lightgbm_metric("auc")).parameters) == 4
+
+
+def test_ndcg_objective_reproduces_native_lambdarank(letor):
+    params = {"verbose": -1, "num_leaves": 7, "learning_rate": 0.1, "min_data_in_leaf": 5,
+              "deterministic": True, "num_threads": 1, "seed": 3, "metric": "None"}
+    ds = lambda: lgb.Dataset(letor.X, letor.y, group=letor.group_sizes)
+    native = lgb.train({**params, "objective": "lambdarank"}, ds(), 5)
+    ours = lgb.train({**params, "objective": br.lightgbm_objective("ndcg")}, ds(), 5)
+    # LightGBM reads ρ from a 2^20-entry table; the kernel computes it exactly
+    np.testing.assert_allclose(ours.predict(letor.X), native.predict(letor.X), rtol=1e-4, atol=1e-5)
+
+
+def test_eval_metrics_in_both_engines(letor):
+    ds = lgb.Dataset(letor.X, letor.y, group=letor.group_sizes)
+    record = {}
+    booster = lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, "metric": "None"},
+                        ds, 3, valid_sets=[ds], valid_names=["train"],
+                        feval=[br.lightgbm_metric("auc"), br.lightgbm_metric("auc_pessimistic")],
+                        callbacks=[lgb.record_evaluation(record)])
+    p = booster.predict(letor.X)
+    assert record["train"]["auc"][-1] == pytest.approx(br.auc(letor.y, p, letor.qid))
+    assert record["train"]["auc_pessimistic"][-1] == pytest.approx(
+        br.auc(letor.y, p, letor.qid, ties="pessimistic"))
+    d = xgb.DMatrix(letor.X, letor.y, qid=letor.qid)
+    res = {}
+    b = xgb.train({"min_child_weight": 1e-3, "disable_default_eval_metric": 1}, d, 3,
+                  obj=br.xgboost_objective("mauc"), evals=[(d, "train")],
+                  custom_metric=br.xgboost_metric("mauc"), evals_result=res, verbose_eval=False)
+    assert res["train"]["mauc"][-1] == pytest.approx(br.mauc(letor.y, b.predict(d), letor.qid), abs=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("objective", ["auc", "mauc"])
+def test_lambda_ranker_learns(letor, letor_test, engine, objective):
+    test = letor_test
+    ranker = br.LambdaRanker(engine, objective, n_estimators=40, learning_rate=0.1,
+                             random_state=0, eval_metric=["auc", "mauc"])
+    ranker.fit(letor.X, letor.y, letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
+    p = ranker.predict(test.X)
+    assert br.auc(test.y, p, test.qid) > 0.7
+    hist = ranker.evals_result_["valid_0"]["auc"]
+    assert len(hist) == 40 and hist[-1] == pytest.approx(br.auc(test.y, p, test.qid), abs=1e-6)
+
+
+@pytest.mark.parametrize("engine,native", [("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg")])
+def test_lambda_ranker_native_objectives_and_early_stopping(letor, letor_test, engine, native):
+    test = letor_test
+    r = br.LambdaRanker(engine, native, n_estimators=200, early_stopping_rounds=5,
+                        eval_metric="ndcg@10")
+    r.fit(letor.X, letor.y, letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
+    assert r.best_iteration_ is not None and r.best_iteration_ < 200
+    assert r.predict(test.X).shape == (len(test),)
+
+
+def test_unsorted_but_contiguous_qid_works_on_xgboost(letor):
+    # XGBoost itself rejects qid that is not non-decreasing; the estimator passes sizes
+    relabelled = letor.qid.max() + 1 - letor.qid
+    a = br.LambdaRanker("xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, relabelled)
+    b = br.LambdaRanker("xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, letor.qid)
+    np.testing.assert_allclose(a.predict(letor.X), b.predict(letor.X))
+    with pytest.raises(xgb.core.XGBoostError, match="non-decreasing"):
+        xgb.DMatrix(letor.X, letor.y, qid=relabelled)
+
+
+def test_ranker_misuse(letor):
+    X, y = letor.X[:6], letor.y[:6]
+    with pytest.raises(ValueError, match="qid 1 is not contiguous"):
+        br.LambdaRanker("xgboost").fit(X, y, [1, 1, 2, 2, 1, 1])
+    with pytest.raises(ValueError, match="group sizes add up to 5 rows but X has 6"):
+        br.LambdaRanker().fit(X, y, group=[2, 3])
+    with pytest.raises(ValueError, match="not available on xgboost"):
+        br.LambdaRanker("xgboost", "lambdarank").fit(X, y)
+    with pytest.raises(ValueError, match="engine must be"):
+        br.LambdaRanker("catboost").fit(X, y)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        br.LambdaRanker(objective="mauc").fit(X, y + 0.5, group=[6])
+    with pytest.raises(ValueError, match="constant within each query"):
+        br.LambdaRanker("xgboost").fit(X, y, group=[3, 3], sample_weight=np.arange(6.0))
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        br.LambdaRanker().predict(X)
+
+
+def test_ranker_params_clone_and_save(letor, tmp_path):
+    r = br.LambdaRanker("lightgbm", "auc", n_estimators=7, num_leaves=5, min_data_in_leaf=3)
+    assert r.get_params()["num_leaves"] == 5
+    c = clone(r).set_params(num_leaves=9, n_estimators=3)
+    assert c.get_params()["num_leaves"] == 9 and c.n_estimators == 3 and r.engine_params["num_leaves"] == 5
+    for engine in ("lightgbm", "xgboost"):
+        fitted = br.LambdaRanker(engine, n_estimators=5).fit(letor.X, letor.y, letor.qid)
+        path = tmp_path / f"model.{engine}.json"
+        fitted.save_model(path)
+        back = br.LambdaRanker.load_model(path, engine=engine)
+        np.testing.assert_allclose(back.predict(letor.X), fitted.predict(letor.X), rtol=1e-6)

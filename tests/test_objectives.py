@@ -1,0 +1,124 @@
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.objectives import LambdaObjective
+
+from . import reference as ref
+from .conftest import random_ranking
+
+
+def offsets_of(qid):
+    return np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_theorem_4_1_equals_swap_and_recount(seed):
+    rng = np.random.default_rng(seed)
+    lab = list(rng.integers(0, 2, size=9))
+    m, n = sum(lab), len(lab) - sum(lab)
+    for i in range(9):
+        for j in range(i + 1, 9):
+            expected = (lab[j] - lab[i]) * (j - i) / (m * n) if m and n else 0.0
+            assert ref.swap_delta(lab, i, j) == pytest.approx(expected)
+
+
+CASES = [(seed, levels) for seed in range(8) for levels in (2, 1000)]
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
+@pytest.mark.parametrize("sigma", [1.0, 2.5])
+def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, sigma):
+    y, s, qid = random_ranking(seed, n_queries=5, max_len=9, n_grades=grades, tie_levels=levels)
+    s = s / 3.0
+    off = offsets_of(qid)
+    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=sigma)
+    for a, b in zip(off[:-1], off[1:]):
+        lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, sigma)
+        np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
+        assert abs(g[a:b].sum()) < 1e-12
+        assert np.all(h[a:b] >= 0)
+
+
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("truncation,norm", [(30, True), (3, True), (30, False)])
+def test_lambda_ndcg_matches_lightgbm_transcription(seed, levels, truncation, norm):
+    y, s, qid = random_ranking(seed, n_queries=5, max_len=12, tie_levels=levels)
+    s = s / 2.0
+    off = offsets_of(qid)
+    g, h = br.lambda_gradients(s, y, off, metric="ndcg", truncation_level=truncation, norm=norm)
+    for a, b in zip(off[:-1], off[1:]):
+        rg, rh = ref.lambdarank_reference(list(s[a:b]), list(y[a:b]), 1.0, truncation, norm)
+        np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
+
+
+def test_single_label_and_tiny_queries_get_zero():
+    s = np.array([0.3, 0.1, 0.5, 0.2, 0.9])
+    y = np.array([1, 1, 0, 2, 0])
+    off = np.array([0, 2, 2, 3, 5])  # two positives, an empty query, one doc, a pair
+    for metric in ("auc", "mauc", "ndcg"):
+        g, h = br.lambda_gradients(s, y, off, metric=metric)
+        assert np.all(g[:3] == 0) and np.all(h[:3] == 0)
+        assert g[3] < 0 < g[4]
+    g, h = br.lambda_gradients(np.zeros(0), np.zeros(0), [0])
+    assert g.shape == (0,)
+
+
+def test_ties_are_pessimistic_and_order_free():
+    # all scores tie: the positive sits below both negatives whatever the input order
+    g1, _ = br.lambda_gradients([0.0, 0.0, 0.0], [1, 0, 0])
+    g2, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1])
+    assert g1[0] == g2[2] == pytest.approx(-0.75)
+
+
+def test_weights_scale_rows():
+    y, s, qid = random_ranking(2)
+    off = offsets_of(qid)
+    w = np.random.default_rng(0).uniform(0.5, 2, len(y))
+    g, h = br.lambda_gradients(s, y, off)
+    gw, hw = br.lambda_gradients(s, y, off, weight=w)
+    np.testing.assert_allclose(gw, g * w)
+    np.testing.assert_allclose(hw, h * w)
+
+
+def test_misuse_fails_clearly():
+    with pytest.raises(ValueError, match="group sizes add up to 3 rows but there are 4 rows"):
+        br.lambda_gradients(np.zeros(4), [1, 0, 0, 1], [0, 1, 3])
+    with pytest.raises(ValueError, match="non-negative integer"):
+        br.lambda_gradients(np.zeros(2), [0.5, 1.0], metric="mauc")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        br.lambda_gradients(np.zeros(2), [0, 1], metric="ndcg@10")
+    with pytest.raises(ValueError, match="scores contains"):
+        br.lambda_gradients([np.nan, 0.0], [0, 1])
+    with pytest.raises(ValueError, match="sigma must be positive"):
+        LambdaObjective("auc", sigma=0)
+
+
+def test_lambda_auc_descends_pairwise_logistic_loss():
+    """For 0/1 labels λ-AUC is the gradient of Σ_pairs |ΔAUC| log(1 + e^{-σ(s_h - s_l)}) with
+    |ΔAUC| frozen at the current order: check against finite differences."""
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=8)
+    y = np.array([1, 0, 0, 1, 0, 1, 0, 0])
+    order = sorted(range(8), key=lambda d: (-s[d], y[d], d))
+    posn = {d: r for r, d in enumerate(order)}
+    m, n = y.sum(), (1 - y).sum()
+
+    def loss(x):
+        return sum(abs(posn[i] - posn[k]) / (m * n) * np.log1p(np.exp(-(x[i] - x[k])))
+                   for i in range(8) for k in range(8) if y[i] == 1 and y[k] == 0)
+
+    g, h = br.lambda_gradients(s, y)
+    eps = 1e-6
+    for d in range(8):
+        e = np.zeros(8)
+        e[d] = eps
+        fd = (loss(s + e) - loss(s - e)) / (2 * eps)
+        assert g[d] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+        e[d] = 1e-4  # wider step: the second difference loses digits to cancellation
+        fd2 = (loss(s + e) - 2 * loss(s) + loss(s - e)) / 1e-8
+        assert h[d] == pytest.approx(fd2, rel=1e-5, abs=1e-8)

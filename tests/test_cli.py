@@ -73,6 +73,7 @@ def test_demo_console_script():
 
 
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
-def test_examples_run(script, capsys):
+def test_examples_run(script, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(script)])
     runpy.run_path(str(script), run_name="__main__")
     assert capsys.readouterr().out

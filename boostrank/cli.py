@@ -1,4 +1,4 @@
-"""The ``boostrank`` command line: ``boostrank demo``, ``boostrank evaluate``."""
+"""The ``boostrank`` command line: ``demo``, ``evaluate``, ``train``, ``predict``."""
 
 from __future__ import annotations
 
@@ -109,10 +109,99 @@ def cmd_demo(args) -> int:
         "random": rng.random(len(test)),
         "logistic regression": lr.decision_function(test.X),
     }
+    from .ranker import LambdaRanker
+
+    gbm = dict(n_estimators=args.rounds, learning_rate=0.05, num_leaves=15, min_child_samples=5,
+               random_state=0, n_jobs=2)
+    for name, objective in [("LightGBM lambdarank", "lambdarank"), ("LightGBM λ-AUC", "auc"),
+                            ("LightGBM λ-MAUC", "mauc")]:
+        model = LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid)
+        runs[name] = model.predict(test.X)
     table = metric_table(test.y, test.qid, runs, metrics)
     print(format_table(table, metrics))
     if args.json:
         print(json.dumps(table, indent=2))
+    return 0
+
+
+def _engine_param(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    for cast in (int, float):
+        try:
+            return key, cast(value)
+        except ValueError:
+            pass
+    return key, value
+
+
+def cmd_train(args) -> int:
+    from .ranker import LambdaRanker
+
+    train = load_letor(args.train)
+    valid = load_letor(args.valid, n_features=train.n_features) if args.valid else None
+    params = dict(args.param or [])
+    for key in ("num_leaves", "max_depth"):
+        if getattr(args, key) is not None:
+            params[key] = getattr(args, key)
+    model = LambdaRanker(
+        engine=args.engine, objective=args.objective, n_estimators=args.rounds,
+        learning_rate=args.learning_rate, eval_metric=args.metric.split(",") if args.metric else None,
+        early_stopping_rounds=args.early_stopping, random_state=args.seed, n_jobs=args.threads,
+        verbose=not args.quiet, **params)
+    evals = {}
+    if valid is not None:
+        evals = dict(eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    model.fit(train.X, train.y, qid=train.qid, **evals)
+    model.save_model(args.out)
+    best = "" if model.best_iteration_ is None else f" (best iteration {model.best_iteration_})"
+    print(f"{args.engine} model with objective {args.objective}{best} written to {args.out}")
+    if valid is not None:
+        metrics = _split_metrics(args.report)
+        table = metric_table(valid.y, valid.qid, {args.valid: model.predict(valid.X)}, metrics)
+        print(format_table(table, metrics))
+    return 0
+
+
+def load_model(path):
+    """A fitted boostrank model from a file written by ``boostrank train`` or ``fit-linear``.
+
+    The engine is recognised from the file: XGBoost JSON, LightGBM text, or
+    boostrank's own JSON for linear models.
+    """
+    from .ranker import LambdaRanker
+
+    with open(path, encoding="utf-8") as fh:
+        head = fh.read(4096).lstrip()
+    if head.startswith("{"):
+        if '"boostrank_model"' in head:
+            from .rankncg import load_linear_model
+
+            return load_linear_model(path)
+        return LambdaRanker.load_model(path, engine="xgboost")
+    if head.startswith("tree"):
+        return LambdaRanker.load_model(path, engine="lightgbm")
+    raise ValueError(f"{path}: not a LightGBM, XGBoost or boostrank model file")
+
+
+def cmd_predict(args) -> int:
+    data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
+    model = load_model(args.model)
+    n_in = getattr(model, "n_features_in_", data.n_features)
+    if data.n_features < n_in:
+        data = load_letor(args.data, n_features=n_in, allow_nonfinite=args.allow_nonfinite)
+    elif data.n_features > n_in:
+        raise ValueError(f"{args.data} has {data.n_features} features but the model was trained on {n_in}")
+    scores = np.asarray(model.predict(data.X), dtype=np.float64)
+    if args.out:
+        np.savetxt(args.out, scores, fmt="%.17g")
+        print(f"{len(scores)} scores written to {args.out}")
+    else:
+        sys.stdout.write("".join(f"{s!r}\n" for s in scores.tolist()))
+        return 0
+    metrics = _split_metrics(args.metrics)
+    print(format_table(metric_table(data.y, data.qid, {args.data: scores}, metrics), metrics))
     return 0
 
 
@@ -136,8 +225,40 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--train", help="LETOR training file (default: bundled sample)")
     demo.add_argument("--test", help="LETOR test file")
     demo.add_argument("--metrics", default=DEFAULT_METRICS)
+    demo.add_argument("--rounds", type=int, default=100, help="boosting rounds (default 100)")
     demo.add_argument("--json", action="store_true", help="also print the results as JSON")
     demo.set_defaults(func=cmd_demo)
+
+    tr = sub.add_parser("train", help="train a gradient-boosted ranker with a λ objective")
+    tr.add_argument("--engine", choices=["lightgbm", "xgboost"], default="lightgbm")
+    tr.add_argument("--objective", default="auc",
+                    help="auc | mauc | ndcg (boostrank's λ objectives) or the engine's own: lambdarank, "
+                         "rank_xendcg, rank:ndcg, rank:pairwise, rank:map (default auc)")
+    tr.add_argument("--train", required=True, help="LETOR training file")
+    tr.add_argument("--valid", help="LETOR validation file (evaluated every round)")
+    tr.add_argument("--rounds", type=int, default=100)
+    tr.add_argument("--learning-rate", type=float, default=0.1)
+    tr.add_argument("--num-leaves", type=int, default=None)
+    tr.add_argument("--max-depth", type=int, default=None)
+    tr.add_argument("--metric", help="comma list of metrics on --valid (default: the objective's)")
+    tr.add_argument("--early-stopping", type=int, default=None, metavar="N",
+                    help="stop after N rounds without improvement on --valid")
+    tr.add_argument("--param", type=_engine_param, action="append", metavar="KEY=VALUE",
+                    help="further engine parameter under the engine's name (repeatable)")
+    tr.add_argument("--threads", type=int, default=None)
+    tr.add_argument("--seed", type=int, default=None)
+    tr.add_argument("--report", default=DEFAULT_METRICS, help="metrics printed for --valid at the end")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.add_argument("--out", required=True, help="model file (the engine's native format)")
+    tr.set_defaults(func=cmd_train)
+
+    pr = sub.add_parser("predict", help="score a LETOR file with a saved model")
+    pr.add_argument("--model", required=True, help="file written by boostrank train or fit-linear")
+    pr.add_argument("--data", required=True, help="LETOR file")
+    pr.add_argument("--out", help="score file, one per line (default: print scores to stdout)")
+    pr.add_argument("--metrics", default=DEFAULT_METRICS, help="metrics printed when --out is given")
+    pr.add_argument("--allow-nonfinite", action="store_true")
+    pr.set_defaults(func=cmd_predict)
     return parser
 
 

@@ -96,6 +96,9 @@ class LambdaRanker(BaseEstimator):
     evals_result_ : dict
         ``{eval_name: {metric: [value per round]}}``.
     best_iteration_ : int or None
+        Set by early stopping, in the engine's own convention: LightGBM counts
+        rounds from 1 (``best_iteration``), XGBoost indexes them from 0.
+        :meth:`predict` uses the best model either way.
     n_features_in_ : int
 
     Notes

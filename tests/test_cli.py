@@ -64,12 +64,51 @@ def test_evaluate_errors(letor_run, tmp_path, capsys):
     assert "unknown metric" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("engine,objective", [("lightgbm", "auc"), ("lightgbm", "lambdarank"),
+                                              ("xgboost", "mauc"), ("xgboost", "rank:pairwise")])
+def test_train_then_predict(tmp_path, capsys, engine, objective):
+    train, valid = br.make_letor(30, random_state=1), br.make_letor(10, random_state=2)
+    br.save_letor(tmp_path / "train.txt", train)
+    br.save_letor(tmp_path / "valid.txt", valid)
+    model = tmp_path / ("model.json" if engine == "xgboost" else "model.txt")
+    argv = ["train", "--engine", engine, "--objective", objective, "--train", str(tmp_path / "train.txt"),
+            "--valid", str(tmp_path / "valid.txt"), "--rounds", "15", "--out", str(model), "--quiet",
+            "--param", "max_bin=63"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert model.exists() and "ndcg@10" in out
+    scores = tmp_path / "scores.txt"
+    assert main(["predict", "--model", str(model), "--data", str(tmp_path / "valid.txt"), "--out", str(scores)]) == 0
+    s = np.loadtxt(scores)
+    assert s.shape == (len(valid),)
+    # The model the CLI wrote is the one a library user gets with the same settings.
+    kw = {"max_bin": 63}
+    ref = br.LambdaRanker(engine=engine, objective=objective, n_estimators=15, **kw)
+    ref.fit(train.X, train.y, qid=train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    np.testing.assert_allclose(s, ref.predict(valid.X), rtol=1e-6, atol=1e-9)
+    assert f"{br.auc(valid.y, s, valid.qid):.4f}" in capsys.readouterr().out
+
+
+def test_train_and_predict_errors(tmp_path, capsys):
+    data = br.make_letor(5, random_state=1)
+    br.save_letor(tmp_path / "d.txt", data)
+    assert main(["train", "--train", str(tmp_path / "d.txt"), "--objective", "nope", "--out",
+                 str(tmp_path / "m.txt"), "--quiet"]) == 2
+    assert "objective" in capsys.readouterr().err
+    (tmp_path / "junk.txt").write_text("hello\n")
+    assert main(["predict", "--model", str(tmp_path / "junk.txt"), "--data", str(tmp_path / "d.txt")]) == 2
+    assert "not a LightGBM, XGBoost or boostrank model" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--train", "x", "--out", "y", "--param", "novalue"])
+
+
 def test_demo_console_script():
     exe = shutil.which("boostrank")
     cmd = [exe, "demo"] if exe else [sys.executable, "-m", "boostrank.cli", "demo"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "logistic regression" in proc.stdout and "ndcg@10" in proc.stdout
+    assert "LightGBM λ-AUC" in proc.stdout and "LightGBM lambdarank" in proc.stdout
 
 
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)

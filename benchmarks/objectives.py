@@ -1,0 +1,194 @@
+"""λ-AUC / λ-MAUC against the engines' own ranking objectives on MQ2008.
+
+Protocols (all methods in the same run, same data, same tree settings):
+
+* ``vali→test``: train on ``mq2008/vali.txt``, test on ``mq2008/test.txt``; wall time of
+  training is the best of ``--repeat`` runs.
+* ``cv``: 5-fold cross-validation over the union of the two files' queries (folds by
+  query, fixed seed); mean ± standard deviation over folds and a paired t-test of
+  λ-AUC against LightGBM ``lambdarank`` on test AUC.
+
+Settings: ``--rounds`` 300, 31 leaves (XGBoost: ``grow_policy=lossguide``,
+``max_leaves=31``), learning rate 0.05, 2 threads.  Two timing floors show what a
+Python objective cannot avoid: ``fixed gradient`` returns precomputed λ-AUC
+gradients every round (callback + full trees), ``zero gradient`` returns zeros (the
+trees have no split, so the round is nearly free: this is where an "empty objective
+costs 0.55× of lambdarank" comes from).
+
+Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 300] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import lightgbm as lgb
+import numpy as np
+import xgboost as xgb
+from scipy import stats
+
+import boostrank as br
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "mq2008"
+METRICS = {
+    "ndcg@10": lambda y, s, q: br.ndcg(y, s, q, k=10),
+    "map": lambda y, s, q: br.mean_average_precision(y, s, q),
+    # trec_eval / LETOR-tool convention: a query without relevant documents scores 0
+    # (a third of MQ2008's queries); this is the MAP the papers report.
+    "map:trec": lambda y, s, q: br.mean_average_precision(y, s, q, convention="trec"),
+    "auc": lambda y, s, q: br.auc(y, s, q),
+    "mauc": lambda y, s, q: br.mauc(y, s, q),
+}
+METHODS = [
+    ("lightgbm", "lambdarank"), ("lightgbm", "rank_xendcg"), ("lightgbm", "auc"), ("lightgbm", "mauc"),
+    ("xgboost", "rank:ndcg"), ("xgboost", "rank:pairwise"), ("xgboost", "auc"), ("xgboost", "mauc"),
+]
+WELLECK_TABLE1 = {"mauc": 0.734, "map": 0.474}  # LambdaMART-MAUC on MQ2008, Welleck Table 1
+
+
+def lgb_params(objective):
+    p = {"num_leaves": 31, "learning_rate": 0.05, "num_threads": 2, "verbose": -1, "seed": 0,
+         "deterministic": True, "force_row_wise": True, "objective": objective}
+    if objective in ("auc", "mauc"):
+        p["objective"] = br.lightgbm_objective(objective)
+    return p
+
+
+def xgb_params(objective):
+    p = {"tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 31, "max_depth": 0, "eta": 0.05,
+         "nthread": 2, "seed": 0}
+    if objective in ("auc", "mauc"):
+        p.update(min_child_weight=1e-3, disable_default_eval_metric=1)
+    else:
+        p["objective"] = objective
+    return p
+
+
+def train_predict(engine, objective, train, test, rounds):
+    """Train on ``train``; return (seconds spent in the engine's train call, test scores)."""
+    if engine == "lightgbm":
+        ds = lgb.Dataset(train.X, train.y, group=np.diff(train.group_offsets), free_raw_data=False).construct()
+        t = time.perf_counter()
+        booster = lgb.train(lgb_params(objective), ds, num_boost_round=rounds)
+        secs = time.perf_counter() - t
+        return secs, booster.predict(test.X)
+    dtrain = xgb.DMatrix(train.X, train.y, group=np.diff(train.group_offsets), nthread=2)
+    obj = br.xgboost_objective(objective) if objective in ("auc", "mauc") else None
+    t = time.perf_counter()
+    booster = xgb.train(xgb_params(objective), dtrain, num_boost_round=rounds, obj=obj)
+    secs = time.perf_counter() - t
+    return secs, booster.predict(xgb.DMatrix(test.X))
+
+
+def floors(train, rounds, repeat):
+    """Seconds for LightGBM with a Python objective that does (almost) no work."""
+    offsets = train.group_offsets
+    grad, hess = br.lambda_gradients(np.zeros(len(train)), train.y, offsets, metric="auc")
+
+    def fixed(preds, data):
+        return grad, hess
+
+    def zero(preds, data):
+        return np.zeros_like(grad), np.ones_like(hess)
+
+    out = {}
+    for name, fn in (("fixed gradient", fixed), ("zero gradient", zero)):
+        out[name] = min(train_predict("lightgbm", fn, train, train, rounds)[0] for _ in range(repeat))
+    return out
+
+
+def evaluate(y, s, q):
+    return {m: float(fn(y, s, q)) for m, fn in METRICS.items()}
+
+
+def folds_of(data, k, seed=0):
+    rng = np.random.default_rng(seed)
+    queries = rng.permutation(data.n_queries)
+    return [np.sort(queries[i::k]) for i in range(k)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--rounds", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=3, help="timing repeats (best is reported)")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="50 rounds, 1 timing repeat, 2 folds")
+    ap.add_argument("--json", default=str(HERE / "results" / "objectives.json"))
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.rounds, args.repeat, args.folds = 50, 1, 2
+
+    vali = br.load_letor(Path(args.data) / "vali.txt")
+    test = br.load_letor(Path(args.data) / "test.txt", n_features=vali.n_features)
+    print(f"MQ2008 vali {len(vali)} rows/{vali.n_queries} queries -> test {len(test)} rows/{test.n_queries} "
+          f"queries; {args.rounds} rounds, 31 leaves, lr 0.05, 2 threads")
+    br.lambda_gradients(np.zeros(len(vali)), vali.y, vali.group_offsets, metric="auc")  # numba cache warm
+
+    results = {"settings": vars(args), "holdout": {}, "cv": {}, "floors": {}}
+    for engine, objective in METHODS:
+        times, scores = [], None
+        for _ in range(args.repeat):
+            secs, scores = train_predict(engine, objective, vali, test, args.rounds)
+            times.append(secs)
+        results["holdout"][f"{engine} {objective}"] = {"seconds": min(times), **evaluate(test.y, scores, test.qid)}
+    results["floors"] = floors(vali, args.rounds, args.repeat)
+
+    native = results["holdout"]["lightgbm lambdarank"]["seconds"]
+    print(f"\nvali -> test{'':<24}{'seconds':>8} {'÷lambdarank':>11} " + " ".join(f"{m:>8}" for m in METRICS))
+    for name, row in results["holdout"].items():
+        print(f"{name:<36}{row['seconds']:>8.3f} {row['seconds'] / native:>10.2f}x "
+              + " ".join(f"{row[m]:>8.4f}" for m in METRICS))
+    for name, secs in results["floors"].items():
+        print(f"{'lightgbm python objective, ' + name:<36}{secs:>8.3f} {secs / native:>10.2f}x")
+
+    if np.intersect1d(vali.qid, test.qid).size:
+        raise SystemExit("vali and test share query ids; cannot form the union of queries")
+    union = br.LetorData(X=np.vstack([vali.X, test.X]), y=np.r_[vali.y, test.y], qid=np.r_[vali.qid, test.qid])
+    folds = folds_of(union, args.folds)
+    per_fold = {f"{e} {o}": {m: [] for m in METRICS} for e, o in METHODS}
+    for i, held in enumerate(folds):
+        rest = np.setdiff1d(np.arange(union.n_queries), held)
+        tr, te = union.take_queries(rest), union.take_queries(held)
+        for engine, objective in METHODS:
+            _, s = train_predict(engine, objective, tr, te, args.rounds)
+            for m, v in evaluate(te.y, s, te.qid).items():
+                per_fold[f"{engine} {objective}"][m].append(v)
+        print(f"fold {i + 1}/{args.folds} done", flush=True)
+    print(f"\n{args.folds}-fold CV over {union.n_queries} queries (mean ± sd over folds)")
+    print(f"{'method':<28}" + " ".join(f"{m:>17}" for m in METRICS))
+    for name, vals in per_fold.items():
+        results["cv"][name] = {m: {"mean": float(np.mean(v)), "sd": float(np.std(v, ddof=1)), "folds": v}
+                               for m, v in vals.items()}
+        print(f"{name:<28}" + " ".join(f"{np.mean(v):>9.4f} ± {np.std(v, ddof=1):.4f}" for v in vals.values()))
+    tests = {}
+    for engine in ("lightgbm", "xgboost"):
+        a, b = per_fold[f"{engine} auc"]["auc"], per_fold["lightgbm lambdarank"]["auc"]
+        tests[f"{engine} λ-AUC vs lightgbm lambdarank, AUC"] = (np.mean(a) - np.mean(b), stats.ttest_rel(a, b).pvalue)
+        best_other = max((n for n in per_fold if not n.endswith("mauc")),
+                         key=lambda n: np.mean(per_fold[n]["mauc"]))
+        a, b = per_fold[f"{engine} mauc"]["mauc"], per_fold[best_other]["mauc"]
+        tests[f"{engine} λ-MAUC vs best other ({best_other}), MAUC"] = (np.mean(a) - np.mean(b),
+                                                                        stats.ttest_rel(a, b).pvalue)
+    print("\npaired t-tests over folds (difference of means, p)")
+    for name, (d, p) in tests.items():
+        print(f"  {name:<62} {d:+.4f}  p={p:.3f}")
+    results["paired_tests"] = {k: {"diff": float(d), "p": float(p)} for k, (d, p) in tests.items()}
+    ours = results["holdout"]["lightgbm mauc"]
+    print(f"\nWelleck Table 1, LambdaMART-MAUC on MQ2008: MAUC {WELLECK_TABLE1['mauc']:.3f}, MAP "
+          f"{WELLECK_TABLE1['map']:.3f};  ours (vali->test, LightGBM λ-MAUC): MAUC {ours['mauc']:.3f}, "
+          f"MAP(trec) {ours['map:trec']:.3f};  CV: MAUC {results['cv']['lightgbm mauc']['mauc']['mean']:.3f}, "
+          f"MAP(trec) {results['cv']['lightgbm mauc']['map:trec']['mean']:.3f}")
+    results["welleck_table1"] = WELLECK_TABLE1
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=float))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

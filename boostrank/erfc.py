@@ -1,0 +1,145 @@
+"""ε-exact weighted sums of erfc (and Gaussian) functions in linear time (Raykar §5)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import erfc, erfcinv
+
+from ._kernels.erfc import erfc_sum_direct, erfc_sum_fast
+
+__all__ = ["erfc_sum", "series_parameters", "SeriesParameters"]
+
+_SIDES = {"both": 0, "below": 1, "above": 2}
+_KERNELS = {"erfc": 0, "gauss": 1}
+
+
+@dataclass(frozen=True)
+class SeriesParameters:
+    """Cut-off radius ``r`` (= block width), series step ``h`` and truncation ``p``."""
+
+    r: float
+    h: float
+    p: int
+
+
+def series_parameters(eps: float, kernel: str = "erfc") -> SeriesParameters:
+    """Parameters of the fast sum for accuracy ``eps`` (relative to Σ|q|).
+
+    The error budget per source–target pair, with s = y − z:
+
+    * |s| > r is not summed (erfc taken as 0 or 2, Gaussian as 0): error erfc(r) or
+      e^{−r²}, set to ε/2;
+    * |s| ≤ 2r goes through Beaulieu's series (Raykar eq. 5) with step h chosen so
+      that the aliasing term erfc(π/(2h) − |s|) (Raykar eq. 6) is ≤ ε/8, and the
+      smallest p whose truncation term 2/(√π h)·erfc((2p+1)h) is ≤ ε/8.
+
+    For the Gaussian e^{−s²} = (4h/√π) Σ_{n odd} e^{−n²h²} cos(2nhs) − Σ_{k≠0}
+    (−1)^k e^{−(s − kπ/(2h))²} (Poisson summation); aliasing ≤ 2.2 e^{−(π/(2h) − |s|)²}
+    and truncation ≤ (4h/√π) e^{−m²h²} + erfc(mh), m = 2p + 1, each set to ε/8.
+
+    So every pair is off by at most ε/2 |q_i| and the sum by ε/2 Σ|q|, leaving half
+    the budget to floating-point rounding.  Raykar's choice h = π/(3(r + erfc⁻¹(ε/2)))
+    is more conservative; this one gives a smaller p for the same bound.
+    """
+    if not (1e-16 <= eps <= 0.5):
+        raise ValueError(f"eps must be in [1e-16, 0.5], got {eps}")
+    if kernel == "erfc":
+        r = float(erfcinv(eps / 2))
+        alias = float(erfcinv(eps / 8))
+    elif kernel == "gauss":
+        r = math.sqrt(math.log(2 / eps))
+        alias = math.sqrt(math.log(17.6 / eps))
+    else:
+        raise ValueError(f"kernel must be 'erfc' or 'gauss', got {kernel!r}")
+    h = math.pi / (2 * (2 * r + alias))
+    p = 1
+    while True:
+        m = 2 * p + 1
+        if kernel == "erfc":
+            tail = 2 / (math.sqrt(math.pi) * h) * erfc(m * h)
+        else:
+            tail = 4 * h / math.sqrt(math.pi) * math.exp(-(m * h) ** 2) + erfc(m * h)
+        if tail <= eps / 8:
+            break
+        p += 1
+    return SeriesParameters(r=r, h=h, p=p)
+
+
+def _as_points(a, name):
+    a = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contain NaN or inf")
+    return a
+
+
+def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "fast", *,
+             side: str = "both", kernel: str = "erfc") -> np.ndarray:
+    """E(y_j) = Σ_i q_i erfc(y_j − z_i) at every target (Raykar et al. eq. 4).
+
+    Parameters
+    ----------
+    targets : array-like of shape (M,)
+        The points y_j.
+    sources : array-like of shape (N,)
+        The centres z_i.
+    weights : array-like of shape (N,), default=None
+        q_i (default 1).  Any sign.
+    eps : float, default=1e-6
+        ``method="fast"``: max_j |Ê(y_j) − E(y_j)| ≤ eps · Σ_i |q_i|, for any spread of
+        points, for eps in [1e-16, 0.5] (see :func:`series_parameters` for the error
+        budget).  Below about 1e-13 the float64 rounding of the sums (present in the
+        direct sum as well, ~1e-15 · Σ|q|) is larger than eps.
+    method : {"fast", "direct"}, default="fast"
+        ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
+        cut-offs; one-sided sums add an O((N + M) log(N + M)) sort).  ``"direct"``:
+        the O(NM) sum with compensated summation.
+    side : {"both", "below", "above"}, default="both"
+        Sum over all sources, over those strictly below the target (z_i < y_j), or
+        over those at or above it (z_i ≥ y_j); "below" + "above" = "both".
+    kernel : {"erfc", "gauss"}, default="erfc"
+        ``"gauss"`` sums q_i exp(−(y_j − z_i)²) instead, which is −√π/2 times the
+        derivative of erfc: the hessian terms of the erfc link.
+
+    Returns
+    -------
+    ndarray of float64, shape (M,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([-1.0, 0.0, 2.0]); z = np.array([0.0, 0.5])
+    >>> bool(np.allclose(erfc_sum(y, z, eps=1e-12), erfc_sum(y, z, method="direct"), atol=1e-11))
+    True
+    """
+    y = _as_points(targets, "targets")
+    z = _as_points(sources, "sources")
+    q = np.ones_like(z) if weights is None else _as_points(weights, "weights")
+    if q.shape != z.shape:
+        raise ValueError(f"{q.shape[0]} weights for {z.shape[0]} sources")
+    if side not in _SIDES:
+        raise ValueError(f"side must be one of {sorted(_SIDES)}, got {side!r}")
+    if kernel not in _KERNELS:
+        raise ValueError(f"kernel must be 'erfc' or 'gauss', got {kernel!r}")
+    out = np.zeros(y.shape[0])
+    if y.size == 0 or z.size == 0:
+        return out
+    sd, kd = _SIDES[side], _KERNELS[kernel]
+    if method == "direct":
+        erfc_sum_direct(y, z, q, kd, sd, out)
+        return out
+    if method != "fast":
+        raise ValueError(f"method must be 'fast' or 'direct', got {method!r}")
+    par = series_parameters(eps, kernel)
+    lo = min(y.min(), z.min())
+    if sd == 0:
+        erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, sd, out)
+        return out
+    oy = np.argsort(y, kind="stable")
+    oz = np.argsort(z, kind="stable")
+    sorted_out = np.empty_like(out)
+    erfc_sum_fast(y[oy], z[oz], q[oz], lo, par.r, par.h, par.p, kd, sd, sorted_out)
+    out[oy] = sorted_out
+    return out

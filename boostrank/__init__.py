@@ -17,9 +17,11 @@ from .metrics import (
     resolved_rank,
     wmw,
 )
+from .erfc import erfc_sum
 from .lightgbm import lightgbm_metric, lightgbm_objective
 from .objectives import LambdaObjective, lambda_gradients
 from .ranker import LambdaRanker
+from .rankncg import RankNCG
 from .xgboost import xgboost_metric, xgboost_objective
 from .weights import (
     WeightFamily,
@@ -60,6 +62,8 @@ __all__ = [
     "xgboost_objective",
     "xgboost_metric",
     "LambdaRanker",
+    "erfc_sum",
+    "RankNCG",
     "WeightFamily",
     "wrs",
     "local_auc",

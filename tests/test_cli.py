@@ -89,6 +89,18 @@ def test_train_then_predict(tmp_path, capsys, engine, objective):
     assert f"{br.auc(valid.y, s, valid.qid):.4f}" in capsys.readouterr().out
 
 
+def test_fit_linear_then_predict(tmp_path, capsys):
+    train = br.make_letor(30, random_state=1)
+    br.save_letor(tmp_path / "train.txt", train)
+    out = tmp_path / "rankncg.json"
+    assert main(["fit-linear", "--model", "rankncg", "--train", str(tmp_path / "train.txt"), "--out", str(out)]) == 0
+    assert "CG iterations" in capsys.readouterr().out
+    scores = tmp_path / "s.txt"
+    assert main(["predict", "--model", str(out), "--data", str(tmp_path / "train.txt"), "--out", str(scores)]) == 0
+    ref = br.RankNCG().fit(train.X, train.y, train.qid)
+    np.testing.assert_allclose(np.loadtxt(scores), ref.decision_function(train.X), rtol=1e-12, atol=1e-12)
+
+
 def test_train_and_predict_errors(tmp_path, capsys):
     data = br.make_letor(5, random_state=1)
     br.save_letor(tmp_path / "d.txt", data)
@@ -108,7 +120,7 @@ def test_demo_console_script():
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "logistic regression" in proc.stdout and "ndcg@10" in proc.stdout
-    assert "LightGBM λ-AUC" in proc.stdout and "LightGBM lambdarank" in proc.stdout
+    assert "RankNCG" in proc.stdout and "LightGBM λ-AUC" in proc.stdout and "LightGBM lambdarank" in proc.stdout
 
 
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)

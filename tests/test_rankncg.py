@@ -1,0 +1,111 @@
+"""RankNCG: gradients against finite differences and pair-by-pair oracles; fits; estimator API."""
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.rankncg import _Pairs, log_likelihood, pair_gradient
+
+from .reference import rankncg_loglik
+
+
+def _problem(seed, n=120, d=4, classes=3, noise=0.7, qid=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.2, 5.0, size=d)
+    w = rng.normal(size=d)
+    f = X @ w / np.std(X @ w)
+    y = np.digitize(f + noise * rng.normal(size=n), np.quantile(f, np.linspace(0, 1, classes + 1)[1:-1]))
+    q = np.repeat(np.arange(n // 20), 20) if qid else None
+    return X, y, q
+
+
+@pytest.mark.parametrize("qid", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_gradient_matches_oracle_and_finite_differences(seed, qid):
+    X, y, q = _problem(seed, n=60, qid=qid)
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=X.shape[1]) * 0.3
+    ll_ref, g_ref = rankncg_loglik(w, X, y, q, alpha=0.5)
+    assert log_likelihood(w, X, y, q, alpha=0.5) == pytest.approx(ll_ref, rel=1e-12)
+    g = pair_gradient(w, X, y, q, alpha=0.5)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-10)
+    h = 1e-6
+    fd = [(log_likelihood(w + h * e, X, y, q, alpha=0.5) - log_likelihood(w - h * e, X, y, q, alpha=0.5)) / (2 * h)
+          for e in np.eye(X.shape[1])]
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6 * np.abs(g).max())
+
+
+@pytest.mark.parametrize("eps", [1e-2, 1e-6, 1e-10])
+@pytest.mark.parametrize("qid", [False, True])
+@pytest.mark.parametrize("seed", range(2))
+def test_fast_gradient_within_eps_of_erfc_link_gradient(seed, qid, eps):
+    X, y, q = _problem(seed + 10, n=200, qid=qid)
+    w = np.random.default_rng(seed).normal(size=X.shape[1])
+    _, g_ref = rankncg_loglik(w, X[:60], y[:60], None if q is None else q[:60], alpha=1.0, link="erfc")
+    g_direct = pair_gradient(w, X[:60], y[:60], None if q is None else q[:60], gradient="erfc-direct")
+    np.testing.assert_allclose(g_direct, g_ref, rtol=1e-10, atol=1e-9)
+    direct = pair_gradient(w, X, y, q, gradient="erfc-direct")
+    fast = pair_gradient(w, X, y, q, gradient="fast", eps=eps)
+    # each coefficient sums erfc over its pair partners, each off by at most eps/2 relative
+    # to the sources of one erfc_sum call (all documents of the partner class)
+    counts = np.bincount(_Pairs(y, q, "full").cls)
+    bound = np.abs(X).T @ np.full(len(y), 0.5 * eps * counts.sum()) + 1e-9
+    assert np.all(np.abs(fast - direct) <= bound)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_and_exact_reach_the_same_wmw(seed):
+    X, y, q = _problem(seed + 20, n=400, d=5, classes=3 + seed % 2, qid=seed % 2 == 1)
+    fast = br.RankNCG(gradient="fast").fit(X, y, q)
+    exact = br.RankNCG(gradient="exact").fit(X, y, q)
+    assert abs(fast.score(X, y, q) - exact.score(X, y, q)) <= 0.002
+    assert fast.n_iter_ >= 1 and exact.n_iter_ >= 1
+
+
+def test_easy_problem_ranks_perfectly_and_beats_random():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.digitize(X @ np.array([2.0, -1.0, 0.5]), [-1.0, 1.0])
+    model = br.RankNCG(alpha=1e-3).fit(X, y)
+    assert model.score(X, y) == 1.0
+    assert np.corrcoef(model.coef_, [2.0, -1.0, 0.5])[0, 1] > 0.99
+
+
+def test_coef_in_caller_units_and_json_round_trip(tmp_path):
+    X, y, _ = _problem(5)
+    m1 = br.RankNCG().fit(X, y)
+    scale = np.array([10.0, 1.0, 0.1, 3.0])
+    m2 = br.RankNCG().fit(X * scale, y)
+    np.testing.assert_allclose(m2.coef_ * scale, m1.coef_, rtol=1e-6)
+    path = tmp_path / "m.json"
+    m1.save_model(path)
+    loaded = br.RankNCG.load_model(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), m1.decision_function(X))
+    assert loaded.get_params() == m1.get_params()
+
+
+def test_explicit_graph_and_errors():
+    X, y, _ = _problem(6)
+    m = br.RankNCG(graph=[(0, 2)]).fit(X, y)  # only class 2 above class 0
+    assert m.n_pairs_ == np.sum(y == 0) * np.sum(y == 2)
+    with pytest.raises(ValueError, match="one class"):
+        br.RankNCG().fit(X, np.ones(len(y), dtype=int))
+    with pytest.raises(ValueError, match="absent"):
+        br.RankNCG(graph=[(0, 7)]).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        br.RankNCG().fit(np.full_like(X, np.nan), y)
+    with pytest.raises(ValueError, match="gradient"):
+        br.RankNCG(gradient="slow").fit(X, y)
+    with pytest.raises(ValueError, match="nothing to learn"):
+        br.RankNCG().fit(X[:4], [0, 0, 1, 1], qid=[1, 1, 2, 2])
+
+
+def test_sklearn_api():
+    from sklearn.base import clone
+    from sklearn.utils.estimator_checks import check_estimator
+
+    est = br.RankNCG(max_iter=20)
+    assert clone(est).get_params() == est.get_params()
+    failed = {r["check_name"]: str(r["exception"])[:300]
+              for r in check_estimator(est, on_fail=None) if r["status"] == "failed"}
+    assert not failed, failed

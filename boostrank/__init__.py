@@ -4,7 +4,7 @@ The public API is re-exported here; see the modules for details.
 """
 
 from .data import LetorData, LetorFormatError, load_letor, save_letor
-from .datasets import load_sample, make_letor
+from .datasets import load_sample, make_gaussians, make_letor, make_roc_flexibility
 from .metrics import (
     auc,
     get_metric,
@@ -20,7 +20,9 @@ from .metrics import (
 from .erfc import erfc_sum
 from .lightgbm import lightgbm_metric, lightgbm_objective
 from .objectives import LambdaObjective, lambda_gradients
+from .mip import MIPRanker, MIPResult
 from .ranker import LambdaRanker
+from .rerank import TopKReranker
 from .rankncg import RankNCG
 from .xgboost import xgboost_metric, xgboost_objective
 from .weights import (
@@ -64,6 +66,11 @@ __all__ = [
     "LambdaRanker",
     "erfc_sum",
     "RankNCG",
+    "MIPRanker",
+    "MIPResult",
+    "TopKReranker",
+    "make_gaussians",
+    "make_roc_flexibility",
     "WeightFamily",
     "wrs",
     "local_auc",

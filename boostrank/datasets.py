@@ -8,7 +8,7 @@ import numpy as np
 
 from .data import LetorData, load_letor
 
-__all__ = ["make_letor", "load_sample"]
+__all__ = ["make_letor", "load_sample", "make_gaussians", "make_roc_flexibility"]
 
 
 def make_letor(
@@ -106,3 +106,60 @@ def load_sample() -> tuple[LetorData, LetorData]:
         train = load_letor(train_path, sparse=False)
         test = load_letor(test_path, sparse=False, n_features=train.n_features)
     return train, test
+
+
+def make_gaussians(n_top_negatives: int = 10, n_positives: int = 3000, n_negatives: int = 3000,
+                   n_far_positives: int = 80, scale: float = 0.1, random_state=None):
+    """Rudin & Wang §3 construction where convex surrogates and rank statistics disagree.
+
+    Along one feature: ``n_top_negatives`` negatives near x = 3, ``n_positives``
+    positives near 1, ``n_negatives`` negatives near 0 and ``n_far_positives``
+    positives near −10 (Gaussian noise of standard deviation ``scale``).  Ranking by
+    +x puts a few negatives on top and loses the far positives; −x puts the far
+    positives on top: statistics focused on the top of the list and the AUC
+    prefer different directions.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 1)
+    y : ndarray of int64 (1 positive, 0 negative)
+    """
+    rng = np.random.default_rng(random_state)
+    centres = np.repeat([3.0, 1.0, 0.0, -10.0], [n_top_negatives, n_positives, n_negatives, n_far_positives])
+    y = np.repeat([0, 1, 0, 1], [n_top_negatives, n_positives, n_negatives, n_far_positives]).astype(np.int64)
+    X = (centres + scale * rng.normal(size=centres.size)).reshape(-1, 1)
+    return X, y
+
+
+def make_roc_flexibility(n_samples: int = 500, n_distinct: int = 20, n_features: int = 5,
+                         flip: float = 0.05, random_state=None):
+    """A ROC-flexibility style set: few distinct rows, one ROC "step" per feature.
+
+    ``n_distinct`` prototype rows, half positive.  Each feature orders the
+    prototypes at random except for its own group of positive prototypes, which it
+    places together at quantile (j + ½)/n_features of its range: the ROC curve of
+    feature j has a vertical step at a different place for every j (thesis Fig. 2-4),
+    so linear combinations can produce very different ROC curves.  Samples are drawn
+    from the prototypes with replacement and a fraction ``flip`` of labels is
+    flipped, so distinct rows repeat and some carry both labels.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of int64
+    """
+    rng = np.random.default_rng(random_state)
+    labels = np.r_[np.ones(n_distinct // 2), np.zeros(n_distinct - n_distinct // 2)].astype(np.int64)
+    pos = np.flatnonzero(labels == 1)
+    groups = np.array_split(rng.permutation(pos), n_features)
+    P = np.empty((n_distinct, n_features))
+    for j in range(n_features):
+        vals = rng.permutation(n_distinct).astype(np.float64) / (n_distinct - 1)
+        q = (j + 0.5) / n_features
+        vals[groups[j]] = q + 0.01 * np.arange(len(groups[j]))
+        P[:, j] = np.round(vals, 3)
+    rows = rng.integers(0, n_distinct, size=n_samples)
+    y = labels[rows].copy()
+    flipped = rng.random(n_samples) < flip
+    y[flipped] = 1 - y[flipped]
+    return P[rows], y

@@ -260,3 +260,25 @@ def rankncg_loglik(w, X, y, qid=None, alpha=1.0, link="logistic"):
                     total += math.log(sig) if sig > 0 else -math.inf
                     grad = grad + (X[l] - X[k]) * (1 - sig)
     return total, grad
+
+
+def candidate_directions(X):
+    """Every ordering (with ties) a linear score on 1-D or 2-D data can produce.
+
+    Orderings change only where w is orthogonal to a difference x_i − x_k; the
+    critical directions and the midpoints between them, plus w = 0, visit all.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.shape[1] == 1:
+        return [np.array([1.0]), np.array([-1.0]), np.array([0.0])]
+    angles = set()
+    for i in range(len(X)):
+        for k in range(len(X)):
+            dx = X[i] - X[k]
+            if np.any(dx != 0):
+                base = math.atan2(dx[1], dx[0]) + math.pi / 2
+                angles.add(base % (2 * math.pi))
+                angles.add((base + math.pi) % (2 * math.pi))
+    crit = sorted(angles) or [0.0]
+    mids = [(a + b) / 2 for a, b in zip(crit, crit[1:] + [crit[0] + 2 * math.pi])]
+    return [np.array([math.cos(t), math.sin(t)]) for t in crit + mids] + [np.zeros(2)]

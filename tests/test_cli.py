@@ -101,6 +101,25 @@ def test_fit_linear_then_predict(tmp_path, capsys):
     np.testing.assert_allclose(np.loadtxt(scores), ref.decision_function(train.X), rtol=1e-12, atol=1e-12)
 
 
+def test_rerank_command(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    train, test = br.make_letor(6, random_state=1), br.make_letor(4, random_state=2)
+    for name, d in (("train", train), ("test", test)):
+        br.save_letor(tmp_path / f"{name}.txt", d)
+        np.savetxt(tmp_path / f"{name}.s", d.X[:, 0] + rng.normal(size=len(d)))
+    out = tmp_path / "reranked.txt"
+    argv = ["rerank", "--train", str(tmp_path / "train.txt"), "--train-scores", str(tmp_path / "train.s"),
+            "--test", str(tmp_path / "test.txt"), "--test-scores", str(tmp_path / "test.s"), "--k", "4",
+            "--statistic", "dcg@3", "--time-limit", "20", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "status=" in text and "re-ranked top 4" in text
+    new = np.loadtxt(out)
+    # within each test query the new scores are a permutation of n..1
+    for a, b in zip(test.group_offsets[:-1], test.group_offsets[1:]):
+        assert sorted(new[a:b]) == list(range(1, b - a + 1))
+
+
 def test_train_and_predict_errors(tmp_path, capsys):
     data = br.make_letor(5, random_state=1)
     br.save_letor(tmp_path / "d.txt", data)

@@ -25,12 +25,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import LinearSVC
 
 import boostrank as br
+
+from _common import Logistic, RankSVMPairs
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"
@@ -86,45 +85,10 @@ def synthetic(n, d=9, S=3, seed=0):
     return X, _bins(f + 0.4 * f.std() * rng.normal(size=n), S)
 
 
-class RankSVMPairs:
-    """Linear RankSVM: LinearSVC on (x_l − x_k, ±1) for sampled preferred pairs."""
-
-    def __init__(self, max_pairs=20000, seed=0):
-        self.max_pairs, self.seed = max_pairs, seed
-
-    def fit(self, X, y):
-        rng = np.random.default_rng(self.seed)
-        self.scaler = StandardScaler().fit(X)
-        Xs = self.scaler.transform(X)
-        i = rng.integers(0, len(y), size=8 * self.max_pairs)
-        j = rng.integers(0, len(y), size=8 * self.max_pairs)
-        keep = y[i] > y[j]
-        i, j = i[keep][: self.max_pairs], j[keep][: self.max_pairs]
-        D = np.vstack([Xs[i] - Xs[j], Xs[j] - Xs[i]])
-        s = np.r_[np.ones(len(i)), -np.ones(len(i))]
-        self.svc = LinearSVC(C=1.0, fit_intercept=False, dual="auto", max_iter=5000).fit(D, s)
-        return self
-
-    def decision_function(self, X):
-        return self.svc.decision_function(self.scaler.transform(X))
-
-
-class LogisticExpected:
-    """Multinomial logistic regression scored by the expected class."""
-
-    def fit(self, X, y):
-        self.scaler = StandardScaler().fit(X)
-        self.lr = LogisticRegression(max_iter=2000).fit(self.scaler.transform(X), y)
-        return self
-
-    def decision_function(self, X):
-        return self.lr.predict_proba(self.scaler.transform(X)) @ self.lr.classes_
-
-
 METHODS = {
     "RankNCG fast": lambda: br.RankNCG(gradient="fast", eps=1e-6),
     "RankNCG exact": lambda: br.RankNCG(gradient="exact"),
-    "logistic regression": LogisticExpected,
+    "logistic regression": Logistic,
     "RankSVM linear (pairs)": RankSVMPairs,
 }
 

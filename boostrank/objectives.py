@@ -64,6 +64,18 @@ class LambdaObjective:
         ``"ndcg"`` only: LightGBM's ``lambdarank_norm``.
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
+    link : {"logistic", "probit"}, default="logistic"
+        ``"auc"`` only.  ``"probit"`` replaces the logistic ρ by Raykar's
+        ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
+        (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
+    method : {"exact", "fast", "auto"}, default="exact"
+        ``"auc"`` with ``link="probit"``: pair sums, the erfc series
+        (:mod:`boostrank.longlists`, O(n log n) per list, within
+        :func:`boostrank.longlists.fast_error_bound`), or ``fast`` for lists of at
+        least ``auto_min_rows`` rows.
+    eps : float, default=1e-6
+        Accuracy of the series.
+    auto_min_rows : int, default=2000
 
     Notes
     -----
@@ -77,7 +89,16 @@ class LambdaObjective:
     """
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
-                 truncation_level: int = 30, norm: bool = True, label_gain=None):
+                 truncation_level: int = 30, norm: bool = True, label_gain=None,
+                 link: str = "logistic", method: str = "exact", eps: float = 1e-6, auto_min_rows: int = 2000):
+        if link not in ("logistic", "probit"):
+            raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
+        if method not in ("exact", "fast", "auto"):
+            raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
+        if method != "exact" and link != "probit":
+            raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
+        if link == "probit" and metric != "auc":
+            raise NotImplementedError("the probit link is implemented for metric='auc' only")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
         if not sigma > 0:
@@ -90,6 +111,10 @@ class LambdaObjective:
         self.truncation_level = int(truncation_level)
         self.norm = bool(norm)
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
+        self.link = link
+        self.method = method
+        self.eps = float(eps)
+        self.auto_min_rows = int(auto_min_rows)
         self._cache: dict = {}
 
     def __repr__(self):
@@ -157,6 +182,11 @@ class LambdaObjective:
         return grad, hess
 
     def _kernel(self, s, y, offsets, gain, grad, hess):
+        if self.link == "probit":
+            from .longlists import lambda_auc_probit
+
+            lambda_auc_probit(s, y, offsets, self.sigma, self.method, self.eps, self.auto_min_rows, grad, hess)
+            return
         if self.metric == "ndcg":
             lambda_ndcg_kernel(s, y, offsets, self.sigma, self.truncation_level, self.norm,
                                gain, grad, hess)
@@ -166,7 +196,8 @@ class LambdaObjective:
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
-                     norm: bool = True, label_gain=None) -> tuple[np.ndarray, np.ndarray]:
+                     norm: bool = True, label_gain=None, link: str = "logistic", method: str = "exact",
+                     eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 
     Parameters
@@ -183,6 +214,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
         Per-row weights multiplying gradients and hessians (as LightGBM does).
     truncation_level, norm, label_gain
         NDCG only; see :class:`LambdaObjective`.
+    link, method, eps
+        AUC only: the probit link and the linear-time series; see :class:`LambdaObjective`.
 
     Returns
     -------
@@ -201,8 +234,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     >>> bool(g[0] < 0 and abs(g.sum()) < 1e-15)
     True
     """
-    obj = LambdaObjective(metric, sigma=sigma, threshold=threshold,
-                          truncation_level=truncation_level, norm=norm, label_gain=label_gain)
+    obj = LambdaObjective(metric, sigma=sigma, threshold=threshold, truncation_level=truncation_level,
+                          norm=norm, label_gain=label_gain, link=link, method=method, eps=eps)
     s = as_1d_float(scores, "scores")
     n = s.shape[0]
     if np.shape(labels)[0] != n:

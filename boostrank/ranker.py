@@ -74,6 +74,9 @@ class LambdaRanker(BaseEstimator):
         σ of the RankNet logistic in boostrank's objectives.
     threshold : float, default=0.0
         ``objective="auc"``: labels above it are positive.
+    link, method : str, default="logistic", "exact"
+        ``objective="auc"``: ``link="probit", method="fast"`` (or ``"auto"``) trains
+        with the linear-time erfc-series λ (:mod:`boostrank.longlists`) for long lists.
     eval_metric : str or list of str, default=None
         boostrank metric names evaluated on ``eval_set`` (``"auc"``, ``"mauc"``,
         ``"auc_pessimistic"``, ``"ndcg@10"``, ``"map"``, ...); default: the objective's
@@ -109,14 +112,16 @@ class LambdaRanker(BaseEstimator):
     """
 
     def __init__(self, engine="lightgbm", objective="auc", *, n_estimators=100, learning_rate=0.1,
-                 sigma=1.0, threshold=0.0, eval_metric=None, early_stopping_rounds=None,
-                 random_state=None, n_jobs=None, verbose=False, **engine_params):
+                 sigma=1.0, threshold=0.0, link="logistic", method="exact", eval_metric=None,
+                 early_stopping_rounds=None, random_state=None, n_jobs=None, verbose=False, **engine_params):
         self.engine = engine
         self.objective = objective
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.sigma = sigma
         self.threshold = threshold
+        self.link = link
+        self.method = method
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.random_state = random_state
@@ -160,7 +165,10 @@ class LambdaRanker(BaseEstimator):
         return custom, list(metrics)
 
     def _objective_kw(self):
-        return {"sigma": self.sigma, "threshold": self.threshold}
+        kw = {"sigma": self.sigma, "threshold": self.threshold}
+        if self.link != "logistic" or self.method != "exact":
+            kw.update(link=self.link, method=self.method)
+        return kw
 
     def fit(self, X, y, qid=None, *, group=None, sample_weight=None, eval_set=None,
             eval_qid=None, eval_group=None):

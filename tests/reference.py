@@ -282,3 +282,27 @@ def candidate_directions(X):
     crit = sorted(angles) or [0.0]
     mids = [(a + b) / 2 for a, b in zip(crit, crit[1:] + [crit[0] + 2 * math.pi])]
     return [np.array([math.cos(t), math.sin(t)]) for t in crit + mids] + [np.zeros(2)]
+
+
+def lambda_auc_probit_reference(scores, labels, sigma=1.0):
+    """λ-AUC of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount ΔAUC."""
+    alpha = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
+    n = len(scores)
+    grad, hess = np.zeros(n), np.zeros(n)
+    lab01 = [1 if v > 0 else 0 for v in labels]
+    order = sorted(range(n), key=lambda d: (-scores[d], lab01[d], d))
+    lab = [lab01[d] for d in order]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if lab[i] == lab[j]:
+                continue
+            delta = abs(swap_delta(lab, i, j))
+            hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
+            x = alpha * sigma * (scores[hi] - scores[lo])
+            rho = 0.5 * math.erfc(x)
+            w = sigma * delta * alpha * sigma / math.sqrt(math.pi) * math.exp(-x * x)
+            grad[hi] -= sigma * delta * rho
+            grad[lo] += sigma * delta * rho
+            hess[hi] += w
+            hess[lo] += w
+    return grad, hess

@@ -1,0 +1,106 @@
+"""λ-AUC with the probit link: pair oracle, fast series within its bound, engines, training."""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+import xgboost as xgb
+
+import boostrank as br
+from boostrank.longlists import fast_error_bound, lambda_auc_probit
+
+from .reference import lambda_auc_probit_reference
+
+
+def _list(kind, n, rng, rate=0.3):
+    if kind == "random":
+        s = rng.normal(size=n)
+    elif kind == "ties":
+        s = np.round(rng.normal(size=n))
+    else:
+        s = np.zeros(n)
+    return s, (rng.random(n) < rate).astype(np.float64)
+
+
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 9, 40])
+def test_exact_probit_kernel_matches_pair_oracle(kind, n):
+    rng = np.random.default_rng(n)
+    s, y = _list(kind, n, rng)
+    g, h = lambda_auc_probit(s, y, np.array([0, n]), sigma=1.3, method="exact")
+    g_ref, h_ref = lambda_auc_probit_reference(s, y, sigma=1.3)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("eps", [1e-3, 1e-6, 1e-10])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
+@pytest.mark.parametrize("n", [1, 2, 5, 100, 1000, 5000])
+def test_fast_within_bound_of_exact(n, kind, eps):
+    rng = np.random.default_rng(n + len(kind))
+    s, y = _list(kind, n, rng, rate=0.1)
+    off = np.array([0, n])
+    ge, he = lambda_auc_probit(s, y, off, method="exact")
+    gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=eps)
+    gb, hb = fast_error_bound(s, y, off, eps=eps)
+    assert np.all(np.abs(gf - ge) <= gb + 1e-14)
+    assert np.all(np.abs(hf - he) <= hb + 1e-14)
+    assert abs(gf.sum()) <= gb.sum() + 1e-12  # λs of a list cancel, up to the bound
+
+
+def test_queries_single_class_and_auto():
+    rng = np.random.default_rng(7)
+    sizes = [0, 1, 30, 2500, 4]
+    off = np.r_[0, np.cumsum(sizes)]
+    s = rng.normal(size=off[-1])
+    y = (rng.random(off[-1]) < 0.2).astype(float)
+    y[off[2]:off[3]] = 0.0  # a single-class query
+    ge, he = lambda_auc_probit(s, y, off, method="exact")
+    for method in ("fast", "auto"):
+        gf, hf = lambda_auc_probit(s, y, off, method=method, eps=1e-9, auto_min_rows=1000)
+        gb, hb = fast_error_bound(s, y, off, eps=1e-9)
+        assert np.all(np.abs(gf - ge) <= gb + 1e-14) and np.all(np.abs(hf - he) <= hb + 1e-14)
+    assert not np.any(ge[off[2]:off[3]])
+
+
+def test_bad_combinations():
+    with pytest.raises(ValueError, match="probit"):
+        br.LambdaObjective("auc", method="fast")
+    with pytest.raises(NotImplementedError):
+        br.LambdaObjective("mauc", link="probit")
+    with pytest.raises(ValueError, match="method"):
+        br.LambdaObjective("auc", link="probit", method="series")
+
+
+def _long_list(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    f = X[:, 0] - 0.5 * X[:, 1] + 0.3 * X[:, 2] ** 2
+    y = (f + rng.normal(size=n) > 2.0).astype(int)
+    flip = rng.random(n) < 0.02  # label noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def test_fast_training_improves_auc_and_matches_exact():
+    X, y = _long_list(6000, 0)
+    tr, te = slice(0, 4000), slice(4000, None)
+    kw = dict(objective="auc", link="probit", n_estimators=25, num_leaves=15, learning_rate=0.1, random_state=0)
+    fast = br.LambdaRanker(method="fast", **kw).fit(X[tr], y[tr])
+    exact = br.LambdaRanker(method="exact", **kw).fit(X[tr], y[tr])
+    start = br.auc(y[te], X[te, 0])  # better than any constant start: the strongest single feature
+    a_fast, a_exact = br.auc(y[te], fast.predict(X[te])), br.auc(y[te], exact.predict(X[te]))
+    assert a_fast > start and abs(a_fast - a_exact) < 2e-3
+
+
+def test_engines_take_the_fast_objective_on_one_list():
+    X, y = _long_list(3000, 1)
+    obj = br.lightgbm_objective("auc", link="probit", method="fast")
+    booster = lgb.train({"objective": obj, "verbose": -1, "num_leaves": 7}, lgb.Dataset(X, y), 10)
+    assert br.auc(y, booster.predict(X)) > 0.8
+    ranker = lgb.LGBMRanker(objective=obj, n_estimators=10, num_leaves=7, verbose=-1)
+    ranker.fit(X, y, group=[len(y)])
+    assert br.auc(y, ranker.predict(X)) > 0.8
+    xobj = br.xgboost_objective("auc", link="probit", method="fast")
+    bst = xgb.train({"tree_method": "hist", "max_depth": 3, "min_child_weight": 1e-3,
+                     "disable_default_eval_metric": 1}, xgb.DMatrix(X, y), 10, obj=xobj)
+    assert br.auc(y, bst.predict(xgb.DMatrix(X))) > 0.8

@@ -120,6 +120,10 @@ class _Model:
         self.w = [pulp.LpVariable(f"w{j}", -1, 1) for j in range(d)]
         self.binaries = 0
         self.objective_terms = []
+        self.z = {}        # (u, v) -> "u above v" variable, over rows ``self.U``
+        self.t = {}        # (u, ell) -> minimum-rank threshold variable
+        self.counts = None
+        self.gamma = []
         self.offset = 0.0  # constant added to the MIP objective to get the statistic's value
         self.scale = 1.0   # and the factor that normalises it (AUC)
 
@@ -176,6 +180,7 @@ def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4
         U, g, inv = X, groups, np.arange(n)
     m = U.shape[0]
     model.n_distinct = m
+    model.U = U
     pos = np.bincount(inv, weights=sw * (y > 0), minlength=m)
     neg = np.bincount(inv, weights=sw * (y <= 0), minlength=m)
     cnt = pos + neg
@@ -206,6 +211,7 @@ def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4
             z[(u, v)] = model.binary(f"z_{u}_{v}")
             model.above(z[(u, v)], U[u] - U[v], eps)
             model.objective_terms.append(wt * z[(u, v)])
+        model.z = z
         for (u, v), zz in z.items():
             if u < v and (v, u) in z:
                 model.prob += zz + z[(v, u)] <= 1
@@ -219,6 +225,7 @@ def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4
     objective = pulp.lpSum(model.objective_terms)
     if l0 > 0:
         gam = [pulp.LpVariable(f"gamma{j}", 0, 1, model.cat) for j in range(d)]
+        model.gamma = gam
         model.binaries += d
         for j in range(d):
             model.prob += gam[j] >= model.w[j]
@@ -265,6 +272,8 @@ def _rank_risk(model, U, g, pos, neg, cnt, fam, rank, eps, y, groups, sw):
                         continue  # (2.24): identical rows are never above each other
                     z[(u, v)] = model.binary(f"z_{u}_{v}")
                     model.above(z[(u, v)], U[u] - U[v], eps)
+            model.z.update(z)
+            model.counts = cnt
             for (u, v), zz in z.items():  # (2.21) between distinct positive rows
                 if u < v and (v, u) in z:
                     model.prob += zz + z[(v, u)] == 1
@@ -276,6 +285,7 @@ def _rank_risk(model, U, g, pos, neg, cnt, fam, rank, eps, y, groups, sw):
                 prev = None
                 for ell in S2:
                     t = model.binary(f"t_{u}_{ell}")
+                    model.t[(u, ell)] = t
                     model.prob += (ell - 1) * t <= minrank  # (2.20)
                     if prev is not None:
                         model.prob += prev >= t  # (2.22)
@@ -586,10 +596,23 @@ class MIPRanker(BaseEstimator):
         if not np.any(w0):
             return False
         w0 = w0 / np.abs(w0).max()
-        values = {f"w{j}": w0[j] for j in range(len(w0))}
-        for v in model.prob.variables():
-            if v.name in values:
-                v.setInitialValue(values[v.name])
+        # A complete MIP start (CBC ignores partial ones): z from the score gaps of the
+        # merged rows, t from the resulting minimum ranks, γ from the support of w0.
+        for j, v in enumerate(model.w):
+            v.setInitialValue(float(w0[j]))
+        scores = model.U @ w0
+        above = {}
+        for (u, v), var in model.z.items():
+            above[(u, v)] = 1.0 if scores[u] - scores[v] >= self.eps * (1 + 1e-6) else 0.0
+            var.setInitialValue(above[(u, v)])
+        if model.t:
+            minrank = {}
+            for (u, v), val in above.items():
+                minrank[u] = minrank.get(u, 0.0) + val * model.counts[v]
+            for (u, ell), var in model.t.items():
+                var.setInitialValue(1.0 if ell - 1 <= minrank.get(u, 0.0) + 1e-9 else 0.0)
+        for j, g in enumerate(model.gamma):
+            g.setInitialValue(1.0 if w0[j] != 0 else 0.0)
         return True
 
     def decision_function(self, X) -> np.ndarray:

@@ -9,8 +9,9 @@ units).  "i above k" is z_ik = 1, allowed only when wᵀ(x_i − x_k) ≥ ε:
 — thesis (2.7)/(2.10) with a per-pair big-M, because the thesis's M = 1 silently
 restricts w whenever ‖x_i − x_k‖₁ > 1 − ε.  Identical feature rows are merged with
 multiplicities (same optimum, far fewer binaries), and two distinct rows cannot each
-be strictly above the other, z_uv + z_vu ≤ 1 (the spirit of (2.21)); for the
-minimum-rank formulation (2.21) itself holds with equality between positive rows.
+be strictly above the other, z_uv + z_vu ≤ 1 (the spirit of (2.21)); the
+minimum-rank formulation uses (2.21) as an inequality: rows closer than ε cannot be
+separated inside the box, so the thesis's equality can make a model infeasible.
 All problems are posed as minimisation of −objective (CBC keeps MIP starts then).
 """
 
@@ -50,7 +51,8 @@ class MIPResult:
         MIP objective of the incumbent and best bound, in the statistic's units
         (AUC in [0, 1], RRF as a sum over positives, minus the L0 penalty).
     gap : float or None
-        (bound − objective) / max(|objective|, 1e-12).
+        (bound − objective) / max(|objective|, |bound|): 0 when proven optimal, at
+        most 1 for a non-negative statistic.
     statistic : float or None
         The statistic recomputed exactly from w with :mod:`boostrank.metrics`.
     delta : float or None
@@ -276,7 +278,9 @@ def _rank_risk(model, U, g, pos, neg, cnt, fam, rank, eps, y, groups, sw):
             model.counts = cnt
             for (u, v), zz in z.items():  # (2.21) between distinct positive rows
                 if u < v and (v, u) in z:
-                    model.prob += zz + z[(v, u)] == 1
+                    # "≤ 1", not the thesis's "= 1": with |w_j| ≤ 1, rows closer than ε
+                    # cannot be separated, and the equality would make the model infeasible
+                    model.prob += zz + z[(v, u)] <= 1
             t_terms = []
             for u in rows:
                 if pos[u] == 0:
@@ -548,7 +552,7 @@ class MIPRanker(BaseEstimator):
         bnd = None if bound is None else to_stat(bound)
         gap = None
         if objective is not None and bnd is not None:
-            gap = max(0.0, (bnd - objective) / max(abs(objective), 1e-12))
+            gap = max(0.0, (bnd - objective) / max(abs(objective), abs(bnd), 1e-12))
         res = MIPResult(self.coef_, status, objective, bnd, gap, secs, n_rows=n_rows,
                         n_distinct_rows=getattr(model, "n_distinct", n_rows),
                         merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"

@@ -18,10 +18,13 @@ import math
 import numpy as np
 
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
+from ._kernels.metrics import mauc_class_weights
 from .erfc import side_sums
 from .rankncg import ERFC_ALPHA
 
 __all__ = ["lambda_auc_probit", "fast_error_bound"]
+
+ERFC_ALPHA_SQRT_PI = ERFC_ALPHA / math.sqrt(math.pi)
 
 
 def _positions(s, y):
@@ -31,47 +34,56 @@ def _positions(s, y):
     return p
 
 
+def _bipartite(p, t, hi, lo, weight, sigma, eps, grad, hess):
+    """Add the λs and hessians of all pairs (h ∈ hi above l ∈ lo), |ΔM| = weight·|p_h − p_l|.
+
+    ``hi`` and ``lo`` index documents in ascending score order; a tied ``lo``
+    document sits above the ``hi`` one (pessimistic order).
+    """
+    lam_c = sigma * weight / 2.0
+    hess_c = sigma * sigma * ERFC_ALPHA_SQRT_PI * weight
+    # hi targets, lo sources: a tied lo document is above (strictly-below split)
+    Q = np.vstack([np.ones(lo.size), p[lo]])
+    eb, gb, et, gt = side_sums(t[hi], t[lo], Q, eps, ties_below=False)
+    ea, ga = et - eb, gt - gb
+    ph = p[hi]
+    grad[hi] -= lam_c * (ph * (ea[0] - eb[0]) - ea[1] + eb[1])
+    hess[hi] += hess_c * (ph * (ga[0] - gb[0]) - ga[1] + gb[1])
+    # lo targets, hi sources: a tied hi document is below (ties_below)
+    Q = np.vstack([np.ones(hi.size), p[hi]])
+    eb, gb, et, gt = side_sums(t[lo], t[hi], Q, eps, ties_below=True)
+    ea, ga = et - eb, gt - gb
+    k = np.searchsorted(t[hi], t[lo], side="right")
+    csum = np.r_[0.0, np.cumsum(p[hi])]
+    b1, bp = k.astype(np.float64), csum[k]
+    a1, ap = hi.size - b1, csum[-1] - bp
+    pl = p[lo]
+    # Σ_h |p_h − p_l| ρ_hl with ρ = ½ erfc(t_h − t_l) = ½ (2 − erfc(t_l − t_h))
+    below = 2.0 * (bp - pl * b1) - (eb[1] - pl * eb[0])
+    above = 2.0 * (pl * a1 - ap) - (pl * ea[0] - ea[1])
+    grad[lo] += lam_c * (below + above)
+    hess[lo] += hess_c * ((gb[1] - pl * gb[0]) + (pl * ga[0] - ga[1]))
+
+
 def _fast_one_list(s, y, sigma, eps, grad, hess):
     n = s.shape[0]
-    is_pos = y > 0
-    m = int(is_pos.sum())
-    nn = n - m
     grad[:] = 0.0
     hess[:] = 0.0
-    if m == 0 or nn == 0:
+    if n < 2:
         return
+    counts = np.bincount(y, minlength=1).astype(np.float64)
+    w = mauc_class_weights(counts, float(n))
     order = pessimistic_order(s, y, 0, n)
     p = np.empty(n)
     p[order] = np.arange(n, dtype=np.float64)
     t = ERFC_ALPHA * sigma * s
     asc = order[::-1]  # ascending score; the order of ties within a class does not matter
-    ip = asc[is_pos[asc]]
-    ineg = asc[~is_pos[asc]]
-    lam_c = sigma / (2.0 * m * nn)
-    hess_c = sigma * sigma * ERFC_ALPHA / math.sqrt(math.pi) / (m * nn)
-
-    # positives: sources are negatives; a tied negative ranks above (strictly-below split)
-    Q = np.vstack([np.ones(nn), p[ineg]])
-    eb, gb, et, gt = side_sums(t[ip], t[ineg], Q, eps, ties_below=False)
-    ea, ga = et - eb, gt - gb
-    ph = p[ip]
-    grad[ip] = -lam_c * (ph * (ea[0] - eb[0]) - ea[1] + eb[1])
-    hess[ip] = hess_c * (ph * (ga[0] - gb[0]) - ga[1] + gb[1])
-
-    # negatives: sources are positives; a tied positive ranks below (ties_below)
-    Q = np.vstack([np.ones(m), p[ip]])
-    eb, gb, et, gt = side_sums(t[ineg], t[ip], Q, eps, ties_below=True)
-    ea, ga = et - eb, gt - gb
-    k = np.searchsorted(t[ip], t[ineg], side="right")  # positives at or below each negative
-    csum = np.r_[0.0, np.cumsum(p[ip])]
-    b1, bp = k.astype(np.float64), csum[k]
-    a1, ap = m - b1, csum[-1] - bp
-    pl = p[ineg]
-    # Σ_h |p_h − p_l| ρ_hl with ρ = ½ erfc(t_h − t_l) = ½ (2 − erfc(t_l − t_h))
-    below = 2.0 * (bp - pl * b1) - (eb[1] - pl * eb[0])
-    above = 2.0 * (pl * a1 - ap) - (pl * ea[0] - ea[1])
-    grad[ineg] = lam_c * (below + above)
-    hess[ineg] = hess_c * ((gb[1] - pl * gb[0]) + (pl * ga[0] - ga[1]))
+    by_class = [asc[y[asc] == c] for c in range(counts.size)]
+    for a in range(counts.size):
+        for b in range(a):
+            weight = abs(w[a] - w[b])
+            if weight > 0 and by_class[a].size and by_class[b].size:
+                _bipartite(p, t, by_class[a], by_class[b], weight, sigma, eps, grad, hess)
 
 
 def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
@@ -96,6 +108,9 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     grad, hess : ndarray
     """
     n = scores.shape[0]
+    labels = np.ascontiguousarray(labels).astype(np.int64, copy=False)
+    if labels.size and labels.min() < 0:
+        raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
     grad = np.empty(n) if grad is None else grad
     hess = np.empty(n) if hess is None else hess
     if method == "exact":
@@ -119,29 +134,31 @@ def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
 
     Each series sum is within eps/2 per pair (:func:`boostrank.erfc.series_parameters`);
     a document's λ combines four of them weighted by its own position p_i and its
-    partners' positions p_j, so
+    partners' positions p_j, so, with W_ij = |ω_{l_i} − ω_{l_j}| (1/(mn) for AUC),
 
-        |Δgrad_i| ≤ 2 eps · σ/(mn) · Σ_j (p_i + p_j),
-        |Δhess_i| ≤ 2 eps · σ² α/(√π mn) · Σ_j (p_i + p_j)   (×2 for the Gaussian kernel)
+        |Δgrad_i| ≤ 2 eps · σ · Σ_j W_ij (p_i + p_j),
+        |Δhess_i| ≤ 4 eps · σ² α/√π · Σ_j W_ij (p_i + p_j)
 
-    over the partners j of i in the other class: ε times twice the sum of the pair
-    weights (p_i + p_j)/(mn) ≥ |ΔAUC_ij|.
+    over the partners j of i in other classes: ε times (twice) the sum of the pair
+    weights W_ij (p_i + p_j) ≥ |ΔM_ij|.
 
     Returns
     -------
     grad_bound, hess_bound : ndarray
     """
+    labels = np.asarray(labels).astype(np.int64)
     gb = np.zeros(scores.shape[0])
     hb = np.zeros(scores.shape[0])
     for a, b in zip(group_offsets[:-1], group_offsets[1:]):
         s, y = scores[a:b], labels[a:b]
-        is_pos = y > 0
-        m = int(is_pos.sum())
-        nn = len(y) - m
-        if m == 0 or nn == 0:
+        if len(y) < 2:
             continue
+        counts = np.bincount(y).astype(np.float64)
+        w = mauc_class_weights(counts, float(len(y)))
         p = _positions(s, y)
-        w = np.where(is_pos, p * nn + p[~is_pos].sum(), p * m + p[is_pos].sum())
-        gb[a:b] = 2 * eps * sigma / (m * nn) * w
-        hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA / math.sqrt(math.pi) / (m * nn) * w
+        psum = np.bincount(y, weights=p, minlength=counts.size)
+        W = np.abs(w[:, None] - w[None, :])
+        total = W[y] @ counts * p + W[y] @ psum  # Σ_j W_ij (p_i + p_j)
+        gb[a:b] = 2 * eps * sigma * total
+        hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA / math.sqrt(math.pi) * total
     return gb, hb

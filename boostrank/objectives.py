@@ -65,11 +65,11 @@ class LambdaObjective:
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
     link : {"logistic", "probit"}, default="logistic"
-        ``"auc"`` only.  ``"probit"`` replaces the logistic ρ by Raykar's
+        ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
         ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
         (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
     method : {"exact", "fast", "auto"}, default="exact"
-        ``"auc"`` with ``link="probit"``: pair sums, the erfc series
+        With ``link="probit"``: pair sums, the erfc series
         (:mod:`boostrank.longlists`, O(n log n) per list, within
         :func:`boostrank.longlists.fast_error_bound`), or ``fast`` for lists of at
         least ``auto_min_rows`` rows.
@@ -97,8 +97,8 @@ class LambdaObjective:
             raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
         if method != "exact" and link != "probit":
             raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
-        if link == "probit" and metric != "auc":
-            raise NotImplementedError("the probit link is implemented for metric='auc' only")
+        if link == "probit" and metric not in ("auc", "mauc"):
+            raise ValueError("the probit link is for metric='auc' or 'mauc'")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
         if not sigma > 0:

@@ -285,13 +285,13 @@ def candidate_directions(X):
 
 
 def lambda_auc_probit_reference(scores, labels, sigma=1.0):
-    """λ-AUC of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount ΔAUC."""
+    """λ-MAUC (λ-AUC for 0/1) of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount."""
     alpha = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
     n = len(scores)
     grad, hess = np.zeros(n), np.zeros(n)
-    lab01 = [1 if v > 0 else 0 for v in labels]
-    order = sorted(range(n), key=lambda d: (-scores[d], lab01[d], d))
-    lab = [lab01[d] for d in order]
+    grades = [int(v) for v in labels]
+    order = sorted(range(n), key=lambda d: (-scores[d], grades[d], d))
+    lab = [grades[d] for d in order]
     for i in range(n):
         for j in range(i + 1, n):
             if lab[i] == lab[j]:

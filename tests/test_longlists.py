@@ -21,23 +21,29 @@ def _list(kind, n, rng, rate=0.3):
     return s, (rng.random(n) < rate).astype(np.float64)
 
 
+@pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 9, 40])
-def test_exact_probit_kernel_matches_pair_oracle(kind, n):
+def test_exact_probit_kernel_matches_pair_oracle(kind, n, graded):
     rng = np.random.default_rng(n)
     s, y = _list(kind, n, rng)
+    if graded:
+        y = rng.integers(0, 4, size=n)
     g, h = lambda_auc_probit(s, y, np.array([0, n]), sigma=1.3, method="exact")
     g_ref, h_ref = lambda_auc_probit_reference(s, y, sigma=1.3)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("eps", [1e-3, 1e-6, 1e-10])
 @pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
 @pytest.mark.parametrize("n", [1, 2, 5, 100, 1000, 5000])
-def test_fast_within_bound_of_exact(n, kind, eps):
+def test_fast_within_bound_of_exact(n, kind, eps, graded):
     rng = np.random.default_rng(n + len(kind))
     s, y = _list(kind, n, rng, rate=0.1)
+    if graded:  # λ-MAUC: one bipartite pass per pair of classes
+        y = rng.choice(4, size=n, p=[0.7, 0.15, 0.1, 0.05])
     off = np.array([0, n])
     ge, he = lambda_auc_probit(s, y, off, method="exact")
     gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=eps)
@@ -65,8 +71,8 @@ def test_queries_single_class_and_auto():
 def test_bad_combinations():
     with pytest.raises(ValueError, match="probit"):
         br.LambdaObjective("auc", method="fast")
-    with pytest.raises(NotImplementedError):
-        br.LambdaObjective("mauc", link="probit")
+    with pytest.raises(ValueError, match="probit"):
+        br.LambdaObjective("ndcg", link="probit")
     with pytest.raises(ValueError, match="method"):
         br.LambdaObjective("auc", link="probit", method="series")
 
@@ -90,6 +96,14 @@ def test_fast_training_improves_auc_and_matches_exact():
     start = br.auc(y[te], X[te, 0])  # better than any constant start: the strongest single feature
     a_fast, a_exact = br.auc(y[te], fast.predict(X[te])), br.auc(y[te], exact.predict(X[te]))
     assert a_fast > start and abs(a_fast - a_exact) < 2e-3
+
+
+def test_mauc_fast_objective_trains():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 4))
+    y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=3000), [0.5, 1.5])
+    m = br.LambdaRanker(objective="mauc", link="probit", method="fast", n_estimators=15, num_leaves=7).fit(X, y)
+    assert br.mauc(y, m.predict(X)) > 0.85
 
 
 def test_engines_take_the_fast_objective_on_one_list():

@@ -213,12 +213,13 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
 
 @njit(cache=True)
 def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, grad, hess):
-    """λ-AUC with the probit (erfc) link, pair by pair: the reference of the fast path.
+    """λ-AUC / λ-MAUC with the probit (erfc) link, pair by pair: the fast path's reference.
 
     ρ_hl = ½ erfc(ασ(s_h − s_l)) replaces the logistic (Raykar's approximation,
     α = √3/(√2 π)); the hessian term is −dρ/dx = (ασ/√π) exp(−(ασ(s_h − s_l))²).
-    ``labels`` > 0 are positive.  Queries longer than ``max_len`` are skipped (left
-    at zero) so a caller can route them elsewhere.
+    |ΔM_hl| = |p_h − p_l| |ω_{l_h} − ω_{l_l}| with ω of :func:`mauc_class_weights`
+    (0/1 labels: ΔAUC).  Queries longer than ``max_len`` are skipped (left at zero)
+    so a caller can route them elsewhere.
     """
     n_groups = offsets.shape[0] - 1
     c = alpha * sigma / math.sqrt(math.pi)
@@ -231,27 +232,28 @@ def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, gra
         n = b - a
         if n < 2 or n > max_len:
             continue
+        top = 0
+        for i in range(a, b):
+            top = max(top, labels[i])
+        counts = np.zeros(top + 1)
+        for i in range(a, b):
+            counts[labels[i]] += 1.0
+        w = mauc_class_weights(counts, float(n))
         order = pessimistic_order(scores, labels, a, b)
         pos = np.empty(n, dtype=np.int64)
-        m = 0
         for t in range(n):
             pos[order[t]] = t
-            if labels[a + t] > 0:
-                m += 1
-        if m == 0 or m == n:
-            continue
-        norm = 1.0 / (m * (n - m))
         for i in range(a, b):
-            if labels[i] <= 0:
-                continue
             for j in range(a, b):
-                if labels[j] > 0:
+                if labels[i] <= labels[j]:
                     continue
-                delta = abs(pos[i - a] - pos[j - a]) * norm
+                delta = abs(pos[i - a] - pos[j - a]) * abs(w[labels[i]] - w[labels[j]])
+                if delta == 0.0:
+                    continue
                 x = alpha * sigma * (scores[i] - scores[j])
                 lam = sigma * delta * 0.5 * math.erfc(x)
-                w = sigma * delta * c * math.exp(-x * x)
+                h = sigma * delta * c * math.exp(-x * x)
                 grad[i] -= lam
                 grad[j] += lam
-                hess[i] += w
-                hess[j] += w
+                hess[i] += h
+                hess[j] += h

@@ -18,7 +18,7 @@ import pandas as pd
 from .lightgbm import lightgbm_objective
 from .xgboost import xgboost_objective
 
-__all__ = ["partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost"]
+__all__ = ["partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost", "per_partition_agreement"]
 
 _ROW = "_boostrank_row"
 
@@ -86,8 +86,56 @@ def group_sizes(df, qid: str = "qid"):
     return da.concatenate([da.from_array(sizes, chunks=max(len(sizes), 1)) for _, sizes in runs])
 
 
-def train_lightgbm(client, df, *, label: str, qid: str = "qid", features: Sequence[str] | None = None,
-                   objective: str = "auc", objective_params: dict | None = None, **params):
+def _one_list_groups(df, one_list):
+    if one_list != "per_partition":
+        raise ValueError("qid=None: a single list split over partitions loses the pairs between partitions; "
+                         "pass one_list='per_partition' to train on each partition as its own list "
+                         "(see boostrank.dask.per_partition_agreement), or train on one machine with "
+                         "LambdaRanker(link='probit', method='fast')")
+    import dask
+    import dask.array as da
+
+    lengths = dask.compute(*[dask.delayed(len)(p) for p in df.to_delayed()])
+    return da.concatenate([da.from_array(np.array([n], dtype=np.int64), chunks=1) for n in lengths])
+
+
+def per_partition_agreement(scores, labels, n_partitions: int, *, random_state=None, metric: str = "auc",
+                            **objective_kw) -> dict:
+    """How the per-partition λ of one list compares with the full-list λ.
+
+    Rows are dealt at random into ``n_partitions`` lists (what a randomly
+    partitioned Dask DataFrame gives each worker); the λs of each part are compared
+    with the λs of the whole list.
+
+    Returns
+    -------
+    dict
+        ``cosine`` (1 = same direction), ``scale`` (least-squares factor from the
+        full λ to the per-partition λ; Newton steps divide it out with the hessian)
+        and ``relative_error`` after that scaling.
+    """
+    from .objectives import lambda_gradients
+
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels)
+    full, _ = lambda_gradients(s, y, metric=metric, **objective_kw)
+    rng = np.random.default_rng(random_state)
+    perm = rng.permutation(s.size)
+    parts = np.array_split(perm, n_partitions)
+    order = np.concatenate(parts)
+    offsets = np.r_[0, np.cumsum([len(p) for p in parts])]
+    local_sorted, _ = lambda_gradients(s[order], y[order], offsets, metric=metric, **objective_kw)
+    local = np.empty_like(local_sorted)
+    local[order] = local_sorted
+    cos = float(full @ local / (np.linalg.norm(full) * np.linalg.norm(local) or 1.0))
+    scale = float(full @ local / (full @ full or 1.0))
+    rel = float(np.linalg.norm(local - scale * full) / (np.linalg.norm(local) or 1.0))
+    return {"cosine": cos, "scale": scale, "relative_error": rel, "n_partitions": n_partitions}
+
+
+def train_lightgbm(client, df, *, label: str, qid: str | None = "qid", features: Sequence[str] | None = None,
+                   objective: str = "auc", objective_params: dict | None = None, one_list: str | None = None,
+                   **params):
     """Fit ``lightgbm.dask.DaskLGBMRanker`` with a boostrank λ objective.
 
     Parameters
@@ -101,7 +149,10 @@ def train_lightgbm(client, df, *, label: str, qid: str = "qid", features: Sequen
         Feature columns (default: all others).
     objective : {"auc", "mauc", "ndcg"} or a LightGBM objective name, default="auc"
     objective_params : dict, default=None
-        ``sigma``, ``threshold`` of the λ objective.
+        ``sigma``, ``threshold``, ``link``, ``method`` of the λ objective.
+    one_list : {"per_partition"} or None, default=None
+        With ``qid=None`` (one list), required: each partition is trained as its
+        own list (see the module notes).
     **params
         ``DaskLGBMRanker`` parameters (``n_estimators``, ``num_leaves``, ...).
 
@@ -111,7 +162,7 @@ def train_lightgbm(client, df, *, label: str, qid: str = "qid", features: Sequen
     """
     import lightgbm as lgb
 
-    group = group_sizes(df, qid)
+    group = group_sizes(df, qid) if qid is not None else _one_list_groups(df, one_list)
     features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
     obj = objective
     if objective in ("auc", "mauc", "ndcg"):

@@ -96,3 +96,28 @@ def test_xgboost_dask_with_lambda_objective(client, frame):
     dist = br.auc(local["label"], pred, local["qid"])
     base = br.auc(local["label"], single.predict(local[FEATURES].to_numpy()), local["qid"])
     assert dist > 0.9 and abs(dist - base) < 0.05
+
+
+def test_one_list_needs_an_explicit_choice_and_trains_per_partition(client):
+    rng = np.random.default_rng(0)
+    n = 4000
+    df = pd.DataFrame(rng.normal(size=(n, 4)), columns=["a", "b", "c", "d"])
+    df["label"] = (df["a"] + 0.5 * rng.normal(size=n) > 1.0).astype(int)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="per_partition"):
+        bd.train_lightgbm(client, ddf, label="label", qid=None, n_estimators=5)
+    model = bd.train_lightgbm(client, ddf, label="label", qid=None, one_list="per_partition",
+                              objective_params={"link": "probit", "method": "fast"},
+                              n_estimators=20, num_leaves=7)
+    pred = model.predict(ddf[["a", "b", "c", "d"]]).compute()
+    assert br.auc(df["label"], pred) > 0.85
+
+
+def test_per_partition_lambda_agrees_with_the_full_list_on_random_partitions():
+    rng = np.random.default_rng(1)
+    s = rng.normal(size=6000)
+    y = (s + rng.normal(size=6000) > 1.5).astype(int)
+    two = bd.per_partition_agreement(s, y, 2, random_state=0)
+    many = bd.per_partition_agreement(s, y, 32, random_state=0)
+    assert two["cosine"] > 0.95 and many["cosine"] < two["cosine"]
+    assert bd.per_partition_agreement(s, y, 1)["cosine"] == pytest.approx(1.0)

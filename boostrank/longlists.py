@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
+from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order, resolve_ties
 from ._kernels.metrics import mauc_class_weights
 from .erfc import side_sums
 from .rankncg import ERFC_ALPHA
@@ -73,7 +73,8 @@ def _fast_one_list(s, y, sigma, eps, grad, hess):
         return
     counts = np.bincount(y, minlength=1).astype(np.float64)
     w = mauc_class_weights(counts, float(n))
-    order = pessimistic_order(s, y, 0, n)
+    order = np.argsort(-s, kind="stable")  # NumPy's radix/tim sort beats numba's mergesort here
+    resolve_ties(s, y, 0, order)
     p = np.empty(n)
     p[order] = np.arange(n, dtype=np.float64)
     t = ERFC_ALPHA * sigma * s

@@ -33,8 +33,15 @@ def pessimistic_order(scores, labels, a, b):
     order : ndarray of int64, shape (b - a,)
         Local indices (0..b-a-1), best position first.
     """
-    n = b - a
     order = np.argsort(-scores[a:b], kind="mergesort")
+    resolve_ties(scores, labels, a, order)
+    return order
+
+
+@njit(cache=True)
+def resolve_ties(scores, labels, a, order):
+    """Within blocks of equal score in a stable descending ``order``, put lower labels first."""
+    n = order.shape[0]
     i = 0
     while i < n:
         j = i + 1
@@ -49,7 +56,6 @@ def pessimistic_order(scores, labels, a, b):
             for t in range(j - i):
                 order[i + t] = block[sub[t]]
         i = j
-    return order
 
 
 @njit(cache=True, parallel=True)

@@ -4,6 +4,7 @@ The public API is re-exported here; see the modules for details.
 """
 
 from .data import LetorData, LetorFormatError, load_letor, save_letor
+from .baselines import PairwiseHinge, PNormPush, RankBoost, RankNetLinear
 from .datasets import load_sample, make_gaussians, make_letor, make_roc_flexibility
 from .metrics import (
     auc,
@@ -70,6 +71,10 @@ __all__ = [
     "MIPResult",
     "TopKReranker",
     "make_gaussians",
+    "RankBoost",
+    "PNormPush",
+    "PairwiseHinge",
+    "RankNetLinear",
     "make_roc_flexibility",
     "WeightFamily",
     "wrs",

@@ -78,6 +78,7 @@ class MIPResult:
     n_binaries: int = 0
     solver: str = "cbc"
     trace: list = field(default_factory=list)
+    """CBC only: (seconds, incumbent, bound) as the search went (thesis Fig. 2-6)."""
 
     def summary(self) -> str:
         def f(v):
@@ -417,6 +418,31 @@ def _tail(path, stop):
         time.sleep(0.2)
 
 
+_CBC_INCUMBENT = re.compile(r"Cbc0012I Integer solution of (\S+) .*\(([\d.]+) seconds\)")
+_CBC_PROGRESS = re.compile(r"Cbc0010I After \d+ nodes, \d+ on tree, (\S+) best solution, best possible (\S+) "
+                           r"\(([\d.]+) seconds\)")
+
+
+def _cbc_trace(log):
+    """(seconds, incumbent, bound) over time from CBC's log, in maximisation units."""
+    out = []
+    inc = None
+    bound = None
+    for line in (log or "").splitlines():
+        m = _CBC_INCUMBENT.search(line)
+        if m:
+            inc = -float(m.group(1))
+            out.append((float(m.group(2)), inc, bound))
+            continue
+        m = _CBC_PROGRESS.search(line)
+        if m:
+            if m.group(1) not in ("1e+50", "1e+050"):
+                inc = -float(m.group(1))
+            bound = -float(m.group(2))
+            out.append((float(m.group(3)), inc, bound))
+    return out
+
+
 def _read_cbc(prob, log):
     """Status, objective and bound from CBC's own log: PuLP says "Optimal" at a time limit."""
     result = _CBC_RESULT.findall(log)
@@ -539,7 +565,7 @@ class MIPRanker(BaseEstimator):
         warm = False
         if self.warm_start is not None and self.solver == "cbc":
             warm = self._set_warm_start(model, X, y, scale)
-        status, obj, bound, secs, _ = solve_problem(model, self.solver, self.time_limit, self.threads,
+        status, obj, bound, secs, log = solve_problem(model, self.solver, self.time_limit, self.threads,
                                                      self.mip_gap, self.verbose, warm)
         w_scaled = np.array([v.value() if v.value() is not None else 0.0 for v in model.w])
         has_w = status in ("optimal", "feasible")
@@ -553,7 +579,8 @@ class MIPRanker(BaseEstimator):
         gap = None
         if objective is not None and bnd is not None:
             gap = max(0.0, (bnd - objective) / max(abs(objective), abs(bnd), 1e-12))
-        res = MIPResult(self.coef_, status, objective, bnd, gap, secs, n_rows=n_rows,
+        trace = [(t, to_stat(inc), None if bd is None else to_stat(bd)) for t, inc, bd in _cbc_trace(log)]
+        res = MIPResult(self.coef_, status, objective, bnd, gap, secs, n_rows=n_rows, trace=trace,
                         n_distinct_rows=getattr(model, "n_distinct", n_rows),
                         merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
                                                                          and self.rank == "resolved"),

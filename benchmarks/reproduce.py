@@ -35,7 +35,7 @@ from tqdm.auto import tqdm
 
 import boostrank as br
 
-from _common import Logistic, RankSVMPairs, load_haberman, load_pima  # noqa: F401
+from _common import Logistic, load_haberman, load_pima
 
 HERE = Path(__file__).resolve().parent
 FIG = HERE / "figures"

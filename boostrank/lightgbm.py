@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from ._validation import offsets_from_sizes
 from .objectives import EvalMetric, LambdaObjective

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from ._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
-from ._validation import as_1d_float, as_int_labels, offsets_from_sizes
+from ._validation import as_1d_float, as_int_labels
 from .metrics import get_metric
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]

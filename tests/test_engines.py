@@ -1,4 +1,3 @@
-import warnings
 
 import lightgbm as lgb
 import numpy as np

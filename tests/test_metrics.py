@@ -230,6 +230,7 @@ def test_rank_risk_matches_reference(family, seed, rank):
     for v, g in zip(per, ref.groups(qid, len(y))):
         ranks_ref = (ref.minrank_list(list(s[g])) if rank == "min"
                      else ref.resolved_rank_list(list(y[g]), list(s[g])))
+        np.testing.assert_array_equal(ranks[g], ranks_ref)
         assert v == pytest.approx(ref.rank_risk_list(list(y[g]), ranks_ref, family(len(g))))
     # Lemma 1a: RRF_min <= RRF
     assert np.all(br.rank_risk(y, s, family, qid=qid, per_query=True)

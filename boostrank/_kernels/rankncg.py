@@ -8,7 +8,6 @@ coefficient c (c_l += σ(−u), c_k −= σ(−u)) so that the gradient is Xᵀc
 
 import math
 
-import numpy as np
 from numba import njit
 
 

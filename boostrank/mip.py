@@ -141,8 +141,16 @@ class _Model:
         self.prob += m * z <= expr + m - eps
 
 
-def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4, relax=False,
-                  groups=None, sample_weight=None, merge=True, pairs=None):
+def build_problem(*args, **kwargs):
+    """Build the PuLP model of one formulation; see :func:`_build_problem` for the parameters."""
+    with warnings.catch_warnings():
+        # PuLP 3 deprecates ``LpVariable(...)`` for 4.0; we pin pulp<4.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _build_problem(*args, **kwargs)
+
+
+def _build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4, relax=False,
+                   groups=None, sample_weight=None, merge=True, pairs=None):
     """Build the PuLP model of one formulation on already scaled features.
 
     Parameters
@@ -346,8 +354,11 @@ def solve_problem(model: _Model, solver="cbc", time_limit=None, threads=None, mi
     if solver == "cbc":
         fd, log_path = tempfile.mkstemp(suffix=".log", prefix="boostrank_cbc_")
         os.close(fd)
-        cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=threads, gapRel=mip_gap,
-                                logPath=log_path, warmStart=warm_start)
+        with warnings.catch_warnings():
+            # PuLP 3 deprecates its bundled CBC for 4.0; we pin pulp<4 and rely on it.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=threads, gapRel=mip_gap,
+                                    logPath=log_path, warmStart=warm_start)
         stop = threading.Event()
         tail = threading.Thread(target=_tail, args=(log_path, stop), daemon=True) if verbose else None
         if tail:

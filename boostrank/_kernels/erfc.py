@@ -60,6 +60,40 @@ def _harmonics(theta, p, c, s):
 
 
 @njit(cache=True)
+def _blocks(y, z, lo, width):
+    """Block of every source and target, the occupied block numbers and their centres.
+
+    Occupied blocks are compressed: the dense range when it is small, sorted unique
+    ids otherwise (widely spread data must not cost memory in the spread).  Centres
+    are stored, not recomputed: far from ``lo`` they carry rounding, and sources,
+    targets and rotations must all use the same values.
+    """
+    n_src = z.shape[0]
+    n_tgt = y.shape[0]
+    bz = np.empty(n_src, dtype=np.int64)
+    by = np.empty(n_tgt, dtype=np.int64)
+    top = 0
+    for i in range(n_src):
+        bz[i] = np.int64(math.floor((z[i] - lo) / width))
+        top = max(top, bz[i])
+    for j in range(n_tgt):
+        by[j] = np.int64(math.floor((y[j] - lo) / width))
+        top = max(top, by[j])
+    if top < 4 * (n_src + n_tgt) + 64:
+        occ = np.arange(top + 1)
+        kz = bz
+        ky = by
+    else:
+        occ = np.unique(np.concatenate((bz, by)))
+        kz = np.searchsorted(occ, bz)
+        ky = np.searchsorted(occ, by)
+    centres = np.empty(occ.shape[0])
+    for k in range(occ.shape[0]):
+        centres[k] = lo + (occ[k] + 0.5) * width
+    return kz, ky, occ, centres
+
+
+@njit(cache=True)
 def erfc_sum_fast(y, z, q, lo, width, h, p, kind, side, out):
     """Blocked Fourier-series sum; see the module docstring.
 
@@ -76,34 +110,8 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, side, out):
     n_tgt = y.shape[0]
     if n_tgt == 0:
         return
-    bz = np.empty(n_src, dtype=np.int64)
-    by = np.empty(n_tgt, dtype=np.int64)
-    for i in range(n_src):
-        bz[i] = np.int64(math.floor((z[i] - lo) / width))
-    for j in range(n_tgt):
-        by[j] = np.int64(math.floor((y[j] - lo) / width))
-    # Occupied block numbers, compressed: the dense range when it is small, sorted
-    # unique ids otherwise (widely spread data must not cost memory in the spread).
-    top = 0
-    for i in range(n_src):
-        top = max(top, bz[i])
-    for j in range(n_tgt):
-        top = max(top, by[j])
-    if top < 4 * (n_src + n_tgt) + 64:
-        occ = np.arange(top + 1)
-        kz = bz
-        ky = by
-    else:
-        occ = np.unique(np.concatenate((bz, by)))
-        kz = np.searchsorted(occ, bz)
-        ky = np.searchsorted(occ, by)
+    kz, ky, occ, centres = _blocks(y, z, lo, width)
     nb = occ.shape[0]
-
-    # Block centres are stored, not recomputed: with data far from ``lo`` they carry
-    # rounding, and sources, targets and rotations must all use the same values.
-    centres = np.empty(nb)
-    for k in range(nb):
-        centres[k] = lo + (occ[k] + 0.5) * width
     # Per-block series coefficients about the block centre and block weight.
     C = np.zeros((nb, p))
     S = np.zeros((nb, p))
@@ -254,29 +262,8 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, ties_below, e_below, g_below, e_t
     k_w = Q.shape[0]
     if n_tgt == 0:
         return
-    bz = np.empty(n_src, dtype=np.int64)
-    by = np.empty(n_tgt, dtype=np.int64)
-    for i in range(n_src):
-        bz[i] = np.int64(math.floor((z[i] - lo) / width))
-    for j in range(n_tgt):
-        by[j] = np.int64(math.floor((y[j] - lo) / width))
-    top = 0
-    for i in range(n_src):
-        top = max(top, bz[i])
-    for j in range(n_tgt):
-        top = max(top, by[j])
-    if top < 4 * (n_src + n_tgt) + 64:
-        occ = np.arange(top + 1)
-        kz = bz
-        ky = by
-    else:
-        occ = np.unique(np.concatenate((bz, by)))
-        kz = np.searchsorted(occ, bz)
-        ky = np.searchsorted(occ, by)
+    kz, ky, occ, centres = _blocks(y, z, lo, width)
     nb = occ.shape[0]
-    centres = np.empty(nb)
-    for k in range(nb):
-        centres[k] = lo + (occ[k] + 0.5) * width
     C = np.zeros((nb, k_w, p))
     S = np.zeros((nb, k_w, p))
     QB = np.zeros((nb, k_w))

@@ -94,7 +94,8 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         direct sum as well, ~1e-15 · Σ|q|) is larger than eps.
     method : {"fast", "direct"}, default="fast"
         ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
-        cut-offs; one-sided sums add an O((N + M) log(N + M)) sort).  ``"direct"``:
+        cut-offs; one-sided sums add an O((N + M) log(N + M)) sort and come from
+        the fused pass of :func:`side_sums`).  ``"direct"``:
         the O(NM) sum with compensated summation.
     side : {"both", "below", "above"}, default="both"
         Sum over all sources, over those strictly below the target (z_i < y_j), or
@@ -135,13 +136,17 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     par = series_parameters(eps, kernel)
     lo = min(y.min(), z.min())
     if sd == 0:
-        erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, sd, out)
+        erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, out)
         return out
+    # One-sided: the fused pass on sorted points gives the sum below and the total;
+    # "above" (z ≥ y) is their difference.  h, p are chosen for ``kernel``; the other
+    # kernel's sums it also returns are discarded.
     oy = np.argsort(y, kind="stable")
     oz = np.argsort(z, kind="stable")
-    sorted_out = np.empty_like(out)
-    erfc_sum_fast(y[oy], z[oz], q[oz], lo, par.r, par.h, par.p, kd, sd, sorted_out)
-    out[oy] = sorted_out
+    sums = [np.zeros((1, y.size)) for _ in range(4)]
+    side_sums_sorted(y[oy], z[oz], q[oz].reshape(1, -1), lo, par.r, par.h, par.p, False, *sums)
+    below, total = (sums[0], sums[2]) if kd == 0 else (sums[1], sums[3])
+    out[oy] = (below if sd == 1 else total - below)[0]
     return out
 
 

@@ -9,8 +9,9 @@ than L above it (erfc = 2 within ε), sources in blocks ≤ k − 2 more than L 
 and moved to the neighbour's centre by an exact rotation.  Odd harmonics come from
 a rotation recurrence, so each point costs two trigonometric calls, not 2p.
 
-``side``: 0 all sources, 1 sources strictly below the target (z < y), 2 sources at or
-above it (z ≥ y); sides 1 and 2 need ``y`` and ``z`` sorted ascending.
+:func:`erfc_sum_fast` sums over all sources in any order; :func:`side_sums_sorted`
+gives, on sorted inputs, the sums over the sources below each target and over all
+of them, for both kernels and several weight rows in one pass.
 ``kind``: 0 erfc, 1 Gaussian exp(−s²).
 """
 
@@ -94,8 +95,80 @@ def _blocks(y, z, lo, width):
 
 
 @njit(cache=True)
-def erfc_sum_fast(y, z, q, lo, width, h, p, kind, side, out):
-    """Blocked Fourier-series sum; see the module docstring.
+def _series_weights(h, p):
+    """Weights of harmonic 2n+1 in the erfc series (Raykar eq. 5) and its Gaussian derivative."""
+    ae = np.empty(p)
+    ag = np.empty(p)
+    for n in range(p):
+        m = 2.0 * n + 1.0
+        ae[n] = (4.0 / math.pi) * math.exp(-m * m * h * h) / m
+        ag[n] = (4.0 * h / math.sqrt(math.pi)) * math.exp(-m * m * h * h)
+    return ae, ag
+
+
+@njit(cache=True)
+def _block_series(z, Q, kz, occ, centres, h, p):
+    """Series coefficients of every block and of its neighbours, rotated to its centre.
+
+    Returns C, S, QB (own block), LC, LS, LQ (block below), UC, US, UQ (block above),
+    all (nb, k, p) or (nb, k), and FQ (nb, k): the weight of the blocks two or more
+    above, where erfc(y − z) is 2 within ε.
+    """
+    nb = occ.shape[0]
+    k_w = Q.shape[0]
+    C = np.zeros((nb, k_w, p))
+    S = np.zeros((nb, k_w, p))
+    QB = np.zeros((nb, k_w))
+    cn = np.empty(p)
+    sn = np.empty(p)
+    for i in range(z.shape[0]):
+        k = kz[i]
+        _harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
+        for c in range(k_w):
+            w = Q[c, i]
+            QB[k, c] += w
+            for n in range(p):
+                C[k, c, n] += w * cn[n]
+                S[k, c, n] += w * sn[n]
+    far = np.zeros((nb + 1, k_w))
+    for k in range(nb - 1, -1, -1):
+        for c in range(k_w):
+            far[k, c] = far[k + 1, c] + QB[k, c]
+    LC = np.zeros((nb, k_w, p))
+    LS = np.zeros((nb, k_w, p))
+    UC = np.zeros((nb, k_w, p))
+    US = np.zeros((nb, k_w, p))
+    LQ = np.zeros((nb, k_w))
+    UQ = np.zeros((nb, k_w))
+    FQ = np.zeros((nb, k_w))
+    rc = np.empty(p)
+    rs = np.empty(p)
+    for k in range(nb):
+        has_below = k > 0 and occ[k - 1] == occ[k] - 1
+        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
+        upper = k + 2 if has_above else k + 1
+        for c in range(k_w):
+            FQ[k, c] = far[upper, c]
+        if has_above:  # exact rotation by (2n+1)·2h·(c_{k+1} − c_k)
+            _harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
+            for c in range(k_w):
+                UQ[k, c] = QB[k + 1, c]
+                for n in range(p):
+                    UC[k, c, n] = C[k + 1, c, n] * rc[n] - S[k + 1, c, n] * rs[n]
+                    US[k, c, n] = S[k + 1, c, n] * rc[n] + C[k + 1, c, n] * rs[n]
+        if has_below:
+            _harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
+            for c in range(k_w):
+                LQ[k, c] = QB[k - 1, c]
+                for n in range(p):
+                    LC[k, c, n] = C[k - 1, c, n] * rc[n] + S[k - 1, c, n] * rs[n]
+                    LS[k, c, n] = S[k - 1, c, n] * rc[n] - C[k - 1, c, n] * rs[n]
+    return C, S, QB, LC, LS, LQ, UC, US, UQ, FQ
+
+
+@njit(cache=True)
+def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
+    """Two-sided blocked Fourier-series sum over all sources; see the module docstring.
 
     Parameters
     ----------
@@ -106,139 +179,36 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, side, out):
     h, p : float, int
         Series step and truncation: harmonics 2n+1 for n < p, valid for |s| < 2L.
     """
-    n_src = z.shape[0]
-    n_tgt = y.shape[0]
-    if n_tgt == 0:
+    if y.shape[0] == 0:
         return
     kz, ky, occ, centres = _blocks(y, z, lo, width)
+    Q = q.reshape(1, -1)
+    C, S, QB, LC, LS, LQ, UC, US, UQ, FQ = _block_series(z, Q, kz, occ, centres, h, p)
+    ae, ag = _series_weights(h, p)
+    a = ae if kind == 0 else ag
+    # neighbourhood totals per block, weighted by the series: one product per harmonic
     nb = occ.shape[0]
-    # Per-block series coefficients about the block centre and block weight.
-    C = np.zeros((nb, p))
-    S = np.zeros((nb, p))
-    Q = np.zeros(nb)
-    cn = np.empty(p)
-    sn = np.empty(p)
-    for i in range(n_src):
-        k = kz[i]
-        _harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
-        w = q[i]
-        Q[k] += w
-        for n in range(p):
-            C[k, n] += w * cn[n]
-            S[k, n] += w * sn[n]
-
-    # Series weights of the harmonics.
-    a = np.empty(p)
-    for n in range(p):
-        m = 2.0 * n + 1.0
-        if kind == 0:
-            a[n] = (4.0 / math.pi) * math.exp(-m * m * h * h) / m
-        else:
-            a[n] = (4.0 * h / math.sqrt(math.pi)) * math.exp(-m * m * h * h)
-
-    # Weight of the blocks strictly more than one block above (erfc → 2 there).
-    far_above = np.zeros(nb + 1)
-    for k in range(nb - 1, -1, -1):
-        far_above[k] = far_above[k + 1] + Q[k]
-
-    # Rotations of a neighbour's coefficients to this block's centre: angle
-    # (2n+1)·2h·(c_j − c_k), c_j − c_k ≈ ±L.
-    rc = np.empty(p)
-    rs = np.empty(p)
-
-    # Coefficients of the neighbourhood (blocks k−1, k, k+1 as allowed by ``side``).
-    NC = np.zeros((nb, p))
-    NS = np.zeros((nb, p))
-    QN = np.zeros(nb)
-    QF = np.zeros(nb)
+    TC = np.empty((nb, p))
+    TS = np.empty((nb, p))
+    const = np.empty(nb)
     for k in range(nb):
-        has_below = k > 0 and occ[k - 1] == occ[k] - 1
-        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
-        # far: blocks ≥ k + 2 (index after the upper neighbour)
-        upper = k + 2 if has_above else k + 1
-        QF[k] = far_above[upper] if side != 1 else 0.0
-        if side != 1 and has_above:
-            # neighbour centre is L above: θ_k = θ_j + angle
-            QN[k] += Q[k + 1]
-            _harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
-            for n in range(p):
-                NC[k, n] += C[k + 1, n] * rc[n] - S[k + 1, n] * rs[n]
-                NS[k, n] += S[k + 1, n] * rc[n] + C[k + 1, n] * rs[n]
-        if side != 2 and has_below:
-            QN[k] += Q[k - 1]
-            _harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
-            for n in range(p):
-                NC[k, n] += C[k - 1, n] * rc[n] + S[k - 1, n] * rs[n]
-                NS[k, n] += S[k - 1, n] * rc[n] - C[k - 1, n] * rs[n]
-        if side == 0:
-            QN[k] += Q[k]
-            for n in range(p):
-                NC[k, n] += C[k, n]
-                NS[k, n] += S[k, n]
-
+        const[k] = 2.0 * FQ[k, 0] + LQ[k, 0] + QB[k, 0] + UQ[k, 0]
+        for n in range(p):
+            TC[k, n] = a[n] * (LC[k, 0, n] + C[k, 0, n] + UC[k, 0, n])
+            TS[k, n] = a[n] * (LS[k, 0, n] + S[k, 0, n] + US[k, 0, n])
     cy = np.empty(p)
     sy = np.empty(p)
-    if side == 0:
-        for j in range(n_tgt):
-            k = ky[j]
-            _harmonics(2.0 * h * (y[j] - centres[k]), p, cy, sy)
-            acc = 0.0
-            if kind == 0:
-                for n in range(p):
-                    acc += a[n] * (sy[n] * NC[k, n] - cy[n] * NS[k, n])
-                out[j] = 2.0 * QF[k] + QN[k] - acc
-            else:
-                for n in range(p):
-                    acc += a[n] * (cy[n] * NC[k, n] + sy[n] * NS[k, n])
-                out[j] = acc
-        return
-
-    # One-sided: y and z sorted; merge them, keeping the running coefficients of the
-    # current block's sources below the target.
-    RC = np.zeros(p)
-    RS = np.zeros(p)
-    rq = 0.0
-    cur = -1
-    i = 0
-    for j in range(n_tgt):
+    for j in range(y.shape[0]):
         k = ky[j]
-        if k != cur:
-            cur = k
-            for n in range(p):
-                RC[n] = 0.0
-                RS[n] = 0.0
-            rq = 0.0
-            while i < n_src and kz[i] < k:
-                i += 1
-        centre = centres[k]
-        while i < n_src and kz[i] == k and z[i] < y[j]:
-            _harmonics(2.0 * h * (z[i] - centre), p, cn, sn)
-            rq += q[i]
-            for n in range(p):
-                RC[n] += q[i] * cn[n]
-                RS[n] += q[i] * sn[n]
-            i += 1
-        _harmonics(2.0 * h * (y[j] - centre), p, cy, sy)
+        _harmonics(2.0 * h * (y[j] - centres[k]), p, cy, sy)
         acc = 0.0
-        qn = QN[k]
-        for n in range(p):
-            if side == 1:
-                c_ = NC[k, n] + RC[n]
-                s_ = NS[k, n] + RS[n]
-            else:
-                c_ = NC[k, n] + C[k, n] - RC[n]
-                s_ = NS[k, n] + S[k, n] - RS[n]
-            if kind == 0:
-                acc += a[n] * (sy[n] * c_ - cy[n] * s_)
-            else:
-                acc += a[n] * (cy[n] * c_ + sy[n] * s_)
-        if side == 1:
-            qn += rq
-        else:
-            qn += Q[k] - rq
         if kind == 0:
-            out[j] = 2.0 * QF[k] + qn - acc
+            for n in range(p):
+                acc += sy[n] * TC[k, n] - cy[n] * TS[k, n]
+            out[j] = const[k] - acc
         else:
+            for n in range(p):
+                acc += cy[n] * TC[k, n] + sy[n] * TS[k, n]
             out[j] = acc
 
 
@@ -263,61 +233,10 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, ties_below, e_below, g_below, e_t
     if n_tgt == 0:
         return
     kz, ky, occ, centres = _blocks(y, z, lo, width)
-    nb = occ.shape[0]
-    C = np.zeros((nb, k_w, p))
-    S = np.zeros((nb, k_w, p))
-    QB = np.zeros((nb, k_w))
+    C, S, QB, LC, LS, LQ, UC, US, UQ, FQ = _block_series(z, Q, kz, occ, centres, h, p)
+    ae, ag = _series_weights(h, p)
     cn = np.empty(p)
     sn = np.empty(p)
-    for i in range(n_src):
-        k = kz[i]
-        _harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
-        for c in range(k_w):
-            w = Q[c, i]
-            QB[k, c] += w
-            for n in range(p):
-                C[k, c, n] += w * cn[n]
-                S[k, c, n] += w * sn[n]
-    ae = np.empty(p)
-    ag = np.empty(p)
-    for n in range(p):
-        m = 2.0 * n + 1.0
-        ae[n] = (4.0 / math.pi) * math.exp(-m * m * h * h) / m
-        ag[n] = (4.0 * h / math.sqrt(math.pi)) * math.exp(-m * m * h * h)
-    far = np.zeros((nb + 1, k_w))
-    for k in range(nb - 1, -1, -1):
-        for c in range(k_w):
-            far[k, c] = far[k + 1, c] + QB[k, c]
-    # Lower-neighbour (all below) and upper-neighbour coefficients rotated to block k.
-    LC = np.zeros((nb, k_w, p))
-    LS = np.zeros((nb, k_w, p))
-    UC = np.zeros((nb, k_w, p))
-    US = np.zeros((nb, k_w, p))
-    LQ = np.zeros((nb, k_w))
-    UQ = np.zeros((nb, k_w))
-    FQ = np.zeros((nb, k_w))
-    rc = np.empty(p)
-    rs = np.empty(p)
-    for k in range(nb):
-        has_below = k > 0 and occ[k - 1] == occ[k] - 1
-        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
-        upper = k + 2 if has_above else k + 1
-        for c in range(k_w):
-            FQ[k, c] = far[upper, c]
-        if has_above:
-            _harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
-            for c in range(k_w):
-                UQ[k, c] = QB[k + 1, c]
-                for n in range(p):
-                    UC[k, c, n] = C[k + 1, c, n] * rc[n] - S[k + 1, c, n] * rs[n]
-                    US[k, c, n] = S[k + 1, c, n] * rc[n] + C[k + 1, c, n] * rs[n]
-        if has_below:
-            _harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
-            for c in range(k_w):
-                LQ[k, c] = QB[k - 1, c]
-                for n in range(p):
-                    LC[k, c, n] = C[k - 1, c, n] * rc[n] + S[k - 1, c, n] * rs[n]
-                    LS[k, c, n] = S[k - 1, c, n] * rc[n] - C[k - 1, c, n] * rs[n]
     RC = np.zeros((k_w, p))
     RS = np.zeros((k_w, p))
     rq = np.zeros(k_w)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -61,3 +62,11 @@ class Logistic:
         if len(self.lr.classes_) == 2:
             return self.lr.decision_function(Xs)
         return self.lr.predict_proba(Xs) @ self.lr.classes_
+
+
+def write_json(path, obj) -> None:
+    """Write a benchmark's results (numpy scalars become floats) and say where."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(obj, indent=2, default=float))
+    print(f"wrote {out}")

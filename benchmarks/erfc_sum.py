@@ -13,7 +13,6 @@ Run:  python benchmarks/erfc_sum.py [--sizes 3200 12800 51200 204800] [--quick]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -21,6 +20,8 @@ import numpy as np
 from scipy.special import erfc
 
 import boostrank as br
+
+from _common import write_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -90,10 +91,7 @@ def main(argv=None):
         t_fast, fast = best_time(lambda: br.erfc_sum(y, z, eps=eps), 5)
         sweep.append({"eps": eps, "speedup": t_direct / t_fast, "max_rel_error": float(np.max(np.abs(fast - exact)) / n)})
 
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"rows": rows, "eps_sweep_n3000": sweep}, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, {"rows": rows, "eps_sweep_n3000": sweep})
     plot(rows, sweep, args.png)
     print(f"wrote {args.png}")
 
@@ -123,7 +121,8 @@ def plot(rows, sweep, path):
     ax[1, 1].loglog(e, e, "k:", label="bound")
     ax[1, 1].set(xlabel="eps", ylabel="max |error| / Q_abs", title="(d) N = M = 3 000")
     for a in ax.flat:
-        a.legend(fontsize=7)
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=7)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

@@ -16,7 +16,6 @@ Run:  python benchmarks/long_lists.py [--sizes 10000 100000 1000000] [--train-n 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -25,6 +24,8 @@ import numpy as np
 import xgboost as xgb
 
 import boostrank as br
+
+from _common import write_json
 from boostrank.objectives import LambdaObjective
 
 HERE = Path(__file__).resolve().parent
@@ -137,10 +138,7 @@ def main(argv=None):
     res = {"settings": vars(args), "calls": part1(args.sizes, args.exact_max, args.rate)}
     print(f"Part 2: {args.rounds} rounds on one list of {args.train_n:,} rows")
     res["training"] = part2(args.train_n, args.rounds)
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, res)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ Run:  python benchmarks/metrics.py [--docs 1000000 --queries 10000] [--json out.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -19,6 +18,8 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 import boostrank as br
+
+from _common import write_json
 
 
 def timed(fn, repeat=3):
@@ -63,7 +64,8 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     mean = args.docs // args.queries
     sizes = rng.integers(mean // 2, mean + mean // 2 + 1, size=args.queries)
-    sizes[-1] += args.docs - sizes.sum()
+    sizes = np.maximum(1, np.round(sizes * args.docs / sizes.sum()).astype(np.int64))
+    sizes[np.argmax(sizes)] += args.docs - sizes.sum()  # exact total; the adjustment is a few rows
     n = int(sizes.sum())
     y = rng.choice([0, 1, 2], size=n, p=[0.7, 0.2, 0.1])
     s = rng.normal(size=n) + 0.5 * y
@@ -117,10 +119,7 @@ def main(argv=None):
     for r in rows:
         print(f"{r['metric']:<20} {r['competitor']:<32} {r['boostrank_s']:>12.4f} "
               f"{r['competitor_s']:>13.3f} {r['speedup']:>8.1f}x {r['abs_diff']:>9.1e}")
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"n_docs": n, "n_queries": args.queries, "rows": rows}, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, {"n_docs": n, "n_queries": args.queries, "rows": rows})
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Run:  python benchmarks/mip.py [--quick] [--splits 10] [--mip-cap 60]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import warnings
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 
 import boostrank as br
 
-from _common import Logistic, RankSVMPairs, load_haberman, load_pima
+from _common import Logistic, RankSVMPairs, load_haberman, load_pima, write_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -111,10 +110,7 @@ def main(argv=None):
                 print(f"{name:<9}{stat:<9}{m:<7}{np.mean(v['train']):>9.4f} ± {np.std(v['train']):.3f}"
                       f"{np.mean(v['test']):>9.4f} ± {np.std(v['test']):.3f}{v['wins']:>5}"
                       f"{np.mean(v['time']):>8.2f}  {st}")
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 3
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -31,6 +30,8 @@ import xgboost as xgb
 from scipy import stats
 
 import boostrank as br
+
+from _common import write_json
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "mq2008"
@@ -184,10 +185,7 @@ def main(argv=None):
           f"MAP(trec) {ours['map:trec']:.3f};  CV: MAUC {results['cv']['lightgbm mauc']['mauc']['mean']:.3f}, "
           f"MAP(trec) {results['cv']['lightgbm mauc']['map:trec']['mean']:.3f}")
     results["welleck_table1"] = WELLECK_TABLE1
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2, default=float))
-    print(f"wrote {out}")
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Run:  python benchmarks/rankncg.py [--quick] [--json ...]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from sklearn.model_selection import KFold
 
 import boostrank as br
 
-from _common import Logistic, RankSVMPairs
+from _common import Logistic, RankSVMPairs, write_json
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"
@@ -156,10 +155,7 @@ def main(argv=None):
             delta = np.max(np.abs(np.subtract(f["wmw_folds"][:k], e["wmw_folds"])))
             r["fast_vs_exact"] = {"time_ratio": float(ratio), "max_abs_wmw_diff": float(delta), "folds": k}
             print(f"{'':<31}exact/fast time ratio {ratio:.1f}; max |ΔWMW| over the {k} shared fold(s) {delta:.4f}")
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

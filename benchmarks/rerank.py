@@ -15,7 +15,6 @@ Run:  python benchmarks/rerank.py [--splits 10] [--cap 60] [--quick]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import warnings
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 
 import boostrank as br
 
-from _common import Logistic, load_haberman, load_pima
+from _common import Logistic, load_haberman, load_pima, write_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -87,10 +86,7 @@ def main(argv=None):
                   f"{np.mean(v['test']):>10.2f} ± {np.std(v['test']):<5.2f}{np.mean(v['time']):>8.1f}  {st}")
     print("Rudin & Wang Table 1 (Gaussians, test DCG): LR 64.69, best re-ranker 68.03 (K=50); "
           "their Gaussians set differs in size, so compare the pattern, not the values.")
-    out = Path(args.json)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    print(f"wrote {out}")
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ probit pair sums, and the binary log-loss gradient (what LightGBM's ``binary``
 objective computes per round, here in NumPy).
 
 Part 2 — 100 boosting rounds on one list (``--train-n`` rows, 20 features, 5%
-positives, nonlinear signal, 3% label noise): LightGBM with ``fast`` λ-AUC vs
-LightGBM ``binary`` vs XGBoost ``rank:pairwise``; wall time, time per round and test AUC.
+positives, nonlinear signal, label noise of two kinds, ``--seeds`` data sets each):
+LightGBM with ``fast`` λ-AUC vs LightGBM ``binary``, plus (first data set) XGBoost
+``rank:pairwise`` and a callable returning fixed gradients (the floor of any Python
+objective); wall time, time per round, test AUC and the paired AUC differences.
 
 Run:  python benchmarks/long_lists.py [--sizes 10000 100000 1000000] [--train-n 1000000] [--quick]
 """
@@ -40,12 +42,24 @@ def best(fn, repeat):
     return out
 
 
-def data(n, d=20, rate=0.05, seed=0):
+NOISE = {
+    "flip3": "3% of all labels flipped",
+    "pocket": "30% of labels flipped where x5 > 1 (a pocket of wrong labels)",
+}
+
+
+def data(n, d=20, rate=0.05, seed=0, noise="flip3"):
+    """Nonlinear signal, ``rate`` positives, then label noise of kind ``noise`` (see NOISE)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)).astype(np.float32)
     f = X[:, 0] + 0.6 * X[:, 1] * X[:, 2] - 0.5 * np.abs(X[:, 3]) + 0.3 * np.sin(2 * X[:, 4])
     y = (f + 0.7 * rng.normal(size=n) > np.quantile(f, 1 - rate)).astype(np.float64)
-    flip = rng.random(n) < 0.03
+    if noise == "flip3":
+        flip = rng.random(n) < 0.03
+    elif noise == "pocket":
+        flip = (X[:, 5] > 1.0) & (rng.random(n) < 0.3)
+    else:
+        raise ValueError(f"noise must be one of {sorted(NOISE)}")
     y[flip] = 1 - y[flip]
     return X, y
 
@@ -79,45 +93,75 @@ def part1(sizes, exact_max, rate):
                 row[name + "_s"] = ref[name + "_s"] * (n / base) ** 2
                 row[name + "_measured"] = False
         row["speedup_vs_exact"] = row["exact_logistic_s"] / t_fast
+        row["speedup_vs_exact_probit"] = row["exact_probit_s"] / t_fast
         rows.append(row)
         print(f"{n:>9} fast {t_fast * 1e3:>9.2f} ms   exact(logistic) {row['exact_logistic_s']:>10.3f} s"
               f"{'' if row['exact_logistic_measured'] else '*'}   exact(probit) {row['exact_probit_s']:>10.3f} s"
               f"{'' if row['exact_probit_measured'] else '*'}   log-loss {t_ll * 1e3:>7.2f} ms   "
-              f"fast ×{row['speedup_vs_exact']:,.0f} faster than exact", flush=True)
+              f"fast ×{row['speedup_vs_exact']:,.0f} / ×{row['speedup_vs_exact_probit']:,.0f} faster than exact "
+              "logistic / probit", flush=True)
     print("* extrapolated ∝ n² from the largest measured size")
     return rows
 
 
-def part2(n, rounds):
-    X, y = data(n + n // 4, seed=1)
-    Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+def _lgb(params, ds, rounds, Xte, yte):
+    t = time.perf_counter()
+    booster = lgb.train(params, ds, num_boost_round=rounds)
+    secs = time.perf_counter() - t
+    return {"seconds": secs, "per_round": secs / rounds, "test_auc": float(br.auc(yte, booster.predict(Xte)))}
+
+
+def _show(name, r):
+    print(f"  {name:<34} {r['seconds']:>8.1f} s  {r['per_round'] * 1e3:>8.1f} ms/round  test AUC {r['test_auc']:.4f}",
+          flush=True)
+
+
+def part2(n, rounds, noises, seeds):
+    """LightGBM fast λ-AUC vs binary on every (noise, seed); XGBoost and the callable floor once."""
     params = {"num_leaves": 31, "learning_rate": 0.1, "num_threads": 2, "verbose": -1, "seed": 0,
               "force_row_wise": True, "metric": "None"}
-    out = {}
-    ds = lgb.Dataset(Xtr, ytr, free_raw_data=False).construct()
-    runs = {
-        "lightgbm λ-AUC fast": {**params, "objective": br.lightgbm_objective("auc", link="probit", method="fast")},
-        "lightgbm binary": {**params, "objective": "binary"},
-    }
-    for name, p in runs.items():
-        t = time.perf_counter()
-        booster = lgb.train(p, ds, num_boost_round=rounds)
-        secs = time.perf_counter() - t
-        out[name] = {"seconds": secs, "per_round": secs / rounds, "test_auc": float(br.auc(yte, booster.predict(Xte)))}
-        print(f"  {name:<26} {secs:>8.1f} s  {secs / rounds * 1e3:>8.1f} ms/round  test AUC {out[name]['test_auc']:.4f}",
-              flush=True)
-    dtr = xgb.DMatrix(Xtr, ytr, group=[n], nthread=2)
-    t = time.perf_counter()
-    bst = xgb.train({"objective": "rank:pairwise", "tree_method": "hist", "grow_policy": "lossguide",
-                     "max_leaves": 31, "max_depth": 0, "eta": 0.1, "nthread": 2}, dtr, rounds)
-    secs = time.perf_counter() - t
-    out["xgboost rank:pairwise"] = {"seconds": secs, "per_round": secs / rounds,
-                                    "test_auc": float(br.auc(yte, bst.predict(xgb.DMatrix(Xte))))}
-    print(f"  {'xgboost rank:pairwise':<26} {secs:>8.1f} s  {secs / rounds * 1e3:>8.1f} ms/round  test AUC "
-          f"{out['xgboost rank:pairwise']['test_auc']:.4f}")
-    ratio = out["lightgbm λ-AUC fast"]["per_round"] / out["lightgbm binary"]["per_round"]
-    print(f"  λ-AUC fast round / binary round: {ratio:.2f}×")
-    out["round_ratio_vs_binary"] = ratio
+    fast = {**params, "objective": br.lightgbm_objective("auc", link="probit", method="fast")}
+    out = {"runs": []}
+    for noise in noises:
+        for seed in range(1, seeds + 1):
+            X, y = data(n + n // 4, seed=seed, noise=noise)
+            Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+            ds = lgb.Dataset(Xtr, ytr, free_raw_data=False).construct()
+            print(f" noise={noise} ({NOISE[noise]}), seed {seed}")
+            run = {"noise": noise, "seed": seed,
+                   "lightgbm λ-AUC fast": _lgb(fast, ds, rounds, Xte, yte),
+                   "lightgbm binary": _lgb({**params, "objective": "binary"}, ds, rounds, Xte, yte)}
+            if not out["runs"]:
+                # the floor of any Python objective: the callback round trip with gradients
+                # that cost nothing (log-loss gradients at the start, so trees still split)
+                g0, h0 = 0.5 - ytr, np.full(n, 0.25)
+                run["lightgbm fixed-gradient callable"] = _lgb(
+                    {**params, "objective": lambda preds, train: (g0, h0)}, ds, rounds, Xte, yte)
+                dtr = xgb.DMatrix(Xtr, ytr, group=[n], nthread=2)
+                t = time.perf_counter()
+                bst = xgb.train({"objective": "rank:pairwise", "tree_method": "hist", "grow_policy": "lossguide",
+                                 "max_leaves": 31, "max_depth": 0, "eta": 0.1, "nthread": 2}, dtr, rounds)
+                secs = time.perf_counter() - t
+                run["xgboost rank:pairwise"] = {"seconds": secs, "per_round": secs / rounds,
+                                                "test_auc": float(br.auc(yte, bst.predict(xgb.DMatrix(Xte))))}
+            for name, r in run.items():
+                if isinstance(r, dict):
+                    _show(name, r)
+            out["runs"].append(run)
+    runs = out["runs"]
+    per_round = np.mean([r["lightgbm λ-AUC fast"]["per_round"] for r in runs])
+    binary = np.mean([r["lightgbm binary"]["per_round"] for r in runs])
+    floor = runs[0]["lightgbm fixed-gradient callable"]["per_round"]
+    out["round_ratio_vs_binary"] = per_round / binary
+    out["callable_floor_ratio_vs_binary"] = floor / binary
+    print(f"  λ-AUC fast round / binary round: {per_round / binary:.2f}× "
+          f"(fixed-gradient callable: {floor / binary:.2f}×)")
+    for noise in noises:
+        d = np.array([r["lightgbm λ-AUC fast"]["test_auc"] - r["lightgbm binary"]["test_auc"]
+                      for r in runs if r["noise"] == noise])
+        out[f"auc_difference_{noise}"] = {"mean": float(d.mean()), "per_seed": d.tolist()}
+        print(f"  test AUC, λ-AUC fast − binary, noise={noise}: mean {d.mean():+.4f} "
+              f"(per seed {', '.join(f'{v:+.4f}' for v in d)})")
     return out
 
 
@@ -128,16 +172,18 @@ def main(argv=None):
     ap.add_argument("--rate", type=float, default=0.05)
     ap.add_argument("--train-n", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=100)
+    ap.add_argument("--noise", nargs="+", default=sorted(NOISE), choices=sorted(NOISE))
+    ap.add_argument("--seeds", type=int, default=3, help="data sets per noise kind in part 2")
     ap.add_argument("--quick", action="store_true", help="sizes up to 10^5, training on 10^5 rows")
     ap.add_argument("--json", default=str(HERE / "results" / "long_lists.json"))
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes = [s for s in args.sizes if s <= 100_000]
-        args.exact_max, args.train_n = 10_000, 100_000
+        args.exact_max, args.train_n, args.seeds = 10_000, 100_000, 1
     print(f"Part 1: time per objective call, one list, {args.rate:.0%} positives")
     res = {"settings": vars(args), "calls": part1(args.sizes, args.exact_max, args.rate)}
     print(f"Part 2: {args.rounds} rounds on one list of {args.train_n:,} rows")
-    res["training"] = part2(args.train_n, args.rounds)
+    res["training"] = part2(args.train_n, args.rounds, args.noise, args.seeds)
     write_json(args.json, res)
 
 

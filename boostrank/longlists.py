@@ -3,23 +3,29 @@
 With ρ_hl = ½ erfc(ασ(s_h − s_l)) (Raykar's approximation of the RankNet logistic,
 α = √3/(√2 π)) and |ΔAUC_hl| = |p_h − p_l|/(mn) on the pessimistic score order
 (Welleck Thm 4.1), every document's λ and hessian is a sum of erfc and Gaussian
-kernels over the documents of the other class, split at the document's own score:
+kernels over the documents of the other classes, weighted by the distance in
+positions:
 
-    Σ_l |p_h − p_l| erfc(t_h − t_l) = p_h (E_above[1] − E_below[1]) − E_above[p] + E_below[p],
+    grad_i = σ/2 · (2 Σ_{l_j > l_i} w |p_i − p_j| − Σ_j w |p_i − p_j| erfc(t_i − t_j)),
 
-t = ασs, with E_side[q] = Σ_{l on that side} q_l erfc(t_h − t_l).  One fused pass of
-:func:`boostrank.erfc.side_sums` per class gives them all in O(p n) after one sort.
+t = ασs.  After one sort, positions are indices, and each sum splits into the
+documents below and above i: an ascending sweep and a mirrored one, each carrying
+Beaulieu's series coefficients of the neighbouring blocks
+(:mod:`boostrank._kernels.lambda_series`), give all of them in O(p n).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order, resolve_ties
+from ._kernels.erfc import _series_weights
+from ._kernels.lambda_series import lambda_auc_series_kernel
+from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
 from ._kernels.metrics import mauc_class_weights
-from .erfc import side_sums
+from .erfc import joint_parameters
 from .rankncg import ERFC_ALPHA
 
 __all__ = ["lambda_auc_probit", "fast_error_bound"]
@@ -34,61 +40,34 @@ def _positions(s, y):
     return p
 
 
-def _bipartite(p, t, hi, lo, weight, sigma, eps, grad, hess):
-    """Add the λs and hessians of all pairs (h ∈ hi above l ∈ lo), |ΔM| = weight·|p_h − p_l|.
-
-    ``hi`` and ``lo`` index documents in ascending score order; a tied ``lo``
-    document sits above the ``hi`` one (pessimistic order).
-    """
-    lam_c = sigma * weight / 2.0
-    hess_c = sigma * sigma * ERFC_ALPHA_SQRT_PI * weight
-    # hi targets, lo sources: a tied lo document is above (strictly-below split)
-    Q = np.vstack([np.ones(lo.size), p[lo]])
-    eb, gb, et, gt = side_sums(t[hi], t[lo], Q, eps, ties_below=False)
-    ea, ga = et - eb, gt - gb
-    ph = p[hi]
-    grad[hi] -= lam_c * (ph * (ea[0] - eb[0]) - ea[1] + eb[1])
-    hess[hi] += hess_c * (ph * (ga[0] - gb[0]) - ga[1] + gb[1])
-    # lo targets, hi sources: a tied hi document is below (ties_below)
-    Q = np.vstack([np.ones(hi.size), p[hi]])
-    eb, gb, et, gt = side_sums(t[lo], t[hi], Q, eps, ties_below=True)
-    ea, ga = et - eb, gt - gb
-    k = np.searchsorted(t[hi], t[lo], side="right")
-    csum = np.r_[0.0, np.cumsum(p[hi])]
-    b1, bp = k.astype(np.float64), csum[k]
-    a1, ap = hi.size - b1, csum[-1] - bp
-    pl = p[lo]
-    # Σ_h |p_h − p_l| ρ_hl with ρ = ½ erfc(t_h − t_l) = ½ (2 − erfc(t_l − t_h))
-    below = 2.0 * (bp - pl * b1) - (eb[1] - pl * eb[0])
-    above = 2.0 * (pl * a1 - ap) - (pl * ea[0] - ea[1])
-    grad[lo] += lam_c * (below + above)
-    hess[lo] += hess_c * ((gb[1] - pl * gb[0]) + (pl * ga[0] - ga[1]))
+@functools.lru_cache(maxsize=16)
+def _series(eps):
+    par = joint_parameters(eps)
+    ae, ag = _series_weights(par.h, par.p)
+    ae.flags.writeable = ag.flags.writeable = False
+    return par, ae, ag
 
 
 def _fast_one_list(s, y, sigma, eps, grad, hess):
     n = s.shape[0]
-    grad[:] = 0.0
-    hess[:] = 0.0
     if n < 2:
+        grad[:] = 0.0
+        hess[:] = 0.0
         return
-    counts = np.bincount(y, minlength=1).astype(np.float64)
+    counts = np.bincount(y).astype(np.float64)
     w = mauc_class_weights(counts, float(n))
-    order = np.argsort(-s, kind="stable")  # NumPy's radix/tim sort beats numba's mergesort here
-    resolve_ties(s, y, 0, order)
-    p = np.empty(n)
-    p[order] = np.arange(n, dtype=np.float64)
-    t = ERFC_ALPHA * sigma * s
-    asc = order[::-1]  # ascending score; the order of ties within a class does not matter
-    by_class = [asc[y[asc] == c] for c in range(counts.size)]
-    for a in range(counts.size):
-        for b in range(a):
-            weight = abs(w[a] - w[b])
-            if weight > 0 and by_class[a].size and by_class[b].size:
-                _bipartite(p, t, by_class[a], by_class[b], weight, sigma, eps, grad, hess)
+    present = counts > 0
+    if not present.all():  # the sweep costs O(classes) per row: drop absent grades
+        w = w[present]
+        y = (np.cumsum(present) - 1)[y]
+    wmat = np.abs(w[:, None] - w[None, :])
+    par, ae, ag = _series(eps)
+    lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
+                             grad, hess)
 
 
 def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
-                      auto_min_rows=2000, grad=None, hess=None):
+                      auto_min_rows=128, grad=None, hess=None):
     """λ-AUC gradients and hessians with the probit link, exact or through the series.
 
     Parameters
@@ -99,8 +78,8 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     group_offsets : ndarray of int64
     method : {"exact", "fast", "auto"}
         ``"exact"`` sums pairs (O(n²) per list), ``"fast"`` uses the series
-        (O(n log n) per list), ``"auto"`` picks ``fast`` for lists of at least
-        ``auto_min_rows`` rows.
+        (O(p n) per list: a radix sort and two series sweeps), ``"auto"`` picks
+        ``fast`` for lists of at least ``auto_min_rows`` rows.
     eps : float
         Accuracy of the series; see :func:`fast_error_bound`.
 

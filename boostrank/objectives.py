@@ -70,12 +70,15 @@ class LambdaObjective:
         (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
     method : {"exact", "fast", "auto"}, default="exact"
         With ``link="probit"``: pair sums, the erfc series
-        (:mod:`boostrank.longlists`, O(n log n) per list, within
+        (:mod:`boostrank.longlists`, O(p n) per list: a radix sort and two series sweeps, within
         :func:`boostrank.longlists.fast_error_bound`), or ``fast`` for lists of at
         least ``auto_min_rows`` rows.
     eps : float, default=1e-6
         Accuracy of the series.
-    auto_min_rows : int, default=2000
+    auto_min_rows : int, default=128
+        ``method="auto"`` sums pairs exactly in shorter lists; 128 is about where
+        the series becomes faster on this project's 2-core machine (100 rows:
+        23 µs exact vs 24 µs fast; 1 600 rows: 4.5 ms vs 0.25 ms).
 
     Notes
     -----
@@ -90,7 +93,7 @@ class LambdaObjective:
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool = True, label_gain=None,
-                 link: str = "logistic", method: str = "exact", eps: float = 1e-6, auto_min_rows: int = 2000):
+                 link: str = "logistic", method: str = "exact", eps: float = 1e-6, auto_min_rows: int = 128):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
         if method not in ("exact", "fast", "auto"):

@@ -6,6 +6,8 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
+from boostrank._kernels.lambda_series import ascending_pessimistic
+from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.longlists import fast_error_bound, lambda_auc_probit
 
 from .reference import lambda_auc_probit_reference
@@ -16,6 +18,8 @@ def _list(kind, n, rng, rate=0.3):
         s = rng.normal(size=n)
     elif kind == "ties":
         s = np.round(rng.normal(size=n))
+    elif kind == "spread":  # clusters many cut-offs apart: the sweeps restart their blocks
+        s = rng.choice([-1e3, 0.0, 9.0, 1e4], size=n) + rng.normal(size=n)
     else:
         s = np.zeros(n)
     return s, (rng.random(n) < rate).astype(np.float64)
@@ -37,7 +41,7 @@ def test_exact_probit_kernel_matches_pair_oracle(kind, n, graded):
 
 @pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("eps", [1e-3, 1e-6, 1e-10])
-@pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread"])
 @pytest.mark.parametrize("n", [1, 2, 5, 100, 1000, 5000])
 def test_fast_within_bound_of_exact(n, kind, eps, graded):
     rng = np.random.default_rng(n + len(kind))
@@ -51,6 +55,46 @@ def test_fast_within_bound_of_exact(n, kind, eps, graded):
     assert np.all(np.abs(gf - ge) <= gb + 1e-14)
     assert np.all(np.abs(hf - he) <= hb + 1e-14)
     assert abs(gf.sum()) <= gb.sum() + 1e-12  # λs of a list cancel, up to the bound
+
+
+@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros"])
+def test_ascending_order_is_the_reversed_pessimistic_order(kind):
+    rng = np.random.default_rng(3)
+    if kind == "short ties":
+        s = np.round(rng.normal(size=500), 2)
+    else:
+        s, _ = _list(kind, 500, rng)
+    y = rng.integers(0, 3, size=500)
+    if kind != "random":
+        s[::7] = -0.0  # ties with 0.0
+        s[::11] *= -1
+    order, t, cls = ascending_pessimistic(s, y, 3, 2.0)
+    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, 500)[::-1])
+    np.testing.assert_array_equal(t, 2.0 * s[order])
+    np.testing.assert_array_equal(cls, y[order])
+
+
+def test_fast_sparse_grades_and_thread_count():
+    numba = pytest.importorskip("numba")
+    rng = np.random.default_rng(11)
+    n = 3000
+    s = np.round(rng.normal(size=n), 1)
+    y = rng.choice([0, 2, 7], size=n, p=[0.8, 0.15, 0.05])  # absent grades are skipped
+    off = np.array([0, n])
+    ge, he = lambda_auc_probit(s, y, off, method="exact")
+    before = numba.get_num_threads()
+    try:
+        results = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            results.append(lambda_auc_probit(s, y, off, method="fast", eps=1e-8))
+    finally:
+        numba.set_num_threads(before)
+    (g1, h1), (g2, h2) = results
+    np.testing.assert_array_equal(g1, g2)  # the two sweeps are independent
+    np.testing.assert_array_equal(h1, h2)
+    gb, hb = fast_error_bound(s, y, off, eps=1e-8)
+    assert np.all(np.abs(g1 - ge) <= gb + 1e-14) and np.all(np.abs(h1 - he) <= hb + 1e-14)
 
 
 def test_queries_single_class_and_auto():

@@ -6,7 +6,7 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
-from boostrank._kernels.lambda_series import ascending_pessimistic
+from boostrank._kernels.lambda_series import _radix_sort, ascending_pessimistic
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.longlists import fast_error_bound, lambda_auc_probit
 
@@ -72,6 +72,31 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind):
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, 500)[::-1])
     np.testing.assert_array_equal(t, 2.0 * s[order])
     np.testing.assert_array_equal(cls, y[order])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 300, 5000])
+@pytest.mark.parametrize("distinct", [1, 3, None])
+def test_radix_sort_is_a_stable_argsort(n, distinct):
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, size=n, dtype=np.uint64)
+    if distinct is not None and n:  # duplicates: keep only the first few values
+        keys = keys[rng.integers(0, min(distinct, n), size=n)]
+    idx = np.arange(n, dtype=np.int64)
+    expected = np.argsort(keys, kind="stable")
+    sorted_keys, k2, i2 = keys.copy(), np.empty_like(keys), np.empty_like(idx)
+    _radix_sort(sorted_keys, idx, k2, i2)
+    np.testing.assert_array_equal(idx, expected)
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
+@pytest.mark.parametrize("s", [[], [0.5], [-0.0, 0.0, -0.0], [np.inf, -np.inf, 1e-300, -1e-300, 5e-324],
+                               [3.0] * 9 + [-1.0] * 9])
+def test_ascending_order_edge_values(s):
+    s = np.asarray(s, dtype=np.float64)
+    y = (np.arange(s.size) % 2).astype(np.int64)
+    order, t, cls = ascending_pessimistic(s, y, 2, 1.0)
+    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, s.size)[::-1])
+    np.testing.assert_array_equal(t, s[order])
 
 
 def test_fast_sparse_grades_and_thread_count():

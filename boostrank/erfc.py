@@ -95,7 +95,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     method : {"fast", "direct"}, default="fast"
         ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
         cut-offs; one-sided sums add an O((N + M) log(N + M)) sort and come from
-        the fused pass of :func:`side_sums`).  ``"direct"``:
+        one fused pass of the one-sided kernel).  ``"direct"``:
         the O(NM) sum with compensated summation.
     side : {"both", "below", "above"}, default="both"
         Sum over all sources, over those strictly below the target (z_i < y_j), or
@@ -164,33 +164,3 @@ def joint_parameters(eps: float) -> SeriesParameters:
         if max(tail_e, tail_g) <= eps / 8:
             return SeriesParameters(r=r, h=h, p=p)
         p += 1
-
-
-def side_sums(targets, sources, weights, eps: float = 1e-6, ties_below: bool = False):
-    """One-sided erfc and Gaussian sums for several weight rows in one pass.
-
-    Parameters
-    ----------
-    targets, sources : ndarray, sorted ascending
-    weights : ndarray of shape (k, N)
-    ties_below : bool
-        Count a source equal to the target as below it.
-
-    Returns
-    -------
-    e_below, g_below, e_total, g_total : ndarray of shape (k, M)
-        Σ over sources below (z < y, or z ≤ y with ``ties_below``) and over all
-        sources of q erfc(y − z) and q exp(−(y − z)²); each within eps · Σ|q| of
-        the exact sums (the budget of :func:`series_parameters`).
-    """
-    y = np.ascontiguousarray(targets, dtype=np.float64)
-    z = np.ascontiguousarray(sources, dtype=np.float64)
-    Q = np.ascontiguousarray(np.atleast_2d(weights), dtype=np.float64)
-    k, m = Q.shape[0], y.shape[0]
-    out = [np.zeros((k, m)) for _ in range(4)]
-    if m == 0 or z.size == 0:
-        return tuple(out)
-    par = joint_parameters(eps)
-    lo = min(y[0], z[0])
-    side_sums_sorted(y, z, Q, lo, par.r, par.h, par.p, ties_below, *out)
-    return tuple(out)

@@ -187,3 +187,12 @@ def test_engines_take_the_fast_objective_on_one_list():
     bst = xgb.train({"tree_method": "hist", "max_depth": 3, "min_child_weight": 1e-3,
                      "disable_default_eval_metric": 1}, xgb.DMatrix(X, y), 10, obj=xobj)
     assert br.auc(y, bst.predict(xgb.DMatrix(X))) > 0.8
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_engine_objective_rejects_nonfinite_scores(bad):
+    ds = lgb.Dataset(np.zeros((4, 1)), np.array([0.0, 1.0, 0.0, 1.0]), free_raw_data=False).construct()
+    for method in ("fast", "exact"):
+        obj = br.lightgbm_objective("auc", link="probit", method=method)
+        with pytest.raises(ValueError, match="scores contains 1 NaN/inf"):
+            obj(np.array([0.0, bad, 1.0, 2.0]), ds)

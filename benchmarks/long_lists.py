@@ -176,15 +176,45 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=3, help="data sets per noise kind in part 2")
     ap.add_argument("--quick", action="store_true", help="sizes up to 10^5, training on 10^5 rows")
     ap.add_argument("--json", default=str(HERE / "results" / "long_lists.json"))
+    ap.add_argument("--png", default=str(HERE / "results" / "long_lists_time.png"))
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes = [s for s in args.sizes if s <= 100_000]
         args.exact_max, args.train_n, args.seeds = 10_000, 100_000, 1
     print(f"Part 1: time per objective call, one list, {args.rate:.0%} positives")
     res = {"settings": vars(args), "calls": part1(args.sizes, args.exact_max, args.rate)}
+    plot(res["calls"], args.png)
+    print(f"wrote {args.png}")
     print(f"Part 2: {args.rounds} rounds on one list of {args.train_n:,} rows")
     res["training"] = part2(args.train_n, args.rounds, args.noise, args.seeds)
     write_json(args.json, res)
+
+
+def plot(rows, path):
+    """Time per objective call against n, log-log; extrapolated points dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    n = [r["n"] for r in rows]
+    ax.loglog(n, [r["fast_s"] for r in rows], "-o", label="fast (probit, erfc series, eps 1e-6)")
+    for key, label, style in (("exact_logistic", "exact λ-AUC, logistic", "s"),
+                              ("exact_probit", "exact λ-AUC, probit", "^")):
+        measured = [r for r in rows if r[key + "_measured"]]
+        line, = ax.loglog([r["n"] for r in measured], [r[key + "_s"] for r in measured], "-" + style, label=label)
+        tail = measured[-1:] + [r for r in rows if not r[key + "_measured"]]
+        if len(tail) > 1:
+            ax.loglog([r["n"] for r in tail], [r[key + "_s"] for r in tail], "--" + style, color=line.get_color(),
+                      mfc="none")
+    ax.loglog(n, [r["logloss_s"] for r in rows], "k:o", label="log-loss gradient (NumPy)")
+    ax.set(xlabel="rows in the list", ylabel="seconds per call",
+           title="λ-AUC objective on one list (dashed: extrapolated ∝ n²)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

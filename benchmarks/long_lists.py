@@ -12,6 +12,11 @@ LightGBM with ``fast`` λ-AUC vs LightGBM ``binary``, plus (first data set) XGBo
 ``rank:pairwise`` and a callable returning fixed gradients (the floor of any Python
 objective); wall time, time per round, test AUC and the paired AUC differences.
 
+Part 3 — the same list dealt at random into 2, 8 and 32 partitions (what the
+workers of ``boostrank.dask.train_lightgbm(..., one_list="per_partition")`` see):
+agreement of the per-partition λs with the full-list λs, and test AUC after
+training on the partitions.
+
 Run:  python benchmarks/long_lists.py [--sizes 10000 100000 1000000] [--train-n 1000000] [--quick]
 """
 
@@ -165,6 +170,37 @@ def part2(n, rounds, noises, seeds):
     return out
 
 
+def part3(n, rounds, partitions, first_run):
+    """What Dask workers compute on one list dealt into partitions at random.
+
+    Each worker's λ only sees the pairs inside its partition.  Measured two ways on
+    the first data set of part 2: the agreement of per-partition λs with the full-list
+    λs (at the scores of a 20-round log-loss model, a mid-training state), and test AUC
+    after training on the partitions as separate lists, which is what the workers'
+    gradients add up to.
+    """
+    from boostrank.dask import per_partition_agreement
+
+    X, y = data(n + n // 4, seed=first_run["seed"], noise=first_run["noise"])
+    Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+    params = {"num_leaves": 31, "learning_rate": 0.1, "num_threads": 2, "verbose": -1, "seed": 0,
+              "force_row_wise": True, "metric": "None"}
+    mid = lgb.train({**params, "objective": "binary"}, lgb.Dataset(Xtr, ytr), 20).predict(Xtr, raw_score=True)
+    rows = []
+    for k in partitions:
+        agree = per_partition_agreement(mid, ytr, k, random_state=0, link="probit", method="fast")
+        part = np.random.default_rng(0).integers(0, k, size=n)
+        order = np.argsort(part, kind="stable")
+        ds = lgb.Dataset(Xtr[order], ytr[order], group=np.bincount(part, minlength=k)).construct()
+        r = _lgb({**params, "objective": br.lightgbm_objective("auc", link="probit", method="fast")},
+                 ds, rounds, Xte, yte)
+        rows.append({**agree, **r})
+        print(f"  {k:>3} partitions: λ cosine {agree['cosine']:.6f}  scale {agree['scale']:.4f}  "
+              f"rel. error {agree['relative_error']:.4f}  test AUC {r['test_auc']:.4f} "
+              f"(one list {first_run['lightgbm λ-AUC fast']['test_auc']:.4f})", flush=True)
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 10_000_000])
@@ -174,6 +210,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--noise", nargs="+", default=sorted(NOISE), choices=sorted(NOISE))
     ap.add_argument("--seeds", type=int, default=3, help="data sets per noise kind in part 2")
+    ap.add_argument("--partitions", type=int, nargs="+", default=[2, 8, 32], help="part 3 (per-worker λ)")
     ap.add_argument("--quick", action="store_true", help="sizes up to 10^5, training on 10^5 rows")
     ap.add_argument("--json", default=str(HERE / "results" / "long_lists.json"))
     ap.add_argument("--png", default=str(HERE / "results" / "long_lists_time.png"))
@@ -187,6 +224,8 @@ def main(argv=None):
     print(f"wrote {args.png}")
     print(f"Part 2: {args.rounds} rounds on one list of {args.train_n:,} rows")
     res["training"] = part2(args.train_n, args.rounds, args.noise, args.seeds)
+    print(f"Part 3: one list of {args.train_n:,} rows dealt into partitions (what Dask workers see)")
+    res["partitions"] = part3(args.train_n, args.rounds, args.partitions, res["training"]["runs"][0])
     write_json(args.json, res)
 
 

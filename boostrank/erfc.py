@@ -144,7 +144,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     oy = np.argsort(y, kind="stable")
     oz = np.argsort(z, kind="stable")
     sums = [np.zeros((1, y.size)) for _ in range(4)]
-    side_sums_sorted(y[oy], z[oz], q[oz].reshape(1, -1), lo, par.r, par.h, par.p, False, *sums)
+    side_sums_sorted(y[oy], z[oz], q[oz].reshape(1, -1), lo, par.r, par.h, par.p, *sums)
     below, total = (sums[0], sums[2]) if kd == 0 else (sums[1], sums[3])
     out[oy] = (below if sd == 1 else total - below)[0]
     return out

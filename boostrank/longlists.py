@@ -62,6 +62,10 @@ def _fast_one_list(s, y, sigma, eps, grad, hess):
         y = (np.cumsum(present) - 1)[y]
     wmat = np.abs(w[:, None] - w[None, :])
     par, ae, ag = _series(eps)
+    if np.abs(s).max() * ERFC_ALPHA * sigma > 2.0**52 * par.r:
+        # block numbers would lose integer precision and the series its validity
+        raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
+                         "(|score| · sigma must stay below about 4e16); use method='exact'")
     lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
                              grad, hess)
 

@@ -196,3 +196,12 @@ def test_engine_objective_rejects_nonfinite_scores(bad):
         obj = br.lightgbm_objective("auc", link="probit", method=method)
         with pytest.raises(ValueError, match="scores contains 1 NaN/inf"):
             obj(np.array([0.0, bad, 1.0, 2.0]), ds)
+
+
+def test_fast_refuses_scores_beyond_block_precision():
+    s = np.array([0.0, 1e17, -3.0])
+    y = np.array([0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="too wide for method='fast'"):
+        lambda_auc_probit(s, y, np.array([0, 3]), method="fast")
+    g, _ = lambda_auc_probit(s, y, np.array([0, 3]), method="exact")
+    assert np.isfinite(g).all()

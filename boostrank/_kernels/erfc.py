@@ -213,7 +213,7 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
 
 
 @njit(cache=True)
-def side_sums_sorted(y, z, Q, lo, width, h, p, ties_below, e_below, g_below, e_total, g_total):
+def side_sums_sorted(y, z, Q, lo, width, h, p, e_below, g_below, e_total, g_total):
     """Fused one-sided erfc and Gaussian sums for several weight vectors at once.
 
     ``y`` (targets) and ``z`` (sources) sorted ascending; ``Q`` (k, N) weight rows.
@@ -223,7 +223,7 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, ties_below, e_below, g_below, e_t
         g_below[c, j] = Σ_{z_i below y_j} Q[c, i] exp(−(y_j − z_i)²)
         e_total, g_total: the same over all sources,
 
-    where "below" is z_i < y_j, or z_i ≤ y_j with ``ties_below``.  One set of series
+    where "below" is z_i < y_j.  One set of series
     parameters (h, p, block width) valid for both kernels; the rest as in
     :func:`erfc_sum_fast`.
     """
@@ -256,7 +256,7 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, ties_below, e_below, g_below, e_t
             while i < n_src and kz[i] < k:
                 i += 1
         centre = centres[k]
-        while i < n_src and kz[i] == k and (z[i] < y[j] or (ties_below and z[i] == y[j])):
+        while i < n_src and kz[i] == k and z[i] < y[j]:
             _harmonics(2.0 * h * (z[i] - centre), p, cn, sn)
             for c in range(k_w):
                 rq[c] += Q[c, i]

@@ -157,7 +157,7 @@ def cmd_train(args) -> int:
             params[key] = getattr(args, key)
     model = LambdaRanker(
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
-        learning_rate=args.learning_rate, eval_metric=args.metric.split(",") if args.metric else None,
+        link=args.link, method=args.method, learning_rate=args.learning_rate, eval_metric=args.metric.split(",") if args.metric else None,
         early_stopping_rounds=args.early_stopping, random_state=args.seed, n_jobs=args.threads,
         verbose=not args.quiet, **params)
     evals = {}
@@ -290,6 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--objective", default="auc",
                     help="auc | mauc | ndcg (boostrank's λ objectives) or the engine's own: lambdarank, "
                          "rank_xendcg, rank:ndcg, rank:pairwise, rank:map (default auc)")
+    tr.add_argument("--link", choices=["logistic", "probit"], default="logistic",
+                    help="RankNet link of auc/mauc; probit allows --method fast")
+    tr.add_argument("--method", choices=["exact", "fast", "auto"], default="exact",
+                    help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
+                         "128+ rows (a file without qid is one list)")
     tr.add_argument("--train", required=True, help="LETOR training file")
     tr.add_argument("--valid", help="LETOR validation file (evaluated every round)")
     tr.add_argument("--rounds", type=int, default=100)

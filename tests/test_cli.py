@@ -88,6 +88,26 @@ def test_train_then_predict(tmp_path, capsys, engine, objective):
     assert f"{br.auc(valid.y, s, valid.qid):.4f}" in capsys.readouterr().out
 
 
+def test_train_one_long_list_with_the_fast_objective(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=3000) > 1.2).astype(int)
+    path = tmp_path / "alerts.svm"
+    path.write_text("".join(f"{t} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(x)) + "\n"
+                            for t, x in zip(y, X)))  # SVMlight without qid: one list
+    model = tmp_path / "model.txt"
+    argv = ["train", "--objective", "auc", "--link", "probit", "--method", "fast", "--train", str(path),
+            "--valid", str(path), "--rounds", "20", "--out", str(model), "--quiet", "--metric", "auc"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    ref = br.LambdaRanker(objective="auc", link="probit", method="fast", n_estimators=20, eval_metric=["auc"])
+    ref.fit(X, y, eval_set=[(X, y)])
+    assert f"{br.auc(y, ref.predict(X)):.4f}" in out and br.auc(y, ref.predict(X)) > 0.9
+    assert main(["train", "--objective", "ndcg", "--link", "probit", "--train", str(path),
+                 "--out", str(model), "--quiet"]) == 2
+    assert "probit link is for metric='auc' or 'mauc'" in capsys.readouterr().err
+
+
 def test_fit_linear_then_predict(tmp_path, capsys):
     train = br.make_letor(30, random_state=1)
     br.save_letor(tmp_path / "train.txt", train)

@@ -118,6 +118,8 @@ class LambdaObjective:
         self.method = method
         self.eps = float(eps)
         self.auto_min_rows = int(auto_min_rows)
+        # rows from which the kernels use Numba's threads; None: never (see gradients)
+        self.parallel_min_rows = PARALLEL_MIN_ROWS
         self._cache: dict = {}
 
     def __repr__(self):
@@ -175,9 +177,10 @@ class LambdaObjective:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
         # Numba's thread pool spins after a parallel region and then competes with the
         # engine's own OpenMP threads (XGBoost ships its own libgomp): on MQ2008 that
-        # doubled XGBoost's round time.  Below PARALLEL_MIN_ROWS one thread is faster.
+        # doubled XGBoost's round time.  Below parallel_min_rows one thread is faster.
         threads = numba.get_num_threads()
-        numba.set_num_threads(threads if s.shape[0] >= PARALLEL_MIN_ROWS else 1)
+        limit = self.parallel_min_rows
+        numba.set_num_threads(threads if limit is not None and s.shape[0] >= limit else 1)
         try:
             self._kernel(s, y, offsets, gain, grad, hess)
         finally:

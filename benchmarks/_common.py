@@ -70,3 +70,21 @@ def write_json(path, obj) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(obj, indent=2, default=float))
     print(f"wrote {out}")
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend: benchmarks run headless."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path, dpi=120) -> None:
+    """Lay out, write ``fig`` as PNG (creating the folder) and close it."""
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)

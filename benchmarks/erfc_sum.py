@@ -21,7 +21,7 @@ from scipy.special import erfc
 
 import boostrank as br
 
-from _common import write_json
+from _common import pyplot, save_figure, write_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -97,10 +97,7 @@ def main(argv=None):
 
 
 def plot(rows, sweep, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(2, 2, figsize=(10, 8))
     sizes = sorted({r["n"] for r in rows})
@@ -123,9 +120,7 @@ def plot(rows, sweep, path):
     for a in ax.flat:
         if a.get_legend_handles_labels()[0]:
             a.legend(fontsize=7)
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

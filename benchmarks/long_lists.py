@@ -32,7 +32,7 @@ import xgboost as xgb
 
 import boostrank as br
 
-from _common import write_json
+from _common import pyplot, save_figure, write_json
 from boostrank.objectives import LambdaObjective
 
 HERE = Path(__file__).resolve().parent
@@ -235,10 +235,7 @@ def main(argv=None):
 
 def plot(rows, path):
     """Time per objective call against n, log-log; extrapolated points dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     n = [r["n"] for r in rows]
@@ -255,9 +252,7 @@ def plot(rows, path):
     ax.set(xlabel="rows in the list", ylabel="seconds per call",
            title="λ-AUC objective on one list (dashed: extrapolated ∝ n²)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from tqdm.auto import tqdm
 
 import boostrank as br
 
-from _common import Logistic, load_haberman, load_pima
+from _common import Logistic, load_haberman, load_pima, pyplot, save_figure
 
 HERE = Path(__file__).resolve().parent
 FIG = HERE / "figures"
@@ -157,10 +157,7 @@ def table(res, key, paper=None):
 
 
 def plot_traces(rrf, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     for a, (name, res) in zip(ax, rrf.items()):
@@ -168,18 +165,17 @@ def plot_traces(rrf, path):
             if not tr:
                 continue
             t = [p[0] for p in tr]
-            a.step(t, [p[1] if p[1] is not None else np.nan for p in tr], where="post", color=f"C{k}")
-            a.step(t, [p[2] if p[2] is not None else np.nan for p in tr], where="post", color=f"C{k}", ls=":")
+            # markers: a quick run often logs a single incumbent, which a bare step line hides
+            a.plot(t, [p[1] if p[1] is not None else np.nan for p in tr], drawstyle="steps-post",
+                   color=f"C{k}", marker="o", ms=3)
+            a.plot(t, [p[2] if p[2] is not None else np.nan for p in tr], drawstyle="steps-post",
+                   color=f"C{k}", ls=":", marker="^", ms=3)
         a.set(title=f"{name}: incumbent (—) and bound (⋯)", xlabel="seconds", ylabel="DCG (min ranks)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_roc(path, cap):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from sklearn.metrics import roc_curve
 
     X, y = br.make_roc_flexibility(500, random_state=0)
@@ -195,16 +191,12 @@ def plot_roc(path, cap):
     ax.plot([0, 1], [0, 1], "k:", lw=0.8)
     ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC flexibility, test")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
 
 
 def welleck_precision(quick, path):
     """Per-class AUC (Welleck Table 2), micro/macro P@k (Table 3, Figure 2) on MQ2008 vali→test."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     data = HERE.parent.parent / "shared" / "data" / "mq2008"
     if not data.exists():
@@ -227,8 +219,7 @@ def welleck_precision(quick, path):
     ax[0].set(title="micro Precision@k (MQ2008 test)", xlabel="k")
     ax[1].set(title="macro Precision@k", xlabel="k")
     ax[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return out
 
 

@@ -120,14 +120,16 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
     for part in prange(2):
         lo_, hi_ = (0, below) if part == 0 else (below, n)
         _radix_sort(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_])
+    t = np.empty(n)
+    t_bits = t.view(np.uint64)
+    # serial: Numba's parfors do not see that t_bits and t alias (fused loops read t early)
+    for m in range(n):
+        k = keys[m]
+        t_bits[m] = k ^ sign if k & sign else ~k  # back to the float's bits
     cls = np.empty(n, dtype=np.int64)
     for m in prange(n):
-        k = keys[m]
-        keys[m] = k ^ sign if k & sign else ~k  # back to the float's bits
-        cls[m] = labels[idx[m]]
-    t = keys.view(np.float64)
-    for m in prange(n):
         t[m] *= scale
+        cls[m] = labels[idx[m]]
     return idx, t, cls
 
 

@@ -58,6 +58,18 @@ def resolve_ties(scores, labels, a, order):
         i = j
 
 
+@njit(cache=True)
+def _class_weights(labels, a, b):
+    """Documents per label value and the MAUC class weights ω of one query."""
+    top = 0
+    for i in range(a, b):
+        top = max(top, labels[i])
+    counts = np.zeros(top + 1)
+    for i in range(a, b):
+        counts[labels[i]] += 1.0
+    return counts, mauc_class_weights(counts, float(b - a))
+
+
 @njit(cache=True, parallel=True)
 def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
     """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
@@ -94,14 +106,8 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
         n = b - a
         if n < 2:
             continue
-        top = 0
-        for i in range(a, b):
-            if labels[i] > top:
-                top = labels[i]
-        counts = np.zeros(top + 1)
-        for i in range(a, b):
-            counts[labels[i]] += 1.0
-        w = mauc_class_weights(counts, float(n))
+        counts, w = _class_weights(labels, a, b)
+        top = counts.shape[0] - 1
         order = pessimistic_order(scores, labels, a, b)
         # bucket documents by label, each bucket in position order
         start = np.zeros(top + 2, dtype=np.int64)
@@ -238,13 +244,7 @@ def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, gra
         n = b - a
         if n < 2 or n > max_len:
             continue
-        top = 0
-        for i in range(a, b):
-            top = max(top, labels[i])
-        counts = np.zeros(top + 1)
-        for i in range(a, b):
-            counts[labels[i]] += 1.0
-        w = mauc_class_weights(counts, float(n))
+        w = _class_weights(labels, a, b)[1]
         order = pessimistic_order(scores, labels, a, b)
         pos = np.empty(n, dtype=np.int64)
         for t in range(n):

@@ -144,5 +144,5 @@ def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
         W = np.abs(w[:, None] - w[None, :])
         total = W[y] @ counts * p + W[y] @ psum  # Σ_j W_ij (p_i + p_j)
         gb[a:b] = 2 * eps * sigma * total
-        hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA / math.sqrt(math.pi) * total
+        hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA_SQRT_PI * total
     return gb, hb

@@ -306,3 +306,24 @@ def lambda_auc_probit_reference(scores, labels, sigma=1.0):
             hess[hi] += w
             hess[lo] += w
     return grad, hess
+
+
+def line_candidates(X, w, v):
+    """Every t where the order of X(w + t·v) can change, and a point inside each interval.
+
+    Breakpoints t = −(x_i − x_k)ᵀw / (x_i − x_k)ᵀv over all pairs; the statistic is
+    constant between consecutive breakpoints, so the midpoints (and one point beyond
+    each end) visit every value it takes on open intervals.
+    """
+    X = np.asarray(X, dtype=float)
+    ts = set()
+    for i in range(len(X)):
+        for k in range(len(X)):
+            b = float((X[i] - X[k]) @ v)
+            if b != 0:
+                ts.add(-float((X[i] - X[k]) @ w) / b)
+    ts = sorted(ts)
+    if not ts:
+        return [0.0]
+    mids = [(a + b) / 2 for a, b in zip(ts, ts[1:])]
+    return [ts[0] - 1 - abs(ts[0])] + mids + [ts[-1] + 1 + abs(ts[-1])]

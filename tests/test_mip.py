@@ -1,39 +1,36 @@
-"""MIP formulations against exhaustive search, LP bounds, duplicates; the top-K re-ranker."""
+"""MIP ranking: exact sweeps against brute force, the MIP against exhaustive search and its LP
+bound, the never-below-logistic-regression guarantee, the solvers' status and clean-up."""
 
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import boostrank as br
-from boostrank import mip as mip_module
+from boostrank.mip import build_problem, rank_data, solve
+from boostrank.mip import solvers as solvers_module
 from boostrank.weights import local_auc
 
-from .reference import candidate_directions
+from .reference import candidate_directions, line_candidates
 
 
-def test_thesis_table_2_2_resolved_prefers_minus_one_min_prefers_plus_one():
-    X = np.array([[3], [3], [2], [1], [1], [1], [1]], dtype=float)
-    y = np.array([1, 1, 0, 1, 1, 1, 1])
-    rr = br.MIPRanker("rank_risk", a=local_auc(5), rank="resolved").fit(X, y)
-    mr = br.MIPRanker("rank_risk", a=local_auc(5), rank="min").fit(X, y)
-    assert rr.coef_[0] < 0 and mr.coef_[0] > 0
-    assert rr.result_.objective == pytest.approx(18) and mr.result_.objective == pytest.approx(12)
-    assert rr.result_.statistic == pytest.approx(18) and not rr.result_.mismatch
-
-
-def _small(seed, d):
+def _small(seed, d, n=7):
     rng = np.random.default_rng(seed)
-    n = 7
     X = rng.integers(0, 3, size=(n, d)).astype(float)  # small integer grid: ties and duplicates
     y = rng.integers(0, 2, size=n)
     y[0], y[1] = 1, 0
     return X, y
 
 
-def _best(stat, X, y):
+def _best(stat, X):
     return max(stat(X @ w) for w in candidate_directions(X))
 
 
@@ -43,137 +40,296 @@ CASES = [
     ("rank_risk", {"a": local_auc(4), "rank": "resolved"},
      lambda y: (lambda s: br.rank_risk(y, s, local_auc(4), rank="resolved"))),
 ]
+CASE_IDS = ["auc", "rrf_min", "rrf_resolved"]
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@pytest.mark.parametrize("case", range(len(CASES)), ids=CASE_IDS)
+@pytest.mark.parametrize("seed", range(6))
+def test_pair_statistic_equals_the_metric_and_line_sweep_equals_brute_force(case, seed):
+    statistic, kw, make = CASES[case]
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 14)), int(rng.integers(1, 4))
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    y = (rng.random(n) < 0.4).astype(int)
+    data = rank_data(X, y.astype(float), np.zeros(n, dtype=np.int64), np.ones(n), statistic, **kw)
+    stat = make(y)
+    for _ in range(3):
+        w, v = rng.normal(size=d), rng.normal(size=d)
+        if statistic != "rank_risk" or kw["rank"] == "min":  # resolved: exact away from ties
+            w = w.round(1)
+        assert data.value(w) == pytest.approx(stat(X @ w), nan_ok=True) or np.isnan(stat(X @ w))
+        best, t = data.line(w, v)
+        brute = max(stat(X @ (w + tt * v)) for tt in line_candidates(X, w, v))
+        if not np.isnan(brute):
+            assert best == pytest.approx(brute)
+            assert stat(X @ (w + t * v)) == pytest.approx(best)
+
+
+def test_pair_statistic_over_lists_weights_and_preference_pairs():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(30, 3)).astype(float)
+    y = rng.integers(0, 3, size=30)
+    qid = np.repeat([0, 1, 2], 10)
+    g = qid.astype(np.int64)
+    w = rng.normal(size=3)
+    s = X @ w
+    auc_data = rank_data(X, (y > 1).astype(float), g, np.ones(30), "auc")
+    assert auc_data.value(w) == pytest.approx(br.auc((y > 1).astype(int), s, qid, ties="pessimistic"))
+    pi = rank_data(X, y.astype(float), g, np.ones(30), "auc_pi")
+    assert pi.value(w) == pytest.approx(br.wmw(y, s, qid, ties="pessimistic", average="pairs"))
+    rep = rng.integers(1, 3, size=30)
+    weighted = rank_data(X, (y > 1).astype(float), g, rep.astype(float), "rank_risk", a="dcg@4")
+    ex = br.rank_risk(np.repeat((y > 1).astype(int), rep), np.repeat(s, rep), "dcg@4", qid=np.repeat(qid, rep),
+                      per_query=True).sum()
+    assert weighted.value(w) == pytest.approx(ex)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)), ids=CASE_IDS)
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_2d_solver_equals_exhaustive_enumeration(case, seed):
+    statistic, kw, make = CASES[case]
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 41))
+    X = rng.integers(0, 5, size=(n, 2)).astype(float) if seed % 2 else rng.normal(size=(n, 2))
+    y = (rng.random(n) < 0.4).astype(int)
+    y[0] = 1
+    m = br.MIPRanker(statistic, **kw).fit(X, y)
+    best = _best(make(y), X)
+    assert m.result_.status == "optimal" and m.result_.solver == "exact"
+    assert m.result_.statistic == pytest.approx(best)
+
+
+# ---------------------------------------------------------- MIP formulations
 
 
 @pytest.mark.parametrize("d", [1, 2])
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("case", range(len(CASES)), ids=["auc", "rrf_min", "rrf_resolved"])
-def test_mip_optimum_equals_exhaustive_search(case, seed, d):
+@pytest.mark.parametrize("case", range(len(CASES)), ids=CASE_IDS)
+def test_mip_optimum_equals_exhaustive_search_and_the_exact_sweep(case, seed, d):
     statistic, kw, make = CASES[case]
     X, y = _small(seed, d)
-    best = _best(make(y), X, y)
-    res = br.MIPRanker(statistic, **kw).fit(X, y).result_
-    assert res.status == "optimal"
+    best = _best(make(y), X)
+    res = br.MIPRanker(statistic, method="mip", **kw).fit(X, y).result_
+    assert res.status == "optimal" and res.solver_status == "optimal"
     assert res.statistic == pytest.approx(best, abs=1e-9)
     assert res.objective == pytest.approx(best, abs=1e-6)
+    assert br.MIPRanker(statistic, **kw).fit(X, y).result_.statistic == pytest.approx(best)
     lp = br.MIPRanker(statistic, relax=True, **kw).fit(X, y).result_
     assert lp.objective >= res.objective - 1e-6
     if statistic != "rank_risk" or kw["rank"] == "min":
-        unmerged = br.MIPRanker(statistic, merge_duplicates=False, **kw).fit(X, y).result_
+        unmerged = br.MIPRanker(statistic, merge_duplicates=False, method="mip", **kw).fit(X, y).result_
         assert unmerged.objective == pytest.approx(res.objective, abs=1e-6)
 
 
-def test_auc_pi_on_graded_labels_and_highs_agree_with_cbc():
+def test_thesis_table_2_2_resolved_prefers_minus_one_min_prefers_plus_one():
+    X = np.array([[3], [3], [2], [1], [1], [1], [1]], dtype=float)
+    y = np.array([1, 1, 0, 1, 1, 1, 1])
+    for method in ("auto", "mip"):
+        rr = br.MIPRanker("rank_risk", a=local_auc(5), rank="resolved", method=method).fit(X, y)
+        mr = br.MIPRanker("rank_risk", a=local_auc(5), rank="min", method=method).fit(X, y)
+        assert rr.coef_[0] < 0 and mr.coef_[0] > 0
+        assert rr.result_.objective == pytest.approx(18) and mr.result_.objective == pytest.approx(12)
+        assert rr.result_.statistic == pytest.approx(18) and not rr.result_.mismatch
+
+
+@pytest.mark.parametrize("solver", ["cbc", "highs"])
+def test_auc_pi_on_graded_labels_both_solvers(solver):
     rng = np.random.default_rng(3)
-    X = rng.integers(0, 4, size=(8, 2)).astype(float)
+    X = rng.integers(0, 4, size=(8, 3)).astype(float)
     y = rng.integers(0, 3, size=8)
-    best = _best(lambda s: br.wmw(y, s, ties="pessimistic", average="pairs"), X, y)
-    cbc = br.MIPRanker("auc_pi").fit(X, y).result_
-    highs = br.MIPRanker("auc_pi", solver="highs").fit(X, y).result_
-    assert cbc.statistic == pytest.approx(best) and highs.statistic == pytest.approx(best)
+    best = max(br.wmw(y, X @ w, ties="pessimistic", average="pairs")
+               for w in rng.normal(size=(4000, 3)))
+    res = br.MIPRanker("auc_pi", solver=solver, method="mip").fit(X, y).result_
+    assert res.status == "optimal" and res.statistic >= best - 1e-12
 
 
 def test_l0_penalty_drops_a_useless_feature():
     rng = np.random.default_rng(4)
-    X = np.column_stack([np.arange(8.0), rng.normal(size=8)])
+    X = np.column_stack([np.arange(8.0), rng.normal(size=8), rng.normal(size=8)])
     y = (np.arange(8) >= 4).astype(int)
-    m = br.MIPRanker("auc", l0=0.05).fit(X, y)
-    assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
+    for method in ("auto", "mip"):
+        m = br.MIPRanker("auc", l0=0.05, method=method).fit(X, y)
+        assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
 
 
-def test_time_limit_returns_incumbent_with_status_and_gap():
-    X, y = br.make_roc_flexibility(250, random_state=1)
+def test_build_is_from_arrays_and_fast():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 8))
+    y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(float)
+    t = time.perf_counter()
+    model = build_problem(X / np.abs(X).max(0), y)
+    assert time.perf_counter() - t < 3.0  # generous: ~0.05 s here; the PuLP build took ~50 s
+    assert model.n_binaries == int((y > 0).sum() * (y <= 0).sum())
+    x = model.start(np.ones(8))
+    assert x is not None and np.all(model.A @ x <= model.row_hi + 1e-9)
+
+
+# ----------------------------------------------- the defaults never lose
+
+
+def _logistic_value(X, y, stat):
+    from sklearn.linear_model import LogisticRegression
+
+    if np.unique(y > 0).size < 2:
+        return -np.inf
+    return stat(LogisticRegression(max_iter=1000).fit(X, y > 0).decision_function(X))
+
+
+STAT_CASES = [
+    ("auc", {}, lambda y: (lambda s: br.auc(y, s, ties="pessimistic"))),
+    ("rank_risk", {"a": "dcg@3", "rank": "min"}, lambda y: (lambda s: br.rank_risk(y, s, "dcg@3"))),
+    ("rank_risk", {"a": "dcg@3", "rank": "resolved"},
+     lambda y: (lambda s: br.rank_risk(y, s, "dcg@3", rank="resolved"))),
+]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 4), n=st.integers(4, 30), case=st.integers(0, 2))
+def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, n, case):
+    statistic, kw, make = STAT_CASES[case]
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)  # ties and duplicate rows
+    X[: n // 3] = X[n // 3: 2 * (n // 3)]
+    y = (X @ rng.normal(size=d) + rng.normal(size=n) > 0).astype(int)
+    y[0], y[1] = 1, 0
+    stat = make(y)
+    w0 = rng.normal(size=d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = br.MIPRanker("auc", time_limit=1).fit(X, y).result_
-    assert res.status in ("feasible", "optimal", "no solution")
-    if res.status == "feasible":
-        assert res.gap is not None and res.bound >= res.objective - 1e-9
-        assert res.statistic is not None
+        m = br.MIPRanker(statistic, time_limit=1, warm_start=w0, **kw).fit(X, y)
+    got = stat(m.decision_function(X))
+    assert got >= _logistic_value(X, y, stat) - 1e-9
+    assert got >= stat(X @ w0) - 1e-9
+    assert got == pytest.approx(m.result_.statistic)
+    assert m.result_.source in ("solver", "search", "warm start")
+    if m.result_.bound is not None and m.result_.status == "optimal":
+        assert got >= m.result_.bound - 1e-6
 
 
-def test_single_class_and_bad_input():
-    X = np.arange(6.0).reshape(-1, 1)
-    with pytest.warns(UserWarning, match="single class"):
-        m = br.MIPRanker().fit(X, np.ones(6))
-    assert not np.any(m.coef_)
+@pytest.mark.parametrize("statistic,kw", [("auc", {}), ("rank_risk", {"a": "dcg@2"}),
+                                          ("rank_risk", {"a": "dcg@2", "rank": "resolved"})])
+def test_degenerate_inputs_have_a_defined_result(statistic, kw):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    y = np.array([1, 0, 1, 0, 1, 0])
+    with pytest.warns(UserWarning, match="every w is optimal"):
+        const = br.MIPRanker(statistic, **kw).fit(np.ones((6, 3)), y)  # constant features
+    assert not np.any(const.coef_) and const.result_.status == "optimal"
+    with pytest.warns(UserWarning, match="every w is optimal"):
+        one_class = br.MIPRanker(statistic, **kw).fit(X, np.zeros(6))
+    assert not np.any(one_class.coef_)
+    with pytest.warns(UserWarning, match="every w is optimal"):
+        singletons = br.MIPRanker(statistic, **kw).fit(X, y, qid=np.arange(6))  # one row per list
+    assert not np.any(singletons.coef_)
+    fitted = br.MIPRanker(statistic, time_limit=2, **kw).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
+    assert fitted.result_.status in ("optimal", "feasible")
+
+
+def test_bad_parameters_and_inputs_raise():
+    X, y = np.arange(6.0).reshape(-1, 1), [0, 1, 0, 1, 0, 1]
+    for kw, match in [({"statistic": "median"}, "statistic"), ({"time_limit": float("nan")}, "time_limit"),
+                      ({"time_limit": 0}, "time_limit"), ({"eps": 0.0}, "eps"), ({"method": "x"}, "method"),
+                      ({"solver": "gurobi"}, "solver"), ({"warm_start": "lr"}, "warm_start"),
+                      ({"warm_start": [1.0, 2.0]}, "warm_start"), ({"l0": -1}, "l0")]:
+        with pytest.raises(ValueError, match=match):
+            br.MIPRanker(**kw).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         br.MIPRanker().fit(np.full((3, 1), np.nan), [0, 1, 0])
-    with pytest.raises(ValueError, match="statistic"):
-        br.MIPRanker("median").fit(X, [0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="not contiguous"):
+        br.MIPRanker().fit(X, y, qid=[1, 2, 1, 2, 1, 2])
+    with pytest.raises(ValueError, match="integer sample_weight"):
+        br.MIPRanker("rank_risk").fit(X, y, sample_weight=np.full(6, 0.5))
+    with pytest.raises(ValueError, match="pairs"):
+        br.MIPRanker("auc_pi").fit(X, y, pairs=[[0, 99]])
 
 
-# ----------------------------------------------------------------- re-ranker
+# ------------------------------------------------------------------ solvers
 
 
-@pytest.fixture(scope="module")
-def fitted_reranker():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 2))
-    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=60) > 0.5).astype(int)
-    base = X[:, 0] + rng.normal(size=60)
-    qid = np.repeat([1, 2, 3], 20)
-    model = br.TopKReranker(k=6, statistic="rank_risk", a="dcg@3", time_limit=20).fit(X, y, base, qid)
-    return model, X, y, base, qid
+def test_time_limited_solve_reports_status_bound_and_gap_honestly():
+    X, y = br.make_roc_flexibility(250, random_state=2)
+    for solver in ("cbc", "highs"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = br.MIPRanker("auc", time_limit=1, solver=solver).fit(X, y).result_
+        assert res.solver_status in ("feasible", "no solution", "optimal")
+        assert res.status in ("feasible", "optimal")
+        if res.status == "feasible" and res.bound is not None:
+            assert res.gap is not None and res.gap > 0
+        assert res.statistic >= res.logistic_statistic - 1e-12
 
 
-def test_rerank_improves_training_top_and_keeps_the_tail(fitted_reranker):
-    model, X, y, base, qid = fitted_reranker
-    assert model.fallback_ is None and model.ranker_.result_.status == "optimal"
-    order = model.rerank(X, base, qid)
-    for g, (a, b) in enumerate([(0, 20), (20, 40), (40, 60)]):
-        lst = order[a:b]
-        base_order = a + np.argsort(-base[a:b], kind="stable")
-        assert set(lst[:6]) == set(base_order[:6])          # the top K stays the top K
-        np.testing.assert_array_equal(lst[6:], base_order[6:])  # the rest keeps base order
-    s_new = model.predict(X, base, qid)
-    top = np.isin(np.arange(60), order.reshape(3, 20)[:, :6].ravel())
-    before = br.rank_risk(y[top], base[top], "dcg@3", qid=qid[top], per_query=True).sum()
-    after = br.rank_risk(y[top], s_new[top], "dcg@3", qid=qid[top], per_query=True).sum()
-    assert after >= before - 1e-9
+def test_cbc_status_and_log_parsing_on_the_installed_binary():
+    """CBC's solution header and final statistics, read from a real run (no PuLP status)."""
+    X, y = br.make_roc_flexibility(80, n_distinct=10, n_features=3, random_state=1)
+    model = build_problem(X / np.abs(X).max(0), y.astype(float))
+    full = solve(model, "cbc", threads=1, time_limit=120)
+    assert full.status == "optimal" and full.bound == pytest.approx(full.objective)
+    X, y = br.make_roc_flexibility(250, random_state=2)
+    cut = solve(build_problem(X / np.abs(X).max(0), y.astype(float)), "cbc", threads=1, time_limit=0.5)
+    assert cut.status in ("feasible", "no solution")
+    if cut.status == "feasible":
+        assert cut.bound is not None and cut.bound <= cut.objective + 1e-9
+    hs = solve(model, "highs", time_limit=120)
+    assert hs.status == "optimal" and hs.objective == pytest.approx(full.objective)
+    assert solvers_module.cbc_trace("Cbc0012I Integer solution of -12 found by x after 3 iterations and 0 nodes "
+                                    "(0.25 seconds)") == [(0.25, -12.0, None)]
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(0, 25), st.integers(1, 4))
-def test_rerank_is_always_a_permutation(fitted_reranker, seed, k, n_lists):
-    model, *_ = fitted_reranker
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(0, 12, size=n_lists)
-    n = int(sizes.sum())
-    X = rng.normal(size=(n, 2)).round(1)  # ties in wᵀx
-    base = rng.integers(0, 3, size=n).astype(float)  # ties in base score
-    qid = np.repeat(np.arange(n_lists), sizes)
-    clone = br.TopKReranker(k=k)
-    clone.coef_, clone.fallback_ = model.coef_, None
-    order = clone.rerank(X, base, qid)
-    assert sorted(order.tolist()) == list(range(n))
-    # each list stays in its own block
-    for q, (a, b) in enumerate(zip(np.r_[0, np.cumsum(sizes)][:-1], np.cumsum(sizes))):
-        assert set(order[a:b].tolist()) == set(range(a, b))
-    np.testing.assert_array_equal(order, clone.rerank(X, base, qid))  # deterministic
+def test_cbc_files_are_private_and_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    seen = {}
+    real = solvers_module.write_mps
+
+    def spy(model, path):
+        real(model, path)
+        seen["mode"] = os.stat(os.path.dirname(path)).st_mode & 0o777
+
+    monkeypatch.setattr(solvers_module, "write_mps", spy)
+    X, y = _small(0, 3)
+    solve(build_problem(X / 2, y.astype(float)), "cbc")
+    assert seen["mode"] == 0o700
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_k_zero_k_large_single_class_and_fallback(monkeypatch):
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(12, 2))
-    base = rng.normal(size=12)
-    y = (X[:, 1] > 0).astype(int)
-    m0 = br.TopKReranker(k=0).fit(X, y, base)
-    np.testing.assert_array_equal(m0.rerank(X, base), np.argsort(-base, kind="stable"))
-    big = br.TopKReranker(k=100, statistic="auc").fit(X, y, base)
-    assert big.ranker_.result_.status == "optimal"
-    assert br.auc(y, big.predict(X, base), ties="pessimistic") == pytest.approx(big.ranker_.result_.statistic)
-    with pytest.warns(UserWarning):
-        one = br.TopKReranker(k=5).fit(X, np.ones(12, dtype=int), base)
-    np.testing.assert_array_equal(one.rerank(X, base), np.argsort(-base, kind="stable"))
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux only")
+def test_a_killed_python_does_not_leave_cbc_running(tmp_path):
+    script = textwrap.dedent(f"""
+        import numpy as np, tempfile
+        tempfile.tempdir = {str(tmp_path)!r}
+        from boostrank.mip import build_problem, solve
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(300, 6)); y = (X[:, 0] + rng.normal(size=300) > 0).astype(float)
+        print("start", flush=True)
+        solve(build_problem(X / np.abs(X).max(0), y), "cbc", time_limit=60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "start"
+    deadline = time.time() + 30
+    while time.time() < deadline and not _cbc_children(tmp_path):
+        time.sleep(0.2)
+    assert _cbc_children(tmp_path), "CBC did not start"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and _cbc_children(tmp_path):
+        time.sleep(0.2)
+    assert not _cbc_children(tmp_path)
 
-    def no_solution(*args, **kwargs):
-        return "no solution", None, None, 0.1, ""
 
-    monkeypatch.setattr(mip_module, "solve_problem", no_solution)
-    with pytest.warns(UserWarning, match="keeping the base order"):
-        fb = br.TopKReranker(k=5, statistic="auc").fit(X, y, base)
-    assert fb.fallback_ == "base order"
-    np.testing.assert_array_equal(fb.rerank(X, base), np.argsort(-base, kind="stable"))
-    with pytest.raises(ValueError, match="k must be"):
-        br.TopKReranker(k=-1).fit(X, y, base)
+def _cbc_children(folder):
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read().decode(errors="replace")
+        except OSError:
+            continue
+        if str(folder) in cmd and "model.mps" in cmd:
+            out.append(int(pid))
+    return out

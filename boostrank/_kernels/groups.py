@@ -1,4 +1,4 @@
-"""Per-query sorting: the one place that orders documents inside each group."""
+"""Sorting kernels: documents inside each group, and a stable radix sort of 64-bit keys."""
 
 import numpy as np
 from numba import njit, prange
@@ -35,3 +35,38 @@ def sort_within_groups(scores, offsets, descending):
         for i in range(b - a):
             order[a + i] = a + local[i]
     return order
+
+
+@njit(cache=True)
+def radix_sort_u64(keys, idx, k2, i2):
+    """Stable LSD radix sort of ``keys`` (uint64) carrying ``idx``, in place; 8-bit digits."""
+    n = keys.shape[0]
+    hist = np.zeros((8, 256), dtype=np.int64)
+    mask = np.uint64(255)
+    for m in range(n):
+        k = keys[m]
+        for d in range(8):
+            hist[d, (k >> np.uint64(8 * d)) & mask] += 1
+    src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
+    swapped = False
+    for d in range(8):
+        if hist[d].max() == n:  # a digit every key shares: nothing to do
+            continue
+        shift = np.uint64(8 * d)
+        total = 0
+        for v in range(256):
+            c = hist[d, v]
+            hist[d, v] = total
+            total += c
+        for m in range(n):
+            v = (src_k[m] >> shift) & mask
+            q = hist[d, v]
+            hist[d, v] = q + 1
+            dst_k[q] = src_k[m]
+            dst_i[q] = src_i[m]
+        src_k, dst_k = dst_k, src_k
+        src_i, dst_i = dst_i, src_i
+        swapped = not swapped
+    if swapped:
+        keys[:] = k2
+        idx[:] = i2

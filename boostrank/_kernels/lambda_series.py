@@ -23,41 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .erfc import _harmonics
-
-
-@njit(cache=True)
-def _radix_sort(keys, idx, k2, i2):
-    """Stable LSD radix sort of ``keys`` (uint64) carrying ``idx``, in place; 8-bit digits."""
-    n = keys.shape[0]
-    hist = np.zeros((8, 256), dtype=np.int64)
-    mask = np.uint64(255)
-    for m in range(n):
-        k = keys[m]
-        for d in range(8):
-            hist[d, (k >> np.uint64(8 * d)) & mask] += 1
-    src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
-    swapped = False
-    for d in range(8):
-        if hist[d].max() == n:  # a digit every key shares: nothing to do
-            continue
-        shift = np.uint64(8 * d)
-        total = 0
-        for v in range(256):
-            c = hist[d, v]
-            hist[d, v] = total
-            total += c
-        for m in range(n):
-            v = (src_k[m] >> shift) & mask
-            q = hist[d, v]
-            hist[d, v] = q + 1
-            dst_k[q] = src_k[m]
-            dst_i[q] = src_i[m]
-        src_k, dst_k = dst_k, src_k
-        src_i, dst_i = dst_i, src_i
-        swapped = not swapped
-    if swapped:
-        keys[:] = k2
-        idx[:] = i2
+from .groups import radix_sort_u64
 
 
 @njit(cache=True, parallel=True)
@@ -119,7 +85,7 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
             b_ += 1
     for part in prange(2):
         lo_, hi_ = (0, below) if part == 0 else (below, n)
-        _radix_sort(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_])
+        radix_sort_u64(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_])
     t = np.empty(n)
     t_bits = t.view(np.uint64)
     # serial: Numba's parfors do not see that t_bits and t alias (fused loops read t early)

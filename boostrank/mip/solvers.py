@@ -1,0 +1,380 @@
+"""Solvers for :class:`~boostrank.mip.formulations.MIPModel`: CBC and HiGHS.
+
+CBC runs as a subprocess on an MPS file written straight from the sparse matrix (no
+modelling layer: the models have 10⁴–10⁵ binaries and a Python modeller spent most of
+the time building them).  The binary is PuLP's bundled CBC 2.10.3 where PuLP < 4
+ships one, else the ``cbcbox`` wheel's (PuLP 4's own CBC), else ``cbc`` on PATH; on
+the AUC models of ``benchmarks/mip.py`` the 2.10.3 build proved optimality faster.
+Files live in a private temporary folder removed on every exit path, and on Linux
+the solver is killed with the Python process that started it.
+
+HiGHS runs in-process through ``highspy`` with the model passed as arrays.
+
+Status, objective and bound come from each solver's own report: CBC's solution
+header and its final statistics (PuLP reports "Optimal" at a time limit, so nothing
+here relies on it), HiGHS's model status and ``mip_dual_bound``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .formulations import MIPModel
+
+__all__ = ["SolverResult", "solve", "cbc_path", "SOLVERS"]
+
+
+@dataclass
+class SolverResult:
+    """What a solver returned, in the model's (minimised) units.
+
+    Attributes
+    ----------
+    status : str
+        ``"optimal"``, ``"feasible"`` (stopped with an incumbent), ``"no solution"``,
+        ``"infeasible"`` or ``"error"``.
+    x : ndarray or None
+        The incumbent.
+    objective, bound : float or None
+        c·x of the incumbent and the best lower bound.
+    seconds : float
+    log : str
+        The solver's log (CBC) or status text (HiGHS).
+    trace : list of (seconds, incumbent, bound)
+        CBC: the search as it went, in the minimised units.
+    """
+
+    status: str
+    x: np.ndarray | None
+    objective: float | None
+    bound: float | None
+    seconds: float
+    log: str = ""
+    trace: list = field(default_factory=list)
+
+
+def cbc_path() -> str:
+    """Path of the CBC binary boostrank runs (see the module docstring for the order)."""
+    env = os.environ.get("BOOSTRANK_CBC")
+    if env:
+        return env
+    try:
+        from pulp.apis import coin_api  # PuLP < 4 bundles CBC 2.10.3
+
+        path = getattr(coin_api, "pulp_cbc_path", None)
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.realpath(path)
+    except ImportError:
+        pass
+    try:
+        import cbcbox
+
+        path = cbcbox.cbc_bin_path() if callable(cbcbox.cbc_bin_path) else cbcbox.cbc_bin_path
+        if path and os.path.isfile(path):
+            return path
+    except ImportError:
+        pass
+    path = shutil.which("cbc")
+    if path:
+        return path
+    raise RuntimeError("no CBC binary found: install boostrank's dependencies (`pip install cbcbox`) "
+                       "or put `cbc` on PATH, or use solver='highs'")
+
+
+def _fmt(v):
+    return repr(float(v))
+
+
+def write_mps(model: MIPModel, path: str) -> None:
+    """Write the model as a fixed-name MPS file (columns x0…, rows r0…)."""
+    A = model.A.tocsc()
+    n_rows, n_cols = A.shape
+    lines = ["NAME boostrank", "ROWS", " N obj"]
+    lo, hi = model.row_lo, model.row_hi
+    kind = np.where(lo == hi, "E", np.where(np.isinf(lo), "L", np.where(np.isinf(hi), "G", "L")))
+    lines += [f" {k} r{i}" for i, k in enumerate(kind)]
+    lines.append("COLUMNS")
+    in_int = False
+    indptr, indices, data = A.indptr, A.indices, A.data
+    for j in range(n_cols):
+        if model.integer[j] != in_int:
+            marker = "'INTEND'" if in_int else "'INTORG'"
+            lines.append(f"    M{j} 'MARKER' {marker}")
+            in_int = not in_int
+        name = f"x{j}"
+        if model.c[j] != 0 or indptr[j] == indptr[j + 1]:
+            lines.append(f"    {name} obj {_fmt(model.c[j])}")
+        for i, v in zip(indices[indptr[j]:indptr[j + 1]].tolist(), data[indptr[j]:indptr[j + 1]].tolist()):
+            lines.append(f"    {name} r{i} {v!r}")
+    if in_int:
+        lines.append("    Mend 'MARKER' 'INTEND'")
+    lines.append("RHS")
+    rhs = np.where(kind == "G", lo, hi)
+    lines += [f"    rhs r{i} {_fmt(v)}" for i, v in enumerate(rhs) if v != 0]
+    ranged = np.flatnonzero(np.isfinite(lo) & np.isfinite(hi) & (lo != hi))
+    if ranged.size:
+        lines.append("RANGES")
+        lines += [f"    rng r{i} {_fmt(hi[i] - lo[i])}" for i in ranged]
+    lines.append("BOUNDS")
+    for j in range(n_cols):
+        cl, ch = model.col_lo[j], model.col_hi[j]
+        if np.isinf(cl) and np.isinf(ch):
+            lines.append(f" FR bnd x{j}")
+            continue
+        if cl != 0:
+            lines.append(f" MI bnd x{j}" if np.isinf(cl) else f" LO bnd x{j} {_fmt(cl)}")
+        if not np.isinf(ch):
+            lines.append(f" UP bnd x{j} {_fmt(ch)}")
+    lines.append("ENDATA")
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write("\n".join(lines))
+        fh.write("\n")
+
+
+def _read_log(stream, lines, verbose):
+    for line in stream:
+        lines.append(line)
+        if verbose:
+            print(line, end="", flush=True)
+
+
+def _wait(proc, time_limit):
+    """Wait for CBC; past its limit plus a grace, interrupt it, then kill it.
+
+    CBC checks its clock only between phases: on large models its root node ran
+    40 s past ``-sec 20``.  SIGINT makes it stop and still write its incumbent.
+    """
+    if time_limit is None:
+        proc.wait()
+        return False
+    grace = 1.0 + 0.1 * float(time_limit)
+    try:
+        proc.wait(timeout=float(time_limit) + grace)
+        return False
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=2.0)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return True
+
+
+def _write_start(x, path):
+    """A CBC solution file CBC reads as a MIP start (``-mips``)."""
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write("Stopped on time - objective value 0\n")
+        fh.writelines(f"{j:>7} x{j} {v!r:>15} {0:>23}\n" for j, v in enumerate(x.tolist()))
+
+
+def _die_with_parent():
+    """Child side of Popen on Linux: SIGKILL when the Python process dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - best effort; the solver still honours its time limit
+        pass
+
+
+_CBC_OBJ = re.compile(r"Objective value:\s*(\S+)")
+_CBC_BOUND = re.compile(r"Lower bound:\s*(\S+)")
+_CBC_INCUMBENT = re.compile(r"Cbc0012I Integer solution of (\S+) .*\(([\d.]+) seconds\)")
+_CBC_PROGRESS = re.compile(r"Cbc0010I After \d+ nodes, \d+ on tree, (\S+) best solution, best possible (\S+) "
+                           r"\(([\d.]+) seconds\)")
+_NO_SOLUTION = ("1e+50", "1e+050", "1.79769e+308")
+
+
+def cbc_trace(log: str) -> list:
+    """(seconds, incumbent, bound) over time from CBC's log, in the minimised units."""
+    out, inc, bound = [], None, None
+    for line in (log or "").splitlines():
+        m = _CBC_INCUMBENT.search(line)
+        if m:
+            inc = float(m.group(1))
+            out.append((float(m.group(2)), inc, bound))
+            continue
+        m = _CBC_PROGRESS.search(line)
+        if m:
+            if m.group(1) not in _NO_SOLUTION:
+                inc = float(m.group(1))
+            bound = float(m.group(2))
+            out.append((float(m.group(3)), inc, bound))
+    return out
+
+
+def read_cbc_solution(path: str, n_cols: int):
+    """(header, x) of a CBC solution file, or (header, None) when it holds no solution."""
+    x = np.zeros(n_cols)
+    with open(path, encoding="ascii", errors="replace") as fh:
+        header = fh.readline().strip()
+        for line in fh:
+            parts = line.split()
+            if parts and parts[0] == "**":
+                parts = parts[1:]
+            if len(parts) >= 3 and parts[1].startswith("x"):
+                x[int(parts[1][1:])] = float(parts[2])
+    return header, x
+
+
+def _cbc_status(header: str, log: str, has_int: bool):
+    """Status from the solution header and the log's final statistics."""
+    h = header.lower()
+    if h.startswith("optimal"):
+        return "optimal"
+    if "infeasible" in h:
+        return "infeasible"
+    if "no feasible solution" in log.lower() or "no integer solution" in log.lower():
+        return "no solution"
+    if h.startswith("stopped") or h.startswith("user ctrl-c") or "ctrl-c" in h:
+        return "feasible" if has_int else "no solution"
+    return "error"
+
+
+def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
+    """Run CBC on the model; see :class:`SolverResult`."""
+    t0 = time.perf_counter()
+    binary = cbc_path()
+    has_int = bool(model.integer.any())
+    with tempfile.TemporaryDirectory(prefix="boostrank_cbc_") as tmp:  # mode 0700: private
+        mps, sol, mst = (os.path.join(tmp, f) for f in ("model.mps", "model.sol", "start.sol"))
+        write_mps(model, mps)
+        args = [binary, mps]
+        if start is not None and has_int:
+            _write_start(start, mst)
+            args += ["-mips", mst]
+        if time_limit is not None:
+            args += ["-sec", _fmt(time_limit), "-timeMode", "elapsed"]
+        if threads is not None:
+            args += ["-threads", str(int(threads))]
+        if mip_gap is not None:
+            args += ["-ratio", _fmt(mip_gap)]
+        args += ["-solve" if has_int else "-initialSolve", "-solution", sol]
+        log_lines = []
+        kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
+        with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              text=True, errors="replace", **kwargs) as proc:
+            reader = threading.Thread(target=_read_log, args=(proc.stdout, log_lines, verbose), daemon=True)
+            reader.start()
+            try:
+                interrupted = _wait(proc, time_limit)
+            except BaseException:
+                proc.kill()
+                proc.wait()
+                raise
+            reader.join()
+        log = "".join(log_lines)
+        secs = time.perf_counter() - t0
+        if proc.returncode != 0 or not os.path.exists(sol):
+            status = "no solution" if interrupted else "error"
+            return SolverResult(status, None, None, None, secs, log + ("\n[boostrank] CBC overran its time limit "
+                                                                      "and was stopped\n" if interrupted else ""))
+        header, x = read_cbc_solution(sol, model.c.shape[0])
+    status = _cbc_status(header, log, has_int)
+    if status == "infeasible" and "Pre-processing says infeasible" in log and time_limit is not None \
+            and secs >= 0.9 * float(time_limit):
+        # CBC 2.10 reports infeasible when its preprocessing runs out of time
+        status = "no solution"
+    if status in ("infeasible", "no solution", "error"):
+        bounds = _CBC_BOUND.findall(log)
+        bound = float(bounds[-1]) if bounds and status == "no solution" else None
+        return SolverResult(status, None, None, bound, secs, log, cbc_trace(log))
+    objective = float(model.c @ x)
+    if status == "optimal":
+        bound = objective
+    else:
+        bounds = _CBC_BOUND.findall(log)
+        bound = float(bounds[-1]) if bounds else None
+        if bound is not None and not math.isfinite(bound):
+            bound = None
+    return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log))
+
+
+def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
+    """Solve with HiGHS (highspy) from arrays; see :class:`SolverResult`."""
+    import highspy
+
+    t0 = time.perf_counter()
+    if threads is not None:
+        # HiGHS keeps one scheduler per process: a new thread count needs a reset
+        highspy.Highs.resetGlobalScheduler(True)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    if mip_gap is not None:
+        h.setOptionValue("mip_rel_gap", float(mip_gap))
+    A = model.A.tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = model.c
+    lp.col_lower_, lp.col_upper_ = model.col_lo, model.col_hi
+    lp.row_lower_, lp.row_upper_ = model.row_lo, model.row_hi
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr
+    lp.a_matrix_.index_ = A.indices
+    lp.a_matrix_.value_ = A.data
+    has_int = bool(model.integer.any())
+    if has_int:
+        lp.integrality_ = [highspy.HighsVarType.kInteger if v else highspy.HighsVarType.kContinuous
+                           for v in model.integer]
+    h.passModel(lp)
+    if start is not None and has_int:
+        sol = highspy.HighsSolution()
+        sol.col_value = list(start)
+        sol.value_valid = True
+        h.setSolution(sol)
+    h.run()
+    secs = time.perf_counter() - t0
+    st = h.getModelStatus()
+    info = h.getInfo()
+    has_sol = info.primal_solution_status == 2
+    if st == highspy.HighsModelStatus.kOptimal:
+        status = "optimal"
+    elif st in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        status = "infeasible"
+    elif has_sol:
+        status = "feasible"
+    elif st in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt,
+                highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit):
+        status = "no solution"
+    else:
+        status = "error"
+    text = h.modelStatusToString(st)
+    if not has_sol or status == "infeasible":
+        bound = info.mip_dual_bound if has_int and math.isfinite(info.mip_dual_bound) else None
+        return SolverResult(status, None, None, bound, secs, text)
+    x = np.asarray(h.getSolution().col_value, dtype=np.float64)
+    objective = float(model.c @ x)
+    if status == "optimal":
+        bound = objective if has_int else objective
+    else:
+        bound = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else None
+    return SolverResult(status, x, objective, bound, secs, text)
+
+
+SOLVERS = {"cbc": solve_cbc, "highs": solve_highs}
+
+
+def solve(model: MIPModel, solver: str = "cbc", **kwargs) -> SolverResult:
+    """Solve with the named solver (``"cbc"`` or ``"highs"``)."""
+    try:
+        fn = SOLVERS[solver]
+    except KeyError:
+        raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {solver!r}") from None
+    return fn(model, **kwargs)

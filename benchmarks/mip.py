@@ -1,16 +1,19 @@
-"""Exact MIP ranking: time to optimality and the thesis Tables 2.6–2.11 protocol.
+"""Exact MIP ranking with the defaults a new user gets (issue: "search before proof").
 
-Part 1 — AUC MIP (thesis (2.6)) on a ROC-flexibility style set (250 rows, ~20
-distinct): time to proven optimality with CBC and HiGHS, with and without merging
-identical rows (cap ``--cap`` seconds each).  The thesis needed 174 s (CPLEX, 2009).
+Every MIPRanker here is ``MIPRanker("auc", time_limit=cap)`` plus only the solver
+name where both solvers are compared; logistic regression (standardised, sklearn
+defaults) is fitted on the same rows in the same run.  AUC counts ties as misranks,
+as the MIP does.
 
-Part 2 — Haberman and Pima (``../shared/data``), ``--splits`` random 50/50 splits:
-train/test AUC (ties counted as misranks, as the MIP counts them) and DCG over the
-top 10% (minimum ranks, (2.18)) for the MIP (time cap ``--mip-cap``, warm-started
-from logistic regression), its LP relaxation, logistic regression and a linear
-pairwise hinge ranker; mean ± sd, wins on test per method, mean fit time.
+1. ROC-flexibility style (250 rows, 20 distinct, 5 features), seeds 0–2: time to a
+   proven optimum with HiGHS and CBC (thesis: 174 s with CPLEX in 2009).
+2. A 2-feature set of 500 rows with interleaved classes: the exact angular sweep.
+3. Haberman (153 training rows), 60 s cap, 5 random 50/50 splits: train AUC vs LR, gap.
+4. Pima (384 training rows), 60 s cap, 3 splits: model build time, train/test AUC vs LR.
+5. 20 generated sets (d = 2…8, n = 100…1 000, ties, class balance 10–50 %), 30 s cap:
+   train AUC minus LR's.
 
-Run:  python benchmarks/mip.py [--quick] [--splits 10] [--mip-cap 60]
+Run:  python benchmarks/mip.py [--quick]
 """
 
 from __future__ import annotations
@@ -21,96 +24,120 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.datasets import make_classification
 
 import boostrank as br
 
-from _common import Logistic, RankSVMPairs, load_haberman, load_pima, write_json
+from _common import Logistic, load_haberman, load_pima, write_json
 
 HERE = Path(__file__).resolve().parent
 
 
-def part1(cap):
-    X, y = br.make_roc_flexibility(250, random_state=0)
+def auc(y, s):
+    return float(br.auc(y, s, ties="pessimistic"))
+
+
+def fit(X, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return br.MIPRanker("auc", **kw).fit(X, y)
+
+
+def part1(cap, seeds):
     rows = []
-    for solver in ("cbc", "highs"):
-        for merge in (True, False):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                m = br.MIPRanker("auc", solver=solver, merge_duplicates=merge, time_limit=cap,
-                                 threads=2 if solver == "cbc" else None).fit(X, y)
-            r = m.result_
-            rows.append({"solver": solver, "merge": merge, "status": r.status, "seconds": r.solve_time,
-                         "auc": r.statistic, "bound": r.bound, "gap": r.gap, "binaries": r.n_binaries})
-            print(f"  {solver:<6} merge={str(merge):<5} {r.status:<12} {r.solve_time:>7.1f} s  "
-                  f"AUC {r.statistic if r.statistic is not None else float('nan'):.4f}  gap "
-                  f"{r.gap if r.gap is not None else float('nan'):.3g}  binaries {r.n_binaries}", flush=True)
-    lr = Logistic().fit(X, y)
-    print(f"  logistic regression AUC (pessimistic ties) {br.auc(y, lr.decision_function(X), ties='pessimistic'):.4f}")
+    print(f"\n1. ROC flexibility, 250 rows: time to proven optimum (cap {cap:.0f} s)")
+    print(f"{'seed':>4} {'solver':<6} {'status':<9} {'seconds':>8} {'AUC':>7} {'LR':>7} {'source':<10} binaries")
+    for seed in seeds:
+        X, y = br.make_roc_flexibility(250, random_state=seed)
+        lr = auc(y, Logistic().fit(X, y).decision_function(X))
+        for solver in ("highs", "cbc"):
+            r = fit(X, y, solver=solver, time_limit=cap).result_
+            rows.append({"seed": seed, "solver": solver, "status": r.status, "seconds": r.solve_time,
+                         "auc": r.statistic, "lr": lr, "gap": r.gap, "source": r.source, "binaries": r.n_binaries})
+            print(f"{seed:>4} {solver:<6} {r.status:<9} {r.solve_time:>8.1f} {r.statistic:>7.4f} {lr:>7.4f} "
+                  f"{r.source:<10} {r.n_binaries}", flush=True)
     return rows
 
 
-STATS = {
-    "auc": (dict(statistic="auc"), lambda y, s: br.auc(y, s, ties="pessimistic")),
-    "dcg@10%": (dict(statistic="rank_risk", a=br.dcg_at(0.1)), lambda y, s: br.rank_risk(y, s, br.dcg_at(0.1))),
-}
+def interleaved_2d(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    band = np.floor(2.5 * (X[:, 0] + 0.6 * X[:, 1])).astype(int)
+    y = ((band % 2 == 0) ^ (rng.random(n) < 0.1) ^ (X[:, 1] > 1.2)).astype(int)
+    return X, y
 
 
-def part2(name, X, y, splits, cap):
-    out = {}
+def part2():
+    print("\n2. 2-feature set, 500 rows, interleaved classes: exact sweep")
+    out = []
+    for seed in range(3):
+        X, y = interleaved_2d(500, seed)
+        t = time.perf_counter()
+        r = fit(X, y, time_limit=60).result_
+        secs = time.perf_counter() - t
+        lr = auc(y, Logistic().fit(X, y).decision_function(X))
+        out.append({"seed": seed, "status": r.status, "seconds": secs, "auc": r.statistic, "lr": lr})
+        print(f"  seed {seed}: {r.status} in {secs:.3f} s, AUC {r.statistic:.4f} (LR {lr:.4f}), solver {r.solver}")
+    return out
+
+
+def split_runs(name, X, y, splits, cap):
+    print(f"\n{name}: {splits} random 50/50 splits, {cap:.0f} s cap")
+    print(f"{'split':>5} {'train':>7} {'LR':>7} {'test':>7} {'LR':>7} {'gap':>6} {'build s':>8} {'fit s':>6} {'status':<9} source")
+    out = []
     rng = np.random.default_rng(0)
-    for stat, (kw, score) in STATS.items():
-        per = {m: {"train": [], "test": [], "time": [], "status": []} for m in ("MIP", "LP", "LR", "hinge")}
-        for s in range(splits):
-            perm = rng.permutation(len(y))
-            tr, te = perm[: len(y) // 2], perm[len(y) // 2:]
-            for method in per:
-                t = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    if method == "MIP":
-                        model = br.MIPRanker(time_limit=cap, warm_start="logistic", threads=2, **kw).fit(X[tr], y[tr])
-                        per[method]["status"].append(model.result_.status)
-                    elif method == "LP":
-                        model = br.MIPRanker(relax=True, **kw).fit(X[tr], y[tr])
-                    elif method == "LR":
-                        model = Logistic().fit(X[tr], y[tr])
-                    else:
-                        model = RankSVMPairs().fit(X[tr], y[tr])
-                per[method]["time"].append(time.perf_counter() - t)
-                per[method]["train"].append(float(score(y[tr], model.decision_function(X[tr]))))
-                per[method]["test"].append(float(score(y[te], model.decision_function(X[te]))))
-            print(f"  {name} {stat} split {s + 1}/{splits}", flush=True)
-        tests = np.array([per[m]["test"] for m in per])
-        wins = (tests == tests.max(axis=0)).sum(axis=1)
-        out[stat] = {m: {**v, "wins": int(w)} for (m, v), w in zip(per.items(), wins)}
+    for s in range(splits):
+        perm = rng.permutation(len(y))
+        tr, te = perm[: len(y) // 2], perm[len(y) // 2:]
+        lr = Logistic().fit(X[tr], y[tr])
+        m = fit(X[tr], y[tr], time_limit=cap)
+        r = m.result_
+        row = {"train": r.statistic, "lr_train": auc(y[tr], lr.decision_function(X[tr])),
+               "test": auc(y[te], m.decision_function(X[te])), "lr_test": auc(y[te], lr.decision_function(X[te])),
+               "gap": r.gap, "build": r.build_time, "seconds": r.solve_time, "status": r.status, "source": r.source}
+        out.append(row)
+        gap = "-" if r.gap is None else f"{r.gap:.3f}"
+        print(f"{s:>5} {row['train']:>7.4f} {row['lr_train']:>7.4f} {row['test']:>7.4f} {row['lr_test']:>7.4f} "
+              f"{gap:>6} {r.build_time:>8.2f} {r.solve_time:>6.1f} {r.status:<9} {r.source}", flush=True)
+    return out
+
+
+def generated(count, cap):
+    print(f"\n5. {count} generated sets, {cap:.0f} s cap: train AUC minus logistic regression's")
+    rng = np.random.default_rng(7)
+    out = []
+    for i in range(count):
+        d = int(rng.integers(2, 9))
+        n = int(rng.integers(100, 1001))
+        balance = float(rng.uniform(0.1, 0.5))
+        X, y = make_classification(n, d, n_informative=max(2, d // 2), n_redundant=0, weights=[1 - balance],
+                                   flip_y=0.1, class_sep=float(rng.uniform(0.3, 1.0)), random_state=i)
+        if i % 3 == 0:
+            X = np.round(X, 1)  # ties and duplicate rows
+        lr = auc(y, Logistic().fit(X, y).decision_function(X))
+        r = fit(X, y, time_limit=cap).result_
+        out.append({"d": d, "n": n, "positives": float(y.mean()), "auc": r.statistic, "lr": lr,
+                    "diff": r.statistic - lr, "status": r.status, "gap": r.gap, "seconds": r.solve_time})
+        print(f"  {i:>2}: d={d} n={n:>4} pos={y.mean():.2f}  AUC {r.statistic:.4f}  LR {lr:.4f}  "
+              f"diff {r.statistic - lr:+.4f}  {r.status} ({r.solve_time:.1f} s)", flush=True)
+    diffs = np.array([o["diff"] for o in out])
+    print(f"  train AUC − LR: mean {diffs.mean():+.4f}, min {diffs.min():+.4f}, max {diffs.max():+.4f}")
     return out
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cap", type=float, default=120.0, help="part 1 time cap per solve (s)")
-    ap.add_argument("--splits", type=int, default=10)
-    ap.add_argument("--mip-cap", type=float, default=60.0, help="part 2 time cap per MIP (s)")
-    ap.add_argument("--quick", action="store_true", help="cap 30 s, 2 splits, MIP cap 10 s")
+    ap.add_argument("--quick", action="store_true", help="caps 10 s, 1 split, 6 generated sets")
     ap.add_argument("--json", default=str(HERE / "results" / "mip.json"))
     args = ap.parse_args(argv)
-    if args.quick:
-        args.cap, args.splits, args.mip_cap = 30.0, 2, 10.0
-    print(f"Part 1: AUC MIP on ROC flexibility (250 rows), cap {args.cap:.0f} s; thesis: 174 s with CPLEX")
-    results = {"settings": vars(args), "roc_flexibility": part1(args.cap), "datasets": {}}
-    for name, loader in (("haberman", load_haberman), ("pima", load_pima)):
-        X, y = loader()
-        results["datasets"][name] = part2(name, X, y, args.splits, args.mip_cap)
-    print(f"\nPart 2: {args.splits} random 50/50 splits; MIP capped at {args.mip_cap:.0f} s, warm start LR")
-    print(f"{'data':<9}{'statistic':<9}{'method':<7}{'train':>17}{'test':>17}{'wins':>5}{'fit s':>8}  MIP status")
-    for name, by_stat in results["datasets"].items():
-        for stat, by_m in by_stat.items():
-            for m, v in by_m.items():
-                st = ",".join(sorted(set(v["status"]))) if v["status"] else ""
-                print(f"{name:<9}{stat:<9}{m:<7}{np.mean(v['train']):>9.4f} ± {np.std(v['train']):.3f}"
-                      f"{np.mean(v['test']):>9.4f} ± {np.std(v['test']):.3f}{v['wins']:>5}"
-                      f"{np.mean(v['time']):>8.2f}  {st}")
-    write_json(args.json, results)
+    cap1, cap, cap5, splits, count = (120.0, 60.0, 30.0, 5, 20) if not args.quick else (20.0, 10.0, 10.0, 1, 6)
+    res = {"roc_flexibility": part1(cap1, (0, 1, 2) if not args.quick else (0,)), "interleaved_2d": part2()}
+    X, y = load_haberman()
+    res["haberman"] = split_runs("3. Haberman", X, y, splits, cap)
+    X, y = load_pima()
+    res["pima"] = split_runs("4. Pima", X, y, max(1, splits - 2), cap)
+    res["generated"] = generated(count, cap5)
+    write_json(args.json, res)
 
 
 if __name__ == "__main__":

@@ -1,154 +1,537 @@
-"""Two-stage re-ranking: a base ranker's list, then an exact MIP on its top K (Rudin & Wang §2)."""
+"""Two-stage re-ranking: a base ranker's list, then an exact model of its top K (Rudin & Wang §2).
+
+The second stage is a :class:`~boostrank.mip.MIPRanker` fitted on the top K rows of
+every training list.  Its defaults carry what real search data taught:
+
+* the base score is a feature of the second stage (``include_base=True``), so
+  "keep the base order" is a feasible w and a start of the search: the fitted w is
+  never worse than the base order on the training statistic;
+* base scores of the training rows must come from a model that did not see their
+  query — in-sample scores make the training top K look perfect and the second
+  stage learns nothing — so ``base_estimator`` is cross-fitted over queries;
+* a held-out gate: the candidate is kept only if it beats the base order on held-out
+  queries (``gate`` folds over queries), otherwise the base order is kept and
+  ``result_.reason`` says why; the same folds choose K and the L0 penalty when
+  several are given.
+"""
 
 from __future__ import annotations
 
+import inspect
+import math
+import time
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
 from ._validation import as_1d_float, offsets_from_qid
+from .metrics import auc, rank_risk
 from .mip import MIPRanker
+from .weights import weight_family
 
-__all__ = ["TopKReranker", "top_k_rows"]
+__all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores"]
 
 
 def top_k_rows(base_scores, offsets, k):
-    """Indices of the top ``k`` rows of each list by base score (ties: earlier row first)."""
+    """Indices of the top ``k`` rows of each list by base score (ties: earlier row first).
+
+    Parameters
+    ----------
+    base_scores : ndarray of shape (n,)
+    offsets : ndarray of int64
+        List boundaries.
+    k : int or None
+        None takes whole lists.
+
+    Returns
+    -------
+    ndarray of int64
+        Row indices, list by list, best first within each list.
+    """
     out = []
     for a, b in zip(offsets[:-1], offsets[1:]):
         order = a + np.argsort(-base_scores[a:b], kind="stable")
         out.append(order[: min(k, b - a)] if k is not None else order)
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
 
-class TopKReranker(BaseEstimator):
-    """Re-rank the top K of every list with a linear model fitted exactly by MIP.
+def _list_folds(n_lists, n_folds, random_state):
+    """Fold number of every list (lists dealt at random, as equal as possible)."""
+    rng = np.random.default_rng(random_state)
+    folds = np.empty(n_lists, dtype=np.int64)
+    folds[rng.permutation(n_lists)] = np.arange(n_lists) % max(n_folds, 1)
+    return folds
 
-    ``fit`` takes the top ``k`` rows of each list by the base ranker's scores and
-    fits one :class:`~boostrank.mip.MIPRanker` on them (pairs and ranks within each
-    list).  ``rerank`` orders those rows by wᵀx and keeps the rest of each list in
-    base order below them (Rudin & Wang §2).
+
+def _rows_of(offsets, lists):
+    """Row indices of the given lists, in list order (queries stay contiguous)."""
+    if len(lists) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.arange(offsets[g], offsets[g + 1]) for g in lists]).astype(np.int64)
+
+
+def _fit_base(est, X, y, qid):
+    """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``."""
+    params = inspect.signature(est.fit).parameters
+    if "qid" in params:
+        return est.fit(X, y, qid=qid)
+    if "group" in params:
+        offsets = offsets_from_qid(qid, X.shape[0])
+        return est.fit(X, y, group=np.diff(offsets))
+    return est.fit(X, y)
+
+
+def _score_base(est, X):
+    fn = getattr(est, "decision_function", None) or est.predict
+    return np.asarray(fn(X), dtype=np.float64).reshape(-1)
+
+
+def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
+    """Out-of-fold base scores: each row scored by a model that never saw its query.
 
     Parameters
     ----------
-    k : int or None, default=50
-        Rows re-ranked per list; ``None`` (or k ≥ the list length) re-ranks whole
-        lists; 0 keeps the base order.
-    statistic, a, rank, l0, eps, solver, time_limit, threads, mip_gap, warm_start, verbose
-        As in :class:`~boostrank.mip.MIPRanker`.  ``a`` defaults to ``"dcg@10"``
-        for ``statistic="rank_risk"``.
+    estimator : object
+        Any ranker with ``fit(X, y, qid=...)`` (or ``group=`` sizes, or plain
+        ``fit(X, y)``) and ``predict`` / ``decision_function``; cloned per fold.
+    X, y : array-like
+    qid : array-like, default=None
+        Contiguous query ids; without it every row is its own group.
+    cv : int, default=5
+        Folds over queries.
+    random_state : int, default=0
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,)
+    folds : ndarray of int64, shape (n_lists,)
+        The fold of every query.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y).reshape(-1)
+    n = X.shape[0]
+    q = np.arange(n) if qid is None else np.asarray(qid)
+    offsets = offsets_from_qid(q, n)
+    n_lists = offsets.shape[0] - 1
+    cv = int(cv)
+    if cv < 2 or cv > n_lists:
+        raise ValueError(f"cv must be between 2 and the number of queries ({n_lists}), got {cv}")
+    folds = _list_folds(n_lists, cv, random_state)
+    scores = np.empty(n)
+    for f in range(cv):
+        test_rows = _rows_of(offsets, np.flatnonzero(folds == f))
+        train_rows = _rows_of(offsets, np.flatnonzero(folds != f))
+        model = _fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
+        scores[test_rows] = _score_base(model, X[test_rows])
+    return scores, folds
+
+
+@dataclass
+class RerankResult:
+    """What :meth:`TopKReranker.fit` decided and why.
 
     Attributes
     ----------
-    ranker_ : MIPRanker
-    coef_ : ndarray
+    status : str
+        ``"re-ranked"`` (the second stage is used) or ``"base order"``.
+    reason : str
+        Why, in words (the held-out gain, no pairs to order, k = 0, ...).
+    k : int or None
+        Rows re-ranked per list (chosen by the gate's folds when a list was given).
+    l0 : float
+        L0 penalty (chosen by the folds when ``l0="cv"``).
+    heldout_gain : dict
+        {(k, l0): Σ over held-out lists of statistic(re-ranked) − statistic(base)}.
+    train_base, train_reranked : float or None
+        The statistic of the base order and of w on the training top K (ties in w
+        count against it, as in the MIP).
+    cross_fitted : bool
+        Base scores of the training rows came from :func:`cross_fit_scores`.
+    mip : MIPResult or None
+        The final fit's result.
+    seconds : float
+    """
+
+    status: str
+    reason: str
+    k: int | None
+    l0: float
+    heldout_gain: dict = field(default_factory=dict)
+    train_base: float | None = None
+    train_reranked: float | None = None
+    cross_fitted: bool = False
+    mip: object = None
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One line: the decision, its reason, and the MIP's summary."""
+        out = f"{self.status}: {self.reason}"
+        if self.mip is not None:
+            out += f"; MIP: {self.mip.summary()}"
+        return out
+
+
+class TopKReranker(BaseEstimator):
+    """Re-rank the top K of every list with a linear model fitted exactly (Rudin & Wang §2).
+
+    Parameters
+    ----------
+    k : int, None or list of int, default=20
+        Rows re-ranked per list; None re-ranks whole lists; 0 keeps the base order;
+        a list is chosen among by the held-out gate's folds.
+    statistic : {"rank_risk", "auc", "auc_pi"}, default="rank_risk"
+    a : str or WeightFamily, default="dcg@10"
+        Rank-risk weights.
+    rank : {"min", "resolved"}, default="min"
+    l0 : float or "cv", default=0.0
+        L0 penalty (Rudin & Wang (3)); ``"cv"`` chooses among 0 and 0.1 %, 1 % of the
+        base order's training statistic per feature by the gate's folds.
+    include_base : bool, default=True
+        Append the base score as the last feature (``coef_[-1]``), so the base order
+        is a feasible w and the search's first start.
+    base_estimator : estimator or None, default=None
+        A first-stage ranker (``fit(X, y, qid=...)``/``predict``); cross-fitted over
+        queries when ``base_scores`` are not given, and refitted on all training
+        queries to score new lists (``base_estimator_``).
+    cv : int, default=5
+        Folds of the cross-fitting.
+    gate : int, default=3
+        Folds over queries of the held-out gate (0: no gate, keep the fitted w).
+    eps, solver, threads, mip_gap, warm_start
+        As in :class:`~boostrank.mip.MIPRanker`.
+    time_limit : float or None, default=60.0
+        Seconds for the gate's fits and the final fit together.
+    random_state : int, default=0
+    verbose : bool, default=False
+        Stream the solver's logs.
+    progress : bool or None, default=None
+        Progress bar over the stages (None: on a terminal only).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features + include_base,)
+    result_ : RerankResult
+    ranker_ : MIPRanker or None
+        The final second-stage fit.
     fallback_ : str or None
-        ``"base order"`` when the solver returned no solution.
+        ``"base order"`` when the base order is kept.
+    base_estimator_ : estimator or None
 
     Notes
     -----
-    The output of :meth:`rerank` is always a permutation of each list: ties in wᵀx
-    keep base order, ties in base score keep input order.  At the time limit the
-    incumbent is used; with none the base order is kept, with a warning.
+    :meth:`rerank` always returns a permutation of each list: ties in wᵀx keep base
+    order, ties in base score keep input order.
     """
 
-    def __init__(self, k=50, statistic="rank_risk", a="dcg@10", rank="min", l0=0.0, eps=1e-4, solver="cbc",
-                 time_limit=60.0, threads=None, mip_gap=None, warm_start=None, verbose=False):
+    def __init__(self, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0=0.0, include_base=True,
+                 base_estimator=None, cv=5, gate=3, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
+                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None):
         self.k = k
         self.statistic = statistic
         self.a = a
         self.rank = rank
         self.l0 = l0
+        self.include_base = include_base
+        self.base_estimator = base_estimator
+        self.cv = cv
+        self.gate = gate
         self.eps = eps
         self.solver = solver
         self.time_limit = time_limit
         self.threads = threads
         self.mip_gap = mip_gap
         self.warm_start = warm_start
+        self.random_state = random_state
         self.verbose = verbose
+        self.progress = progress
 
-    def _check_k(self):
-        if self.k is not None and (int(self.k) != self.k or self.k < 0):
-            raise ValueError(f"k must be a non-negative integer or None, got {self.k!r}")
+    # ------------------------------------------------------------ checks
 
-    def fit(self, X, y, base_scores, qid=None):
-        """Fit the MIP on the top ``k`` rows of each list.
+    def _ks(self):
+        ks = list(self.k) if isinstance(self.k, (list, tuple, np.ndarray)) else [self.k]
+        for k in ks:
+            if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0):
+                raise ValueError(f"k must be a non-negative integer, None or a list of them, got {self.k!r}")
+        if not ks:
+            raise ValueError("k must not be an empty list")
+        return ks
+
+    def _l0s(self, base_value, d):
+        if isinstance(self.l0, str):
+            if self.l0 != "cv":
+                raise ValueError(f"l0 must be a number >= 0 or 'cv', got {self.l0!r}")
+            unit = abs(base_value) if base_value else 1.0
+            return [0.0, 1e-3 * unit, 1e-2 * unit]
+        if not (isinstance(self.l0, (int, float)) and math.isfinite(self.l0) and self.l0 >= 0):
+            raise ValueError(f"l0 must be a number >= 0 or 'cv', got {self.l0!r}")
+        return [float(self.l0)]
+
+    def _features(self, X, base):
+        return np.column_stack([X, base]) if self.include_base else X
+
+    def _mip(self, l0, time_limit):
+        return MIPRanker(self.statistic, a=self.a, rank=self.rank, l0=l0, eps=self.eps, solver=self.solver,
+                         time_limit=time_limit, threads=self.threads, mip_gap=self.mip_gap,
+                         warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state)
+
+    def _list_value(self, y, scores, offsets):
+        """Σ over lists (rank risk) or mean per-list AUC of ``scores`` (distinct within lists)."""
+        qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if self.statistic == "rank_risk":
+                return float(np.sum(rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid,
+                                              per_query=True)))
+            per = auc(y, scores, qid, ties="pessimistic", per_query=True)
+            return float(np.nansum(per))
+
+    # -------------------------------------------------------------- fit
+
+    def fit(self, X, y, base_scores=None, qid=None):
+        """Fit the second stage on the top ``k`` rows of each training list.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            ``y > 0`` is relevant.
+        base_scores : array-like of shape (n_samples,), default=None
+            The first stage's scores of the training rows.  They must not come from a
+            model that saw these queries (a warning says when the base order looks
+            perfect on nearly every training list); without them ``base_estimator``
+            is cross-fitted.
+        qid : array-like of shape (n_samples,), default=None
+            Contiguous query ids (one list without).
 
         Returns
         -------
         self
         """
-        self._check_k()
+        t_start = time.perf_counter()
+        ks = self._ks()
         X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y).reshape(-1)
-        base = as_1d_float(base_scores, "base_scores")
-        if not (X.shape[0] == y.shape[0] == base.shape[0]):
-            raise ValueError(f"X, y and base_scores have {X.shape[0]}, {y.shape[0]}, {base.shape[0]} rows")
-        offsets = offsets_from_qid(qid, X.shape[0])
-        rows = top_k_rows(base, offsets, self.k)
-        self.ranker_ = MIPRanker(self.statistic, a=self.a, rank=self.rank, l0=self.l0, eps=self.eps,
-                                 solver=self.solver, time_limit=self.time_limit, threads=self.threads,
-                                 mip_gap=self.mip_gap, warm_start=self.warm_start, verbose=self.verbose)
-        self.fallback_ = None
-        self.n_features_in_ = X.shape[1]
-        if rows.size == 0:
-            self.coef_ = np.zeros(X.shape[1])
-            self.fallback_ = "base order"
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        y = as_1d_float(y, "y")
+        n, d = X.shape
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+        offsets = offsets_from_qid(qid, n)
+        n_lists = offsets.shape[0] - 1
+        self.n_features_in_ = d
+        self.base_estimator_ = None
+        cross_fitted = False
+        if base_scores is None:
+            if self.base_estimator is None:
+                raise ValueError("pass base_scores or set base_estimator (cross-fitted over queries)")
+            base, _ = cross_fit_scores(self.base_estimator, X, y, qid, cv=self.cv, random_state=self.random_state)
+            self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
+            cross_fitted = True
+        else:
+            base = as_1d_float(base_scores, "base_scores")
+            if base.shape[0] != n:
+                raise ValueError(f"X has {n} rows but base_scores has {base.shape[0]}")
+            if self.base_estimator is not None:
+                self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
+        Z = self._features(X, base)
+        self.ranker_ = None
+        self.fallback_ = "base order"
+        self.coef_ = np.r_[np.zeros(d), 1.0] if self.include_base else np.zeros(d)
+        base_rank = self._positions(base, offsets, None)
+
+        if all(k == 0 for k in ks) or n == 0:
+            self.result_ = RerankResult("base order", "k = 0 keeps the base order", 0, 0.0, cross_fitted=cross_fitted,
+                                        seconds=time.perf_counter() - t_start)
             return self
-        sub_qid = None if qid is None else np.asarray(qid)[rows]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            self.ranker_.fit(X[rows], y[rows], qid=sub_qid)
-        for w in caught:
-            if "coef_ is zero" not in str(w.message):
-                warnings.warn(w.message, stacklevel=2)
-        status = self.ranker_.result_.status
-        if status not in ("optimal", "feasible"):
-            warnings.warn(f"re-ranking MIP ended with status {status!r}: keeping the base order", stacklevel=2)
-            self.fallback_ = "base order"
-        elif not np.any(self.ranker_.coef_):
-            self.fallback_ = "base order"  # w = 0 ties everything: the base order is the tie-break
-        self.coef_ = self.ranker_.coef_
+        ks = [k for k in ks if k != 0]
+        if base_scores is not None and not cross_fitted:
+            self._warn_in_sample(y, base, offsets, ks[0])
+        base_value = self._list_value(y[top_k_rows(base, offsets, ks[0])], base_rank[top_k_rows(base, offsets, ks[0])],
+                                      self._sub_offsets(offsets, ks[0]))
+        l0s = self._l0s(base_value, d)
+        cands = [(k, l0) for k in ks for l0 in l0s]
+        gate = int(self.gate) if self.gate else 0
+        gate = min(gate, n_lists)
+        use_gate = gate >= 2
+        n_fits = (len(cands) * gate if use_gate else 0) + 1
+        per_fit = None if self.time_limit is None else max(1.0, float(self.time_limit) / n_fits)
+        gains = {}
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n_fits, desc="re-ranker", disable=(None if self.progress is None else not self.progress),
+                   leave=False)
+        try:
+            if use_gate:
+                folds = _list_folds(n_lists, gate, self.random_state + 1)
+                for k, l0 in cands:
+                    gain = 0.0
+                    for f in range(gate):
+                        bar.set_postfix_str(f"gate k={k} l0={l0:.3g} fold {f + 1}/{gate}")
+                        tr_lists, te_lists = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
+                        w = self._fit_w(Z, y, base, offsets, tr_lists, k, l0, per_fit)
+                        te_rows = _rows_of(offsets, te_lists)
+                        te_off = np.r_[0, np.cumsum(np.diff(offsets)[te_lists])].astype(np.int64)
+                        yt, bt, Zt = y[te_rows], base[te_rows], Z[te_rows]
+                        new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
+                        gain += self._list_value(yt, new, te_off) - self._list_value(yt, self._positions(bt, te_off, None),
+                                                                                     te_off)
+                        bar.update()
+                    gains[(k, l0)] = gain
+                best = max(cands, key=lambda c: gains[c])
+            else:
+                best = cands[0]
+            k, l0 = best
+            if use_gate and gains[best] <= 1e-12:
+                reason = (f"the held-out gate kept the base order: re-ranking lowered or did not change the "
+                          f"held-out statistic (best gain {gains[best]:+.6g} over {gate} folds of queries)")
+                self.result_ = RerankResult("base order", reason, k, l0, gains, cross_fitted=cross_fitted,
+                                            seconds=time.perf_counter() - t_start)
+                return self
+            bar.set_postfix_str(f"final fit k={k} l0={l0:.3g}")
+            rows = top_k_rows(base, offsets, k)
+            sub_off = self._sub_offsets(offsets, k)
+            train_base = self._list_value(y[rows], base_rank[rows], sub_off)
+            w = self._fit_w(Z, y, base, offsets, np.arange(n_lists), k, l0, per_fit, keep=True)
+            bar.update()
+        finally:
+            bar.close()
+        res = RerankResult("base order", "", k, l0, gains, train_base=train_base, cross_fitted=cross_fitted,
+                           mip=None if self.ranker_ is None else self.ranker_.result_)
+        if w is None:
+            res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
+        elif not np.any(w):
+            res.reason = "w = 0 ties every row: the base order is the tie-break"
+        else:
+            self.coef_ = w
+            self.fallback_ = None
+            res.status = "re-ranked"
+            res.train_reranked = self._list_value(y[rows], Z[rows] @ w, sub_off)
+            res.reason = ("held-out gain " + ", ".join(f"k={kk} l0={ll:.3g}: {g:+.6g}" for (kk, ll), g in gains.items())
+                          if gains else "no gate (gate=0)")
+        res.seconds = time.perf_counter() - t_start
+        self.result_ = res
         return self
 
-    def rerank(self, X, base_scores, qid=None) -> np.ndarray:
+    @staticmethod
+    def _sub_offsets(offsets, k):
+        sizes = np.diff(offsets)
+        sizes = sizes if k is None else np.minimum(sizes, k)
+        return np.r_[0, np.cumsum(sizes)].astype(np.int64)
+
+    def _fit_w(self, Z, y, base, offsets, lists, k, l0, time_limit, keep=False):
+        """w of the second stage on the top k rows of ``lists``, or None with nothing to order."""
+        rows_all = _rows_of(offsets, lists)
+        sub_off = np.r_[0, np.cumsum(np.diff(offsets)[lists])].astype(np.int64)
+        top = top_k_rows(base[rows_all], sub_off, k)
+        rows = rows_all[top]
+        qid = np.repeat(np.arange(len(lists)), np.minimum(np.diff(sub_off), k if k is not None else np.inf)
+                        .astype(np.int64))
+        start = np.zeros(Z.shape[1])
+        if self.include_base:
+            start[-1] = 1.0
+        mip = self._mip(l0, time_limit)
+        if self.include_base and (self.warm_start == "auto" or self.warm_start == "logistic"):
+            mip.set_params(warm_start=start)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mip.fit(Z[rows], y[rows], qid=qid)
+        if keep:
+            self.ranker_ = mip
+            for w in caught:
+                if "every w is optimal" not in str(w.message):
+                    warnings.warn(w.message, stacklevel=3)
+        if any("every w is optimal" in str(w.message) for w in caught):
+            return None
+        return mip.coef_
+
+    def _warn_in_sample(self, y, base, offsets, k):
+        """Warn when the base order's top k is already perfect on nearly every training list."""
+        perfect = mixed = 0
+        for a, b in zip(offsets[:-1], offsets[1:]):
+            order = a + np.argsort(-base[a:b], kind="stable")
+            top = y[order[: (b - a) if k is None else k]] > 0
+            if top.any() and not top.all():
+                mixed += 1
+                first_neg = int(np.argmin(top))
+                perfect += not top[first_neg:].any()
+        if mixed >= 10 and perfect >= 0.9 * mixed:
+            warnings.warn(f"the base order already puts every relevant row of the top {k} first on {perfect} of "
+                          f"{mixed} training lists: are the base scores in-sample (from a model that saw these "
+                          f"queries)?  Then the second stage has nothing to learn; pass out-of-fold scores or "
+                          f"set base_estimator to cross-fit them", UserWarning, stacklevel=3)
+
+    # ---------------------------------------------------------- predict
+
+    def _positions(self, base, offsets, k, s=None):
+        """Scores n − position of each row in its re-ranked list (distinct within a list)."""
+        out = np.empty(base.shape[0])
+        for a, b in zip(offsets[:-1], offsets[1:]):
+            order = a + np.argsort(-base[a:b], kind="stable")
+            kk = (b - a) if k is None else min(int(k), b - a)
+            if s is not None and kk > 0:
+                top = order[:kk]
+                order = np.r_[top[np.argsort(-s[top], kind="stable")], order[kk:]]
+            out[order] = np.arange(b - a, 0, -1, dtype=np.float64)
+        return out
+
+    def _check_fitted(self):
+        if getattr(self, "coef_", None) is None:
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("TopKReranker is not fitted yet; call fit first")
+
+    def _base(self, X, base_scores):
+        if base_scores is None:
+            if self.base_estimator_ is None:
+                raise ValueError("pass base_scores (the reranker has no base_estimator to score with)")
+            return _score_base(self.base_estimator_, X)
+        base = as_1d_float(base_scores, "base_scores")
+        if base.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but base_scores has {base.shape[0]}")
+        return base
+
+    def rerank(self, X, base_scores=None, qid=None) -> np.ndarray:
         """Row indices of every list, best first, lists in input order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        base_scores : array-like of shape (n_samples,), default=None
+            The first stage's scores (default: ``base_estimator_``'s).
+        qid : array-like of shape (n_samples,), default=None
 
         Returns
         -------
         ndarray of int64, shape (n_samples,)
-            A permutation of ``0..n-1``.
+            A permutation of 0 … n − 1 that keeps every list in its own block.
         """
-        self._check_k()
-        X = np.asarray(X, dtype=np.float64)
-        base = as_1d_float(base_scores, "base_scores")
-        if X.shape[0] != base.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but base_scores has {base.shape[0]}")
-        offsets = offsets_from_qid(qid, X.shape[0])
-        coef = getattr(self, "coef_", None)
-        if coef is None:
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("TopKReranker is not fitted yet; call fit first")
-        use_model = self.fallback_ is None
-        s = X @ coef if use_model else None
-        out = []
-        for a, b in zip(offsets[:-1], offsets[1:]):
-            order = a + np.argsort(-base[a:b], kind="stable")
-            k = (b - a) if self.k is None else min(int(self.k), b - a)
-            if use_model and k > 0:
-                top = order[:k]
-                top = top[np.argsort(-s[top], kind="stable")]
-                order = np.r_[top, order[k:]]
-            out.append(order)
+        scores = self.predict(X, base_scores, qid)
+        offsets = offsets_from_qid(qid, scores.shape[0])
+        out = [a + np.argsort(-scores[a:b], kind="stable") for a, b in zip(offsets[:-1], offsets[1:])]
         return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
-    def predict(self, X, base_scores, qid=None) -> np.ndarray:
-        """Scores that reproduce :meth:`rerank`'s order: n − position within each list."""
-        order = self.rerank(X, base_scores, qid)
-        offsets = offsets_from_qid(qid, len(order))
-        scores = np.empty(len(order))
-        for a, b in zip(offsets[:-1], offsets[1:]):
-            scores[order[a:b]] = np.arange(b - a, 0, -1, dtype=np.float64)
-        return scores
+    def predict(self, X, base_scores=None, qid=None) -> np.ndarray:
+        """Scores that reproduce the re-ranked order: n − position within each list.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        base_scores : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        self._check_fitted()
+        ks = self._ks()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
+        base = self._base(X, base_scores)
+        offsets = offsets_from_qid(qid, X.shape[0])
+        k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]
+        s = None if self.fallback_ else self._features(X, base) @ self.coef_
+        return self._positions(base, offsets, k, s)

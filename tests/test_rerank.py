@@ -1,0 +1,162 @@
+"""TopKReranker: permutations, the held-out gate, cross-fitting, degenerate K and lists."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
+
+import boostrank as br
+from boostrank.rerank import cross_fit_scores, top_k_rows
+
+
+def _lists(seed, n_lists=24, size=12, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_lists * size, d))
+    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=len(X)) > 0.8).astype(int)
+    base = X[:, 0] + rng.normal(size=len(X))
+    qid = np.repeat(np.arange(n_lists), size)
+    return X, y, base, qid
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y, base, qid = _lists(0)
+    model = br.TopKReranker(k=6, time_limit=6).fit(X, y, base, qid)
+    return model, X, y, base, qid
+
+
+def test_rerank_improves_the_training_top_and_keeps_the_tail(fitted):
+    model, X, y, base, qid = fitted
+    assert model.result_.status == "re-ranked" and model.fallback_ is None
+    assert model.result_.train_reranked >= model.result_.train_base - 1e-9
+    order = model.rerank(X, base, qid)
+    for g in range(3):
+        a, b = 12 * g, 12 * (g + 1)
+        base_order = a + np.argsort(-base[a:b], kind="stable")
+        assert set(order[a:a + 6]) == set(base_order[:6])
+        np.testing.assert_array_equal(order[a + 6:b], base_order[6:])
+    assert model.coef_.shape == (X.shape[1] + 1,)  # the base score is the last feature
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10_000), st.sampled_from([0, 1, 3, 25, None]), st.integers(1, 4), st.booleans(),
+       st.booleans())
+def test_rerank_is_always_a_permutation_of_each_list(fitted, seed, k, n_lists, include_base, fallback):
+    model, *_ = fitted
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 12, size=n_lists)
+    n = int(sizes.sum())
+    X = rng.normal(size=(n, 3)).round(1)  # ties in wᵀx
+    base = rng.integers(0, 3, size=n).astype(float)  # ties in base score
+    qid = np.repeat(np.arange(n_lists), sizes)
+    clone = br.TopKReranker(k=k, include_base=include_base)
+    clone.n_features_in_, clone.base_estimator_, clone.result_ = 3, None, None
+    clone.coef_ = model.coef_ if include_base else model.coef_[:3]
+    clone.fallback_ = "base order" if fallback else None
+    order = clone.rerank(X, base, qid)
+    assert sorted(order.tolist()) == list(range(n))
+    ends = np.cumsum(sizes)
+    for a, b in zip(ends - sizes, ends):
+        assert set(order[a:b].tolist()) == set(range(a, b))
+    np.testing.assert_array_equal(order, clone.rerank(X, base, qid))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_gate_never_keeps_a_model_that_lost_on_held_out_queries(seed):
+    X, y, base, qid = _lists(seed, n_lists=18)
+    perfect = y + 0.01 * base  # the base order is already the best possible
+    with pytest.warns(UserWarning, match="in-sample"):
+        m = br.TopKReranker(k=5, time_limit=4).fit(X, y, perfect, qid)
+    assert m.result_.status == "base order" and "held-out" in m.result_.reason
+    np.testing.assert_array_equal(m.predict(X, perfect, qid), m._positions(perfect, np.arange(0, 217, 12), None))
+    m = br.TopKReranker(k=[3, 6], l0="cv", time_limit=6).fit(X, y, base, qid)
+    chosen = m.result_.heldout_gain[(m.result_.k, m.result_.l0)]
+    assert (m.result_.status == "re-ranked") == (chosen > 0)
+    assert chosen == max(m.result_.heldout_gain.values())
+
+
+class _Spy:
+    """A base ranker that records the queries it was fitted on and the ones it scored."""
+
+    log = []
+
+    def __init__(self, shift=0.0):
+        self.shift = shift
+
+    def get_params(self, deep=True):
+        return {"shift": self.shift}
+
+    def set_params(self, **p):
+        self.shift = p.get("shift", self.shift)
+        return self
+
+    def fit(self, X, y, qid=None):
+        self.seen_ = set(np.asarray(qid).tolist())
+        self.lr_ = LogisticRegression().fit(X, y > 0)
+        return self
+
+    def predict(self, X):
+        _Spy.log.append((self.seen_, X[:, -1].astype(int).tolist()))
+        return self.lr_.decision_function(X)
+
+
+def test_cross_fitted_scores_never_come_from_a_model_that_saw_the_query():
+    X, y, _, qid = _lists(1, n_lists=20)
+    Xq = np.column_stack([X, qid])  # the last column tells the spy which query a row is
+    _Spy.log.clear()
+    scores, folds = cross_fit_scores(_Spy(), Xq, y, qid, cv=5)
+    assert len(_Spy.log) == 5 and np.isfinite(scores).all()
+    for seen, scored in _Spy.log:
+        assert not seen & set(scored)
+    m = br.TopKReranker(k=5, base_estimator=_Spy(), time_limit=4).fit(Xq, y, qid=qid)
+    assert m.result_.cross_fitted
+    s = m.predict(Xq[:24], qid=qid[:24])  # scored by the base model refitted on all queries
+    assert sorted(s[:12]) == list(range(1, 13))
+
+
+def test_in_sample_base_scores_are_warned_about():
+    X, y, _, qid = _lists(2, n_lists=20)
+    with pytest.warns(UserWarning, match="in-sample"):
+        br.TopKReranker(k=5, time_limit=2, gate=0).fit(X, y, y + 0.1 * X[:, 0], qid)
+
+
+@pytest.mark.parametrize("k", [0, 1, 12, 50, None])
+def test_degenerate_k_lists_and_ties_have_defined_results(k):
+    X, y, base, qid = _lists(3, n_lists=9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = br.TopKReranker(k=k, time_limit=3).fit(X, y, base, qid)
+        assert m.result_.status in ("re-ranked", "base order")
+        if k in (0, 1):
+            assert m.result_.status == "base order"
+        ones = br.TopKReranker(k=k, time_limit=2).fit(X[:9], y[:9], base[:9], np.arange(9))  # one row per list
+        assert ones.result_.status == "base order"
+        tied = br.TopKReranker(k=k, time_limit=3).fit(X, y, np.zeros(len(y)), qid)
+        order = tied.rerank(X, np.zeros(len(y)), qid)
+    assert sorted(order.tolist()) == list(range(len(y)))
+
+
+def test_bad_input_raises():
+    X, y, base, qid = _lists(4, n_lists=4)
+    with pytest.raises(ValueError, match="k must be"):
+        br.TopKReranker(k=-1).fit(X, y, base, qid)
+    with pytest.raises(ValueError, match="k must be"):
+        br.TopKReranker(k=2.5).fit(X, y, base, qid)
+    with pytest.raises(ValueError, match="base_scores or set base_estimator"):
+        br.TopKReranker().fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="l0"):
+        br.TopKReranker(l0="grid").fit(X, y, base, qid)
+    with pytest.raises(ValueError, match="cv must be"):
+        br.TopKReranker(base_estimator=LogisticRegression(), cv=50).fit(X, y, qid=qid)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        br.TopKReranker().predict(X, base, qid)
+
+
+def test_top_k_rows_breaks_ties_by_row_order():
+    offsets = np.array([0, 4, 6])
+    np.testing.assert_array_equal(top_k_rows(np.array([1.0, 2, 2, 0, 5, 5]), offsets, 2), [1, 2, 4, 5])

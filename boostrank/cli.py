@@ -119,16 +119,16 @@ def cmd_demo(args) -> int:
                             ("LightGBM λ-MAUC", "mauc")]:
         model = LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid)
         runs[name] = model.predict(test.X)
-    from .rerank import TopKReranker
+    from .rerank import TopKReranker, cross_fit_scores
 
-    base_train = lr.decision_function(train.X)
     rer = TopKReranker(k=args.rerank_k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit)
-    rer.fit(train.X, train.y, base_train, train.qid)
+    rer.fit(train.X, train.y, cross_fit_scores(LogisticRegression(max_iter=1000), train.X, train.y, train.qid)[0],
+            train.qid)
     runs[f"LR + MIP re-rank top {args.rerank_k} (dcg@5)"] = rer.predict(test.X, runs["logistic regression"],
                                                                         test.qid)
     table = metric_table(test.y, test.qid, runs, metrics)
     print(format_table(table, metrics))
-    print(f"re-ranking MIP: {rer.ranker_.result_.summary()}")
+    print(f"re-ranker: {rer.result_.summary()}")
     if args.json:
         print(json.dumps(table, indent=2))
     return 0
@@ -189,29 +189,40 @@ def cmd_fit_linear(args) -> int:
 
 
 def cmd_rerank(args) -> int:
-    from .rerank import TopKReranker
+    from .rerank import TopKReranker, cross_fit_scores, refit_estimator
 
     train = load_letor(args.train)
     test = load_letor(args.test, n_features=train.n_features)
-    s_train = read_scores(args.train_scores, len(train), args.score_column)
-    s_test = read_scores(args.test_scores, len(test), args.score_column)
+    q_train = None if args.no_qid else train.qid
+    q_test = None if args.no_qid else test.qid
+    if args.base_model:
+        if args.train_scores or args.test_scores:
+            raise ValueError("pass --base-model or --train-scores/--test-scores, not both")
+        base_model = load_model(args.base_model)
+        print(f"cross-fitting the base model's kind over {args.cv} folds of training queries ...", flush=True)
+        s_train, _ = cross_fit_scores(refit_estimator(base_model), train.X, train.y, q_train, cv=args.cv)
+        s_test = np.asarray(base_model.predict(test.X), dtype=np.float64)
+    else:
+        if not (args.train_scores and args.test_scores):
+            raise ValueError("pass --base-model, or both --train-scores and --test-scores")
+        s_train = read_scores(args.train_scores, len(train), args.score_column)
+        s_test = read_scores(args.test_scores, len(test), args.score_column)
     statistic, a = ("auc", None) if args.statistic == "auc" else ("rank_risk", args.statistic)
     if args.k < 0:
         raise ValueError(f"--k must be >= 0, got {args.k}")
-    k = args.k
-    model = TopKReranker(k=k, statistic=statistic, a=a, rank=args.rank, l0=args.l0, eps=args.eps,
-                         solver=args.solver, time_limit=args.time_limit, threads=args.threads,
-                         verbose=args.verbose)
-    model.fit(train.X, train.y, s_train, None if args.no_qid else train.qid)
-    res = model.ranker_.result_
-    print(f"MIP on the top {args.k} of each training list: {res.summary()}")
-    if model.fallback_:
-        print(f"no usable solution: {model.fallback_}")
-    qid = None if args.no_qid else test.qid
-    new = model.predict(test.X, s_test, qid)
+    l0 = args.l0 if args.l0 == "cv" else float(args.l0)
+    model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, eps=args.eps,
+                         solver=args.solver, time_limit=args.time_limit, threads=args.threads, gate=args.gate,
+                         verbose=args.verbose, progress=True)
+    model.fit(train.X, train.y, s_train, q_train)
+    print(f"top {args.k} of each training list: {model.result_.summary()}")
     metrics = _split_metrics(args.metrics)
-    runs = {"base": s_test, f"re-ranked top {args.k}": new}
-    print(format_table(metric_table(test.y, test.qid, runs, metrics), metrics))
+    label = "out-of-fold" if args.base_model else "as given"
+    tr_runs = {f"train: base ({label})": s_train, f"train: re-ranked top {args.k}": model.predict(train.X, s_train, q_train)}
+    new = model.predict(test.X, s_test, q_test)
+    te_runs = {"test: base": s_test, f"test: re-ranked top {args.k}": new}
+    print(format_table(metric_table(train.y, train.qid, tr_runs, metrics), metrics))
+    print(format_table(metric_table(test.y, test.qid, te_runs, metrics), metrics))
     if args.out:
         np.savetxt(args.out, new, fmt="%.17g")
         print(f"{len(new)} scores written to {args.out}")
@@ -328,17 +339,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     rr = sub.add_parser("rerank", help="re-rank the top K of each list with an exact MIP")
     rr.add_argument("--train", required=True, help="LETOR training file")
-    rr.add_argument("--train-scores", required=True, help="base ranker's scores of the training rows")
+    rr.add_argument("--train-scores", help="base ranker's out-of-fold scores of the training rows")
     rr.add_argument("--test", required=True, help="LETOR test file")
-    rr.add_argument("--test-scores", required=True, help="base ranker's scores of the test rows")
+    rr.add_argument("--test-scores", help="base ranker's scores of the test rows")
+    rr.add_argument("--base-model", help="first-stage model file (LightGBM, XGBoost or boostrank JSON): it scores "
+                    "the test rows, and a model of its kind is cross-fitted for the training rows")
+    rr.add_argument("--cv", type=int, default=5, help="cross-fitting folds with --base-model (default 5)")
+    rr.add_argument("--gate", type=int, default=5,
+                    help="folds of queries of the held-out gate; 0 keeps the fitted model (default 5)")
     rr.add_argument("--score-column", type=int, default=None)
-    rr.add_argument("--k", type=int, default=50, help="rows re-ranked per list")
+    rr.add_argument("--k", type=int, default=20, help="rows re-ranked per list (default 20; 0 keeps the base order)")
     rr.add_argument("--statistic", default="dcg@10",
                     help="auc or a rank-risk weight family: dcg@N, local_auc@t, wta, mrr, pnorm@p, wrs")
     rr.add_argument("--rank", choices=["min", "resolved"], default="min")
-    rr.add_argument("--l0", type=float, default=0.0, help="C of the L0 penalty")
+    rr.add_argument("--l0", default="cv", help="C of the L0 penalty, or cv to choose it (default cv)")
     rr.add_argument("--eps", type=float, default=1e-4)
-    rr.add_argument("--solver", choices=["cbc", "highs"], default="cbc")
+    rr.add_argument("--solver", choices=["highs", "cbc"], default="highs")
     rr.add_argument("--time-limit", type=float, default=60.0)
     rr.add_argument("--threads", type=int, default=None)
     rr.add_argument("--no-qid", action="store_true", help="one list per file")

@@ -385,8 +385,8 @@ def resolved_rank(y, scores, qid=None) -> np.ndarray:
     return _kr.resolved_rank_groups(y > 0, s, sort_within_groups(s, offsets, False), offsets)
 
 
-def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = False):
-    """Rank risk functional RRF = Σ_i y_i a_{r_i + 1} (thesis eq. 2.1 / 2.17).
+def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = False, gain: str = "binary"):
+    """Rank risk functional RRF = Σ_i g(y_i) a_{r_i + 1} (thesis eq. 2.1 / 2.17).
 
     Parameters
     ----------
@@ -401,6 +401,10 @@ def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = Fa
         Definition 1 (2.1).  By Lemma 1, RRF_min <= RRF, with equality without ties.
     qid : array-like of shape (n_samples,), default=None
     per_query : bool, default=False
+    gain : {"binary", "exponential"}, default="binary"
+        g(y) = 1[y > 0] (the thesis) or 2^y − 1 (the gain of NDCG in LightGBM and
+        trec_eval's default), which extends RRF to graded labels; the two agree on
+        0/1 labels.  Ties are resolved with ``y > 0`` either way.
 
     Returns
     -------
@@ -424,8 +428,28 @@ def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = Fa
         r = _kr.resolved_rank_groups(positive, s, order, offsets)
     sizes = np.diff(offsets)
     weights = np.concatenate([family(int(n)) for n in sizes]) if sizes.size else np.zeros(0)
-    values = _kr.rank_risk_groups(positive, r, offsets, weights, offsets)
+    values = _kr.rank_risk_groups(rank_gain(y, gain), r, offsets, weights, offsets)
     return _reduce(values, per_query)
+
+
+def rank_gain(y, gain: str = "binary") -> np.ndarray:
+    """Gain of each label for a rank risk functional: 1[y > 0] or 2^y − 1.
+
+    Parameters
+    ----------
+    y : ndarray of float64
+    gain : {"binary", "exponential"}
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    _choice(gain, {"binary", "exponential"}, "gain")
+    if gain == "binary":
+        return (y > 0).astype(np.float64)
+    if y.size and (y.min() < 0 or y.max() > 60):
+        raise ValueError("gain='exponential' needs labels in [0, 60] (2^y − 1 must stay exact)")
+    return np.exp2(y) - 1.0
 
 
 # name[@k][:variant] -> callable(y, scores, qid)

@@ -9,16 +9,19 @@ every training list.  Its defaults carry what real search data taught:
 * base scores of the training rows must come from a model that did not see their
   query — in-sample scores make the training top K look perfect and the second
   stage learns nothing — so ``base_estimator`` is cross-fitted over queries;
-* a held-out gate: the candidate is kept only if it beats the base order on held-out
-  queries (``gate`` folds over queries), otherwise the base order is kept and
-  ``result_.reason`` says why; the same folds choose K and the L0 penalty when
-  several are given.
+* a held-out gate: the second stage is kept only if it beats the base order on
+  held-out queries (``gate`` folds over queries), otherwise the base order is kept
+  and ``result_.reason`` says why.  The same folds choose K and the L0 penalty when
+  several are given, and between the exact fit and logistic regression on the same
+  rows (its start): on MQ2008's BM25 top 20 the exact fit scored higher on training
+  DCG@10 and lower on test NDCG@10 than logistic regression.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -31,7 +34,7 @@ from .metrics import auc, rank_risk
 from .mip import MIPRanker
 from .weights import weight_family
 
-__all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores"]
+__all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
 
 
 def top_k_rows(base_scores, offsets, k):
@@ -72,6 +75,15 @@ def _rows_of(offsets, lists):
     return np.concatenate([np.arange(offsets[g], offsets[g + 1]) for g in lists]).astype(np.int64)
 
 
+def _subset(offsets, keep):
+    """Rows where ``keep`` (list order kept) and the offsets of the lists they form."""
+    rows = np.flatnonzero(keep).astype(np.int64)
+    counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if offsets.shape[0] > 1 and keep.size else \
+        np.zeros(0, dtype=np.int64)
+    counts = np.where(np.diff(offsets) > 0, counts, 0)
+    return rows, np.r_[0, np.cumsum(counts)].astype(np.int64)
+
+
 def _fit_base(est, X, y, qid):
     """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``."""
     params = inspect.signature(est.fit).parameters
@@ -84,8 +96,15 @@ def _fit_base(est, X, y, qid):
 
 
 def _score_base(est, X):
+    """One score per row: a ranker's ``predict``, a classifier's decision function, or
+    the expected class of a multi-class classifier (graded labels)."""
     fn = getattr(est, "decision_function", None) or est.predict
-    return np.asarray(fn(X), dtype=np.float64).reshape(-1)
+    out = np.asarray(fn(X), dtype=np.float64)
+    if out.ndim == 2 and out.shape[1] > 1:
+        classes = np.asarray(getattr(est, "classes_", np.arange(out.shape[1])), dtype=np.float64)
+        proba = est.predict_proba(X) if hasattr(est, "predict_proba") else np.exp(out) / np.exp(out).sum(1, keepdims=True)
+        out = proba @ classes
+    return out.reshape(-1)
 
 
 def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
@@ -128,6 +147,53 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
     return scores, folds
 
 
+def refit_estimator(model):
+    """An unfitted estimator that trains like a fitted first-stage model, for cross-fitting.
+
+    Parameters
+    ----------
+    model : LambdaRanker, RankNCG or any scikit-learn estimator
+        E.g. from ``boostrank predict``'s model files: LightGBM text, XGBoost JSON,
+        RankNCG JSON.  Boosters are rebuilt from the parameters their files record
+        (objective, rounds, learning rate, leaves / depth, minimum leaf size); a
+        LightGBM model trained with a callable objective records ``custom``, and is
+        refitted with boostrank's λ-AUC.
+
+    Returns
+    -------
+    estimator
+        Unfitted, with ``fit(X, y, qid=...)`` and ``predict``.
+    """
+    from .ranker import LambdaRanker
+
+    booster = getattr(model, "booster_", None)
+    if booster is None:
+        return clone(model)
+    engine = getattr(model, "engine", "lightgbm")
+    if engine == "lightgbm":
+        params = booster.dump_model(num_iteration=0).get("objective", "") or ""
+        text = booster.model_to_string(num_iteration=0)
+        found = dict(re.findall(r"^\[(\w+): ([^\]]*)\]$", text, flags=re.M))
+        objective = params.split()[0] if params else found.get("objective", "custom")
+        kw = dict(n_estimators=max(1, booster.num_trees() // max(1, booster.num_model_per_iteration())),
+                  learning_rate=float(found.get("learning_rate", 0.1)))
+        if "num_leaves" in found:
+            kw["num_leaves"] = int(found["num_leaves"])
+        if "min_data_in_leaf" in found:
+            kw["min_child_samples"] = int(found["min_data_in_leaf"])
+        return LambdaRanker(engine="lightgbm", objective="auc" if objective == "custom" else objective, **kw)
+    import json
+
+    cfg = json.loads(booster.save_config())["learner"]
+    tree = cfg.get("gradient_booster", {}).get("tree_train_param", {})
+    objective = cfg.get("objective", {}).get("name", "rank:pairwise")
+    kw = dict(n_estimators=int(booster.num_boosted_rounds()), learning_rate=float(tree.get("eta", 0.3)))
+    if "max_depth" in tree:
+        kw["max_depth"] = int(tree["max_depth"])
+    boostrank_objective = objective if objective.startswith(("rank:", "binary:")) else "auc"
+    return LambdaRanker(engine="xgboost", objective=boostrank_objective, **kw)
+
+
 @dataclass
 class RerankResult:
     """What :meth:`TopKReranker.fit` decided and why.
@@ -143,7 +209,11 @@ class RerankResult:
     l0 : float
         L0 penalty (chosen by the folds when ``l0="cv"``).
     heldout_gain : dict
-        {(k, l0): Σ over held-out lists of statistic(re-ranked) − statistic(base)}.
+        {(model, k, l0): Σ over held-out lists of statistic(re-ranked) − statistic(base)}
+        for model "exact" (the MIP ranker) and "logistic" (logistic regression on the
+        same top-k rows, the MIP's start).
+    model : str
+        The second stage kept: ``"exact"`` or ``"logistic"``.
     train_base, train_reranked : float or None
         The statistic of the base order and of w on the training top K (ties in w
         count against it, as in the MIP).
@@ -164,11 +234,12 @@ class RerankResult:
     cross_fitted: bool = False
     mip: object = None
     seconds: float = 0.0
+    model: str = "exact"
 
     def summary(self) -> str:
         """One line: the decision, its reason, and the MIP's summary."""
         out = f"{self.status}: {self.reason}"
-        if self.mip is not None:
+        if self.mip is not None and self.model == "exact":
             out += f"; MIP: {self.mip.summary()}"
         return out
 
@@ -185,7 +256,7 @@ class TopKReranker(BaseEstimator):
     a : str or WeightFamily, default="dcg@10"
         Rank-risk weights.
     rank : {"min", "resolved"}, default="min"
-    l0 : float or "cv", default=0.0
+    l0 : float or "cv", default="cv"
         L0 penalty (Rudin & Wang (3)); ``"cv"`` chooses among 0 and 0.1 %, 1 % of the
         base order's training statistic per feature by the gate's folds.
     include_base : bool, default=True
@@ -197,17 +268,22 @@ class TopKReranker(BaseEstimator):
         queries to score new lists (``base_estimator_``).
     cv : int, default=5
         Folds of the cross-fitting.
-    gate : int, default=3
-        Folds over queries of the held-out gate (0: no gate, keep the fitted w).
+    gate : int, default=5
+        Folds of the held-out gate (0: no gate, keep the fitted w): folds of whole
+        queries when there are at least 2·gate, else of rows within each list (one
+        long list).
     eps, solver, threads, mip_gap, warm_start
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
-        Seconds for the gate's fits and the final fit together.
+        Seconds for the gate's fits (half, shared) and the final fit (the rest).
     random_state : int, default=0
     verbose : bool, default=False
         Stream the solver's logs.
     progress : bool or None, default=None
         Progress bar over the stages (None: on a terminal only).
+    gain : {"exponential", "binary"}, default="exponential"
+        Rank-risk credit of a row: 2^y − 1 (NDCG's gain, so graded relevance counts)
+        or 1[y > 0]; the same on 0/1 labels.  Resolved ranks use 1[y > 0].
 
     Attributes
     ----------
@@ -225,9 +301,9 @@ class TopKReranker(BaseEstimator):
     order, ties in base score keep input order.
     """
 
-    def __init__(self, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0=0.0, include_base=True,
-                 base_estimator=None, cv=5, gate=3, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
-                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None):
+    def __init__(self, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
+                 base_estimator=None, cv=5, gate=5, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
+                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None, gain="exponential"):
         self.k = k
         self.statistic = statistic
         self.a = a
@@ -246,6 +322,7 @@ class TopKReranker(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.progress = progress
+        self.gain = gain
 
     # ------------------------------------------------------------ checks
 
@@ -268,13 +345,17 @@ class TopKReranker(BaseEstimator):
             raise ValueError(f"l0 must be a number >= 0 or 'cv', got {self.l0!r}")
         return [float(self.l0)]
 
+    def _gain(self):
+        return "binary" if self.rank == "resolved" else self.gain
+
     def _features(self, X, base):
         return np.column_stack([X, base]) if self.include_base else X
 
     def _mip(self, l0, time_limit):
         return MIPRanker(self.statistic, a=self.a, rank=self.rank, l0=l0, eps=self.eps, solver=self.solver,
                          time_limit=time_limit, threads=self.threads, mip_gap=self.mip_gap,
-                         warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state)
+                         warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state,
+                         gain=self._gain())
 
     def _list_value(self, y, scores, offsets):
         """Σ over lists (rank risk) or mean per-list AUC of ``scores`` (distinct within lists)."""
@@ -283,7 +364,7 @@ class TopKReranker(BaseEstimator):
             warnings.simplefilter("ignore")
             if self.statistic == "rank_risk":
                 return float(np.sum(rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid,
-                                              per_query=True)))
+                                              per_query=True, gain=self._gain())))
             per = auc(y, scores, qid, ties="pessimistic", per_query=True)
             return float(np.nansum(per))
 
@@ -351,41 +432,40 @@ class TopKReranker(BaseEstimator):
         base_value = self._list_value(y[top_k_rows(base, offsets, ks[0])], base_rank[top_k_rows(base, offsets, ks[0])],
                                       self._sub_offsets(offsets, ks[0]))
         l0s = self._l0s(base_value, d)
-        cands = [(k, l0) for k in ks for l0 in l0s]
+        cands = [("exact", k, l0) for k in ks for l0 in l0s] + [("logistic", k, 0.0) for k in ks]
         gate = int(self.gate) if self.gate else 0
-        gate = min(gate, n_lists)
-        use_gate = gate >= 2
-        n_fits = (len(cands) * gate if use_gate else 0) + 1
-        per_fit = None if self.time_limit is None else max(1.0, float(self.time_limit) / n_fits)
+        use_gate = gate >= 2 and n >= 2 * gate
+        n_fits = (len(ks) * len(l0s) * gate if use_gate else 0) + 1
+        per_fit = None if self.time_limit is None else max(1.0, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
         gains = {}
+        best = cands[0]
         from tqdm.auto import tqdm
 
         bar = tqdm(total=n_fits, desc="re-ranker", disable=(None if self.progress is None else not self.progress),
                    leave=False)
         try:
             if use_gate:
-                folds = _list_folds(n_lists, gate, self.random_state + 1)
-                for k, l0 in cands:
-                    gain = 0.0
-                    for f in range(gate):
-                        bar.set_postfix_str(f"gate k={k} l0={l0:.3g} fold {f + 1}/{gate}")
-                        tr_lists, te_lists = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
-                        w = self._fit_w(Z, y, base, offsets, tr_lists, k, l0, per_fit)
-                        te_rows = _rows_of(offsets, te_lists)
-                        te_off = np.r_[0, np.cumsum(np.diff(offsets)[te_lists])].astype(np.int64)
-                        yt, bt, Zt = y[te_rows], base[te_rows], Z[te_rows]
+                row_fold = self._row_folds(offsets, gate)
+                gains = {c: 0.0 for c in cands}
+                for f in range(gate):
+                    tr_rows, tr_off = _subset(offsets, row_fold != f)
+                    te_rows, te_off = _subset(offsets, row_fold == f)
+                    yt, bt, Zt = y[te_rows], base[te_rows], Z[te_rows]
+                    before = self._list_value(yt, self._positions(bt, te_off, None), te_off)
+                    for kind, k, l0 in cands:
+                        if kind == "exact":
+                            bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
+                            w = self._fit_w(Z, y, base, tr_rows, tr_off, k, l0, per_fit)
+                            bar.update()
+                        else:
+                            w = self._fit_logistic(Z, y, base, tr_rows, tr_off, k)
                         new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
-                        gain += self._list_value(yt, new, te_off) - self._list_value(yt, self._positions(bt, te_off, None),
-                                                                                     te_off)
-                        bar.update()
-                    gains[(k, l0)] = gain
+                        gains[(kind, k, l0)] += self._list_value(yt, new, te_off) - before
                 best = max(cands, key=lambda c: gains[c])
-            else:
-                best = cands[0]
-            k, l0 = best
+            kind, k, l0 = best
             if use_gate and gains[best] <= 1e-12:
                 reason = (f"the held-out gate kept the base order: re-ranking lowered or did not change the "
-                          f"held-out statistic (best gain {gains[best]:+.6g} over {gate} folds of queries)")
+                          f"held-out statistic (best gain {gains[best]:+.6g} over {gate} folds)")
                 self.result_ = RerankResult("base order", reason, k, l0, gains, cross_fitted=cross_fitted,
                                             seconds=time.perf_counter() - t_start)
                 return self
@@ -393,12 +473,18 @@ class TopKReranker(BaseEstimator):
             rows = top_k_rows(base, offsets, k)
             sub_off = self._sub_offsets(offsets, k)
             train_base = self._list_value(y[rows], base_rank[rows], sub_off)
-            w = self._fit_w(Z, y, base, offsets, np.arange(n_lists), k, l0, per_fit, keep=True)
+            all_rows = np.arange(n)
+            if kind == "exact":
+                left = None if self.time_limit is None else max(1.0, float(self.time_limit)
+                                                                 - (time.perf_counter() - t_start))
+                w = self._fit_w(Z, y, base, all_rows, offsets, k, l0, left, keep=True)
+            else:
+                w = self._fit_logistic(Z, y, base, all_rows, offsets, k)
             bar.update()
         finally:
             bar.close()
         res = RerankResult("base order", "", k, l0, gains, train_base=train_base, cross_fitted=cross_fitted,
-                           mip=None if self.ranker_ is None else self.ranker_.result_)
+                           mip=None if self.ranker_ is None else self.ranker_.result_, model=kind)
         if w is None:
             res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
         elif not np.any(w):
@@ -408,8 +494,9 @@ class TopKReranker(BaseEstimator):
             self.fallback_ = None
             res.status = "re-ranked"
             res.train_reranked = self._list_value(y[rows], Z[rows] @ w, sub_off)
-            res.reason = ("held-out gain " + ", ".join(f"k={kk} l0={ll:.3g}: {g:+.6g}" for (kk, ll), g in gains.items())
-                          if gains else "no gate (gate=0)")
+            res.reason = ("held-out gain over the base order " + ", ".join(
+                f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
+                for (kd, kk, ll), g in gains.items()) if gains else "no gate (gate=0)")
         res.seconds = time.perf_counter() - t_start
         self.result_ = res
         return self
@@ -420,14 +507,13 @@ class TopKReranker(BaseEstimator):
         sizes = sizes if k is None else np.minimum(sizes, k)
         return np.r_[0, np.cumsum(sizes)].astype(np.int64)
 
-    def _fit_w(self, Z, y, base, offsets, lists, k, l0, time_limit, keep=False):
-        """w of the second stage on the top k rows of ``lists``, or None with nothing to order."""
-        rows_all = _rows_of(offsets, lists)
-        sub_off = np.r_[0, np.cumsum(np.diff(offsets)[lists])].astype(np.int64)
+    def _fit_w(self, Z, y, base, rows_all, sub_off, k, l0, time_limit, keep=False):
+        """w of the second stage on the top k rows of the lists ``rows_all`` / ``sub_off``
+        describe, or None with nothing to order."""
         top = top_k_rows(base[rows_all], sub_off, k)
         rows = rows_all[top]
-        qid = np.repeat(np.arange(len(lists)), np.minimum(np.diff(sub_off), k if k is not None else np.inf)
-                        .astype(np.int64))
+        sizes = np.diff(sub_off) if k is None else np.minimum(np.diff(sub_off), k)
+        qid = np.repeat(np.arange(sizes.shape[0]), sizes)
         start = np.zeros(Z.shape[1])
         if self.include_base:
             start[-1] = 1.0
@@ -445,6 +531,32 @@ class TopKReranker(BaseEstimator):
         if any("every w is optimal" in str(w.message) for w in caught):
             return None
         return mip.coef_
+
+    def _fit_logistic(self, Z, y, base, rows_all, sub_off, k):
+        """Standardised logistic regression on the top k rows of the lists (in Z's units)."""
+        from sklearn.linear_model import LogisticRegression
+
+        rows = rows_all[top_k_rows(base[rows_all], sub_off, k)]
+        labels = y[rows] > 0
+        if np.unique(labels).size < 2:
+            return None
+        sd = Z[rows].std(axis=0)
+        sd[sd == 0] = 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lr = LogisticRegression(max_iter=2000).fit((Z[rows] - Z[rows].mean(axis=0)) / sd, labels)
+        return lr.coef_.ravel() / sd
+
+    def _row_folds(self, offsets, gate):
+        """Fold of every row: whole queries when there are enough, else rows within lists."""
+        n_lists = offsets.shape[0] - 1
+        n = int(offsets[-1])
+        if n_lists >= 2 * gate:
+            return np.repeat(_list_folds(n_lists, gate, self.random_state + 1), np.diff(offsets))
+        rng = np.random.default_rng(self.random_state + 1)
+        folds = np.empty(n, dtype=np.int64)
+        folds[rng.permutation(n)] = np.arange(n) % gate
+        return folds
 
     def _warn_in_sample(self, y, base, offsets, k):
         """Warn when the base order's top k is already perfect on nearly every training list."""

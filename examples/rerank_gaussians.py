@@ -28,7 +28,7 @@ with warnings.catch_warnings():
     reranker = br.TopKReranker(k=args.k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit,
                                verbose=args.verbose).fit(X, y, base)
 new = reranker.predict(X, base)
-print(f"{len(y)} rows; MIP on the top {args.k}: {reranker.ranker_.result_.summary()}")
+print(f"{len(y)} rows; top {args.k}: {reranker.result_.summary()}")
 for name, s in (("logistic regression", base), (f"re-ranked top {args.k}", new)):
     top = np.argsort(-s, kind="stable")[:10]
     print(f"{name:<22} DCG@5 {br.rank_risk(y, s, 'dcg@5'):7.3f}   AUC {br.auc(y, s):.4f}   "

@@ -132,11 +132,36 @@ def test_rerank_command(tmp_path, capsys):
             "--statistic", "dcg@3", "--time-limit", "20", "--out", str(out)]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "status=" in text and "re-ranked top 4" in text
+    assert "train: base (as given)" in text and "test: re-ranked top 4" in text
+    assert "re-ranked:" in text or "base order:" in text
     new = np.loadtxt(out)
     # within each test query the new scores are a permutation of n..1
     for a, b in zip(test.group_offsets[:-1], test.group_offsets[1:]):
         assert sorted(new[a:b]) == list(range(1, b - a + 1))
+    for k in ("0", "1"):  # keep the base order: defined results, no traceback
+        assert main(argv[:-6] + ["--k", k, "--time-limit", "5"]) == 0
+        assert "base order" in capsys.readouterr().out
+
+
+def test_rerank_cross_fits_a_base_model_file(tmp_path, capsys):
+    train, test = br.make_letor(25, random_state=1), br.make_letor(8, random_state=2)
+    for name, d in (("train", train), ("test", test)):
+        br.save_letor(tmp_path / f"{name}.txt", d)
+    model = tmp_path / "base.txt"
+    assert main(["train", "--objective", "lambdarank", "--train", str(tmp_path / "train.txt"), "--rounds", "10",
+                 "--out", str(model), "--quiet"]) == 0
+    capsys.readouterr()
+    argv = ["rerank", "--train", str(tmp_path / "train.txt"), "--test", str(tmp_path / "test.txt"),
+            "--base-model", str(model), "--cv", "3", "--k", "5", "--time-limit", "8"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "cross-fitting" in text and "train: base (out-of-fold)" in text and "test: base" in text
+    from boostrank.cli import load_model
+    from boostrank.rerank import refit_estimator
+
+    spec = refit_estimator(load_model(model))
+    assert spec.objective == "lambdarank" and spec.n_estimators == 10
+    assert main(argv + ["--train-scores", str(model)]) == 2
 
 
 def test_train_and_predict_errors(tmp_path, capsys):

@@ -72,11 +72,11 @@ def resolved_rank_groups(positive, scores, order_asc, offsets):
 
 
 @njit(cache=True, parallel=True)
-def rank_risk_groups(positive, ranks, offsets, weights, weight_offsets):
+def rank_risk_groups(gain, ranks, offsets, weights, weight_offsets):
     """Rank risk functional of each group (thesis eq. 2.1 / 2.17).
 
-    RRF = Σ_i y_i a_{r_i + 1}, with the a_l of group ``g`` stored at
-    ``weights[weight_offsets[g]:weight_offsets[g + 1]]`` (a_1 first).
+    RRF = Σ_i g_i a_{r_i + 1} with g_i = y_i ∈ {0, 1} (or a graded gain), the a_l of
+    group ``g`` stored at ``weights[weight_offsets[g]:weight_offsets[g + 1]]`` (a_1 first).
     """
     n_groups = offsets.shape[0] - 1
     out = np.zeros(n_groups)
@@ -84,7 +84,7 @@ def rank_risk_groups(positive, ranks, offsets, weights, weight_offsets):
         base = weight_offsets[g]
         total = 0.0
         for i in range(offsets[g], offsets[g + 1]):
-            if positive[i]:
-                total += weights[base + ranks[i]]
+            if gain[i] != 0.0:
+                total += gain[i] * weights[base + ranks[i]]
         out[g] = total
     return out

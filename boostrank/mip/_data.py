@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import rank_sweep as _ks
+from ..metrics import rank_gain
 from ..weights import weight_family
 
 __all__ = ["RankData", "merge_rows", "rank_data"]
@@ -52,7 +53,8 @@ class RankData:
     inverse : ndarray (n,)
         Distinct row of every example.
     pos, neg : ndarray (m,)
-        Weight of positive and negative examples merged into each row.
+        Weight of positive and negative examples merged into each row (for rank
+        risk with graded gains, ``pos`` is the summed gain).
     cnt : ndarray of int64 (m,)
         Examples merged into each row (rank risk: integer weights).
     pu, pv : ndarray (P,)
@@ -108,7 +110,7 @@ class RankData:
 
 
 def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pairs=None,
-              merge=True) -> RankData:
+              merge=True, gain="binary") -> RankData:
     """Merge identical rows of each list and list the pairs a statistic compares.
 
     Parameters
@@ -126,6 +128,8 @@ def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pai
         RRF (thesis (2.17) for ``rank="min"``, Definition 1 ranks for ``"resolved"``).
     merge : bool, default=True
         Merge identical rows of a list; without it every example is its own row.
+    gain : {"binary", "exponential"}, default="binary"
+        Rank risk: credit 1[y > 0] or 2^y − 1 per example (minimum ranks only).
 
     Returns
     -------
@@ -140,9 +144,14 @@ def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pai
     n_groups = int(groups.max()) + 1 if n else 0
     offsets = np.searchsorted(g, np.arange(n_groups + 1)).astype(np.int64)
     positive = y > 0
-    pos = np.bincount(inv, weights=sample_weight * positive, minlength=m)
+    credit = positive
+    if statistic == "rank_risk" and gain != "binary":
+        if rank != "min" and np.any((y > 0) & (y != 1)):
+            raise ValueError("graded gains need rank='min': resolved ranks give each positive its own rank")
+        credit = rank_gain(y, gain)
+    pos = np.bincount(inv, weights=sample_weight * credit, minlength=m)
     neg = np.bincount(inv, weights=sample_weight * ~positive, minlength=m)
-    cnt = np.rint(pos + neg).astype(np.int64)
+    cnt = np.rint(np.bincount(inv, weights=sample_weight, minlength=m)).astype(np.int64)
     empty = np.zeros(0)
     cum = np.zeros(1)
     row_cum = np.zeros(m, dtype=np.int64)

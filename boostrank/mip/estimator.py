@@ -170,6 +170,9 @@ class MIPRanker(BaseEstimator):
         Stream the solver's log.
     random_state : int, default=0
         Seeds the search's random directions.
+    gain : {"binary", "exponential"}, default="binary"
+        Rank risk credit per example: 1[y > 0] (the thesis) or 2^y − 1 (NDCG's gain;
+        the same on 0/1 labels; minimum ranks only).
 
     Attributes
     ----------
@@ -188,7 +191,7 @@ class MIPRanker(BaseEstimator):
 
     def __init__(self, statistic="auc", a=None, rank="min", l0=0.0, eps=1e-4, relax=False, solver="highs",
                  time_limit=60.0, threads=None, mip_gap=None, merge_duplicates=True, warm_start="auto",
-                 method="auto", verbose=False, random_state=0):
+                 method="auto", verbose=False, random_state=0, gain="binary"):
         self.statistic = statistic
         self.a = a
         self.rank = rank
@@ -204,6 +207,7 @@ class MIPRanker(BaseEstimator):
         self.method = method
         self.verbose = verbose
         self.random_state = random_state
+        self.gain = gain
 
     def _check_params(self):
         if self.statistic not in STATISTICS:
@@ -222,6 +226,8 @@ class MIPRanker(BaseEstimator):
             raise ValueError(f"eps must be in (0, 1), got {self.eps!r}")
         if not (isinstance(self.l0, (int, float)) and math.isfinite(self.l0) and self.l0 >= 0):
             raise ValueError(f"l0 must be a finite number >= 0, got {self.l0!r}")
+        if self.gain not in ("binary", "exponential"):
+            raise ValueError(f"gain must be 'binary' or 'exponential', got {self.gain!r}")
         if isinstance(self.warm_start, str) and self.warm_start not in ("auto", "logistic"):
             raise ValueError(f"warm_start must be 'auto', 'logistic', None or an array, got {self.warm_start!r}")
 
@@ -270,7 +276,7 @@ class MIPRanker(BaseEstimator):
         scale = np.abs(X).max(axis=0) if n else np.ones(d)
         scale[scale == 0] = 1.0
         Xs = X / scale
-        data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs)
+        data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs, gain=self.gain)
         base = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=self.solver,
                     merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
                                                                      and self.rank == "resolved"))
@@ -327,7 +333,8 @@ class MIPRanker(BaseEstimator):
         if run_solver:
             t0 = time.perf_counter()
             model = build_problem(Xs, y, self.statistic, a=self.a, rank=self.rank, l0=self.l0, eps=self.eps,
-                                  groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs)
+                                  groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs,
+                                  gain=self.gain)
             build_time = time.perf_counter() - t0
             start = model.start(found.w) if found is not None else None
             left = None if deadline is None else max(deadline - time.perf_counter(), 0.05)
@@ -389,7 +396,8 @@ class MIPRanker(BaseEstimator):
 
     def _fit_relaxation(self, Xs, y, groups, sw, pairs, scale, base, qid, t_start):
         model = build_problem(Xs, y, self.statistic, a=self.a, rank=self.rank, l0=self.l0, eps=self.eps,
-                              relax=True, groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs)
+                              relax=True, groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs,
+                              gain=self.gain)
         sol = solve(model, self.solver, time_limit=self.time_limit, threads=self.threads, verbose=self.verbose)
         d = Xs.shape[1]
         w = sol.x[:d] if sol.x is not None else np.zeros(d)
@@ -425,7 +433,7 @@ class MIPRanker(BaseEstimator):
                     return float(np.mean(s[p[:, 0]] > s[p[:, 1]])) if len(p) else None
                 return float(wmw(y.astype(np.int64), s, qid, ties="pessimistic", average="pairs"))
             fam = weight_family(self.a if self.a is not None else "wrs")
-            return float(np.sum(rank_risk(y, s, fam, rank=self.rank, qid=qid, per_query=True)))
+            return float(np.sum(rank_risk(y, s, fam, rank=self.rank, qid=qid, per_query=True, gain=self.gain)))
 
     def decision_function(self, X) -> np.ndarray:
         """Scores wᵀx.

@@ -203,7 +203,7 @@ def _antisymmetry(b, z_cols, zp, m):
 
 
 def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4, relax=False, groups=None,
-                  sample_weight=None, merge=True, pairs=None) -> MIPModel:
+                  sample_weight=None, merge=True, pairs=None, gain="binary") -> MIPModel:
     """Build one formulation on already scaled features (|x_j| ≤ 1).
 
     Parameters
@@ -232,6 +232,8 @@ def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4
         Merge identical rows (always off for resolved ranks, which separate them).
     pairs : ndarray (p, 2), default=None
         ``"auc_pi"``: explicit preferences (row i above row k).
+    gain : {"binary", "exponential"}, default="binary"
+        Rank-risk credit per example: 1[y > 0] or 2^y − 1 (minimum ranks only).
 
     Returns
     -------
@@ -241,7 +243,8 @@ def build_problem(X, y, statistic="auc", *, a=None, rank="min", l0=0.0, eps=1e-4
     groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     resolved = statistic == "rank_risk" and rank == "resolved"
-    data = rank_data(X, y, groups, sw, statistic, a=a, rank=rank, pairs=pairs, merge=merge and not resolved)
+    data = rank_data(X, y, groups, sw, statistic, a=a, rank=rank, pairs=pairs, merge=merge and not resolved,
+                     gain=gain)
     U, m = data.U, data.n_distinct
     b = _Builder()
     w_cols = b.add_cols(d, -1.0, 1.0, False)
@@ -316,7 +319,10 @@ def _minrank_thresholds(b, data, zp, z_cols, integer):
         t_ell.append(np.tile(ells, rows.size))
         t_cost.append(np.repeat(data.pos[rows], ells.size) * np.tile(a_tilde[ells - 1], rows.size))
         k_pos = int(round(n_pos))
-        best = float(np.sum(a_vec[size - k_pos:]) - n_pos * a_vec[0]) if k_pos else 0.0
+        if np.allclose(data.pos[a0:a1], data.cnt[a0:a1] - data.neg[a0:a1]):  # 0/1 credit: positives on top
+            best = float(np.sum(a_vec[size - k_pos:]) - n_pos * a_vec[0]) if k_pos else 0.0
+        else:  # graded gains: every gain at the top rank
+            best = n_pos * float(a_vec[-1] - a_vec[0])
         list_bound.append((start, start + rows.size * ells.size, best))
     if not t_rows:
         return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64), offset

@@ -93,7 +93,7 @@ def make_methods(kind, cap, top):
         "LR": Logistic,
         "SVM": lambda: br.PairwiseHinge(C=10.0),
         "LP": lambda: br.MIPRanker(relax=True, **mip_kw),
-        "MIP": lambda: br.MIPRanker(time_limit=cap, warm_start="logistic", threads=2, **mip_kw),
+        "MIP": lambda: br.MIPRanker(time_limit=cap, solver="cbc", threads=2, **mip_kw),  # CBC logs a trace
     }
     if kind == "rrf":
         methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: br.PNormPush(p=p)) for p in (2, 4, 8)},

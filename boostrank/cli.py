@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from typing import Callable, Sequence
 
 import numpy as np
@@ -72,6 +74,42 @@ def _split_metrics(text: str) -> list[str]:
     for m in names:
         get_metric(m)
     return names
+
+
+def _check_out(out, *inputs) -> None:
+    """Refuse an output path that is one of the inputs, or whose folder cannot be written — before any work."""
+    if not out:
+        return
+    target = os.path.realpath(out)
+    for path in inputs:
+        if path and os.path.exists(path) and os.path.realpath(path) == target:
+            raise ValueError(f"--out {out} is one of the inputs ({path}); choose another file")
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {out}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"--out {out}: folder {folder} is not writable")
+
+
+def _write_atomic(out, write) -> None:
+    """Call ``write(tmp_path)`` then move the file over ``out``: a failure leaves no half file."""
+    folder = os.path.dirname(os.path.realpath(out)) or "."
+    # same suffix: XGBoost picks its file format from the extension
+    fd, tmp = tempfile.mkstemp(prefix=".boostrank-", suffix=os.path.splitext(out)[1], dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _save_scores(out, scores) -> None:
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
+    _write_atomic(out, lambda tmp: np.savetxt(tmp, scores, fmt="%.17g"))
 
 
 def cmd_evaluate(args) -> int:
@@ -149,6 +187,7 @@ def _engine_param(text: str) -> tuple[str, object]:
 def cmd_train(args) -> int:
     from .ranker import LambdaRanker
 
+    _check_out(args.out, args.train, args.valid)
     train = load_letor(args.train)
     valid = load_letor(args.valid, n_features=train.n_features) if args.valid else None
     params = dict(args.param or [])
@@ -164,7 +203,7 @@ def cmd_train(args) -> int:
     if valid is not None:
         evals = dict(eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
     model.fit(train.X, train.y, qid=train.qid, **evals)
-    model.save_model(args.out)
+    _write_atomic(args.out, model.save_model)
     best = "" if model.best_iteration_ is None else f" (best iteration {model.best_iteration_})"
     print(f"{args.engine} model with objective {args.objective}{best} written to {args.out}")
     if valid is not None:
@@ -177,12 +216,13 @@ def cmd_train(args) -> int:
 def cmd_fit_linear(args) -> int:
     from .rankncg import RankNCG
 
+    _check_out(args.out, args.train)
     train = load_letor(args.train)
     qid = None if args.no_qid else train.qid
     model = RankNCG(alpha=args.alpha, gradient=args.gradient, eps=args.eps, tol=args.tol,
                     max_iter=args.max_iter, verbose=args.verbose)
     model.fit(train.X, train.y, qid)
-    model.save_model(args.out)
+    _write_atomic(args.out, model.save_model)
     print(f"RankNCG ({args.gradient} gradient): {model.n_iter_} CG iterations over {model.n_pairs_} pairs; "
           f"training WMW {model.score(train.X, train.y, qid):.4f}; written to {args.out}")
     return 0
@@ -191,6 +231,7 @@ def cmd_fit_linear(args) -> int:
 def cmd_rerank(args) -> int:
     from .rerank import TopKReranker, cross_fit_scores, refit_estimator
 
+    _check_out(args.out, args.train, args.test, args.train_scores, args.test_scores, args.base_model)
     train = load_letor(args.train)
     test = load_letor(args.test, n_features=train.n_features)
     q_train = None if args.no_qid else train.qid
@@ -224,7 +265,7 @@ def cmd_rerank(args) -> int:
     print(format_table(metric_table(train.y, train.qid, tr_runs, metrics), metrics))
     print(format_table(metric_table(test.y, test.qid, te_runs, metrics), metrics))
     if args.out:
-        np.savetxt(args.out, new, fmt="%.17g")
+        _save_scores(args.out, new)
         print(f"{len(new)} scores written to {args.out}")
     return 0
 
@@ -251,6 +292,7 @@ def load_model(path):
 
 
 def cmd_predict(args) -> int:
+    _check_out(args.out, args.model, args.data)
     data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)
     n_in = getattr(model, "n_features_in_", data.n_features)
@@ -259,8 +301,10 @@ def cmd_predict(args) -> int:
     elif data.n_features > n_in:
         raise ValueError(f"{args.data} has {data.n_features} features but the model was trained on {n_in}")
     scores = np.asarray(model.predict(data.X), dtype=np.float64)
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
     if args.out:
-        np.savetxt(args.out, scores, fmt="%.17g")
+        _save_scores(args.out, scores)
         print(f"{len(scores)} scores written to {args.out}")
     else:
         sys.stdout.write("".join(f"{s!r}\n" for s in scores.tolist()))
@@ -379,8 +423,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (LetorFormatError, ValueError, OSError) as exc:
-        print(f"boostrank {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"boostrank {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every failure is one line and rc 2, never a traceback
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
+        print(f"boostrank {args.command}: error: {kind}{text}", file=sys.stderr)
         return 2
 
 

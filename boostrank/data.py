@@ -26,6 +26,10 @@ _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 _TOKEN = re.compile(r"^(\d+):(\S+)$")
 
 
+MAX_LABEL = 2 ** 31 - 1
+"""Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
+
+
 class LetorFormatError(ValueError):
     """A LETOR/SVMlight file is malformed; the message names the file and line."""
 
@@ -261,6 +265,11 @@ def load_letor(
     if X.shape[0] != n_rows:  # pragma: no cover - guards against reader drift
         raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {n_rows}")
 
+    bad = ~np.isfinite(y) | (np.abs(y) > MAX_LABEL)
+    if bad.any():  # inf, 1e30 or 1e400 would wrap to int64's minimum
+        i = int(np.flatnonzero(bad)[0])
+        raise LetorFormatError(path, int(line_no[i]), f"label {float(y[i])!r} is not finite or exceeds "
+                                                      f"{MAX_LABEL} in absolute value")
     nonint = y != np.round(y)
     if nonint.any():
         i = int(np.flatnonzero(nonint)[0])

@@ -75,6 +75,10 @@ def _as_points(a, name):
     return a
 
 
+_MAX_BLOCKS = 2.0 ** 40
+_DIRECT_FALLBACK_PAIRS = 4_000_000
+
+
 def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "fast", *,
              side: str = "both", kernel: str = "erfc") -> np.ndarray:
     """E(y_j) = Σ_i q_i erfc(y_j − z_i) at every target (Raykar et al. eq. 4).
@@ -95,7 +99,9 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     method : {"fast", "direct"}, default="fast"
         ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
         cut-offs; one-sided sums add an O((N + M) log(N + M)) sort and come from
-        one fused pass of the one-sided kernel).  ``"direct"``:
+        one fused pass of the one-sided kernel).  Points spanning more than 2^40
+        cut-off radii (about 4e12 at eps = 1e-6) are summed directly when N·M ≤ 4·10⁶
+        and refused with ValueError otherwise.  ``"direct"``:
         the O(NM) sum with compensated summation.
     side : {"both", "below", "above"}, default="both"
         Sum over all sources, over those strictly below the target (z_i < y_j), or
@@ -135,6 +141,14 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         raise ValueError(f"method must be 'fast' or 'direct', got {method!r}")
     par = series_parameters(eps, kernel)
     lo = min(y.min(), z.min())
+    span = max(y.max(), z.max()) - lo
+    if not span / par.r < _MAX_BLOCKS:
+        # block numbers past 2^40 lose integer exactness (and overflow int64 past 2^63)
+        if y.size * z.size <= _DIRECT_FALLBACK_PAIRS:
+            erfc_sum_direct(y, z, q, kd, sd, out)
+            return out
+        raise ValueError(f"points span {span:.3g}, over 2^40 cut-off radii ({par.r:.3g}): the fast sum's block "
+                         f"numbers would lose precision; use method='direct' or rescale the points")
     if sd == 0:
         erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, out)
         return out

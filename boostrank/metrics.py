@@ -460,10 +460,11 @@ _METRICS: dict[str, Callable] = {
     "ndcg": lambda k, v: lambda y, s, q: ndcg(y, s, q, k=k, convention=v or "lightgbm"),
     "map": lambda k, v: lambda y, s, q: mean_average_precision(
         y, s, q, k=k, convention=v or "lightgbm"),
-    "p": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=k or 10, average=v or "micro"),
+    "p": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=10 if k is None else k, average=v or "micro"),
 }
 METRIC_NAMES = tuple(_METRICS)
-_NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d+))?(?::(?P<variant>[a-z]+))?$")
+_WHOLE_LIST = {"auc", "mauc", "wmw"}
+_NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d{1,9}))?(?::(?P<variant>[a-z]+))?$")
 
 
 def get_metric(spec: str) -> Callable:
@@ -479,6 +480,10 @@ def get_metric(spec: str) -> Callable:
             f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}"
         )
     k = int(m["k"]) if m["k"] else None
+    if k is not None and m["name"] in _WHOLE_LIST:
+        raise ValueError(f"metric {spec!r}: {m['name']} is computed on whole lists and takes no @k")
+    if k is not None and k < 1:
+        raise ValueError(f"metric {spec!r}: the cut-off k must be at least 1")
     fn = _METRICS[m["name"]](k, m["variant"])
     fn.__name__ = spec
     return fn

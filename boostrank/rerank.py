@@ -436,7 +436,7 @@ class TopKReranker(BaseEstimator):
         gate = int(self.gate) if self.gate else 0
         use_gate = gate >= 2 and n >= 2 * gate
         n_fits = (len(ks) * len(l0s) * gate if use_gate else 0) + 1
-        per_fit = None if self.time_limit is None else max(1.0, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
+        per_fit = None if self.time_limit is None else max(0.25, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
         gains = {}
         best = cands[0]
         from tqdm.auto import tqdm

@@ -1,3 +1,4 @@
+import os
 import json
 import runpy
 import shutil
@@ -191,3 +192,66 @@ def test_examples_run(script, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", [str(script)])
     runpy.run_path(str(script), run_name="__main__")
     assert capsys.readouterr().out
+
+
+def _letor_files(tmp_path):
+    train, test = br.make_letor(12, random_state=1), br.make_letor(6, random_state=2)
+    for name, d in (("train", train), ("test", test)):
+        br.save_letor(tmp_path / f"{name}.txt", d)
+        np.savetxt(tmp_path / f"{name}.s", d.X[:, 0])
+    return {k: str(tmp_path / v) for k, v in (("train", "train.txt"), ("test", "test.txt"), ("train_s", "train.s"),
+                                               ("test_s", "test.s"))}
+
+
+def test_out_equal_to_an_input_is_refused_and_the_input_kept(tmp_path, capsys):
+    f = _letor_files(tmp_path)
+    model = str(tmp_path / "m.txt")
+    assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "3", "--out", model,
+                 "--quiet"]) == 0
+    lin = str(tmp_path / "l.json")
+    assert main(["fit-linear", "--train", f["train"], "--out", lin]) == 0
+    cases = [
+        ["train", "--train", f["train"], "--rounds", "3", "--quiet", "--out", f["train"]],
+        ["train", "--train", f["train"], "--valid", f["test"], "--rounds", "3", "--quiet", "--out", f["test"]],
+        ["fit-linear", "--train", f["train"], "--out", f["train"]],
+        ["predict", "--model", model, "--data", f["test"], "--out", model],
+        ["predict", "--model", lin, "--data", f["test"], "--out", f["test"]],
+        ["rerank", "--train", f["train"], "--train-scores", f["train_s"], "--test", f["test"], "--test-scores",
+         f["test_s"], "--out", f["test_s"]],
+    ]
+    for argv in cases:
+        target = argv[-1]
+        before = open(target, "rb").read()
+        capsys.readouterr()
+        assert main(argv) == 2
+        assert "is one of the inputs" in capsys.readouterr().err
+        assert open(target, "rb").read() == before
+
+
+def test_unwritable_out_folder_fails_before_training_and_failures_are_one_line(tmp_path, capsys):
+    f = _letor_files(tmp_path)
+    assert main(["train", "--train", f["train"], "--rounds", "3", "--quiet",
+                 "--out", str(tmp_path / "nodir" / "m.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and err.count("\n") == 1
+    (tmp_path / "trunc.txt").write_text("tree\nversion=v4\nnum_class=1\n")
+    assert main(["predict", "--model", str(tmp_path / "trunc.txt"), "--data", f["test"]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("boostrank predict: error:") and err.count("\n") == 1
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".boostrank-")]
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.97])
+def test_truncated_lightgbm_model_is_refused_before_lightgbm_loads_it(tmp_path, fraction):
+    from boostrank.cli import load_model
+
+    f = _letor_files(tmp_path)
+    model = tmp_path / "m.txt"
+    assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "4", "--out", str(model),
+                 "--quiet"]) == 0
+    text = model.read_bytes()
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(text[: int(len(text) * fraction)])
+    with pytest.raises(ValueError, match="truncated|damaged|not a LightGBM"):
+        load_model(cut)
+    assert load_model(model).predict(np.zeros((1, 10))).shape == (1,)

@@ -201,3 +201,11 @@ def test_make_letor_properties():
     assert abs(br.auc(big.y, noise, big.qid) - 0.5) < 0.05
     with pytest.raises(ValueError, match="docs_per_query"):
         br.make_letor(3, docs_per_query=(0, 2))
+
+
+@pytest.mark.parametrize("label", ["inf", "-inf", "nan", "1e30", "1e400", "99999999999999999999", "2147483648"])
+def test_non_finite_or_huge_labels_are_refused_with_their_line(tmp_path, label):
+    path = tmp_path / "bad.txt"
+    path.write_text(f"1 qid:1 1:0.5\n{label} qid:1 1:0.2\n")
+    with pytest.raises(br.LetorFormatError, match=r"bad.txt:2: label"):
+        br.load_letor(path)

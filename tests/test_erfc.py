@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import boostrank as br
 from boostrank.erfc import series_parameters
@@ -86,3 +88,26 @@ def test_bad_input():
         br.erfc_sum([0.0], [0.0], side="left")
     with pytest.raises(ValueError, match="method"):
         br.erfc_sum([0.0], [0.0], method="cluster")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1e3, 1e12, 1e20, 1e100, 1e300]))
+def test_erfc_sum_on_any_spread_matches_direct_or_refuses(seed, spread):
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 0.0, 1.0], size=5) * spread * rng.random(5)
+    z = np.r_[rng.choice([-1.0, 0.0, 1.0], size=4) * spread * rng.random(4), 0.0]
+    q = rng.normal(size=5)
+    for side in ("both", "below", "above"):
+        fast = br.erfc_sum(y, z, q, eps=1e-8, side=side)
+        direct = br.erfc_sum(y, z, q, method="direct", side=side)
+        np.testing.assert_allclose(fast, direct, atol=1e-7 * np.abs(q).sum())
+    big = np.r_[np.zeros(2100), 1e300]
+    with pytest.raises(ValueError, match="span"):
+        br.erfc_sum(big, big)
+
+
+def test_erfc_sum_reported_overflow_inputs():
+    np.testing.assert_allclose(br.erfc_sum([1e20, 0.0], [0.0, -1e20]), br.erfc_sum([1e20, 0.0], [0.0, -1e20],
+                                                                                    method="direct"))
+    np.testing.assert_allclose(br.erfc_sum([1e300, -1e300, 0.0], [0.0, 1e300]),
+                               br.erfc_sum([1e300, -1e300, 0.0], [0.0, 1e300], method="direct"))

@@ -321,3 +321,11 @@ def test_get_metric_names():
     assert M.get_metric("p@2:macro")(y, s, qid) == br.precision_at(y, s, qid, k=2, average="macro")
     with pytest.raises(ValueError, match="unknown metric"):
         M.get_metric("ndgc@10")
+
+
+@pytest.mark.parametrize("spec", ["p@0", "ndcg@0", "map@0", "auc@5", "mauc@3", "wmw@2", "p@99999999999999999999"])
+def test_metric_names_that_would_silently_mean_something_else_are_refused(spec):
+    with pytest.raises(ValueError, match="metric|unknown"):
+        br.get_metric(spec)
+    y, s = np.array([1, 0]), np.array([1.0, 0.0])
+    assert br.get_metric("p")(y, s, None) == br.get_metric("p@10")(y, s, None)  # p means p@10

@@ -27,6 +27,23 @@ from .solvers import SOLVERS, solve
 __all__ = ["MIPRanker", "MIPResult"]
 
 METHODS = ("auto", "mip", "search")
+MAX_MIP_PAIRS = 60_000
+"""Past this many compared pairs the MIP runs on a random subset of lists (the search
+sees everything): HiGHS's root LP alone took most of a minute on ~10⁵ binaries."""
+
+
+def _list_subset(data, groups, random_state):
+    """Rows of a random set of lists whose pairs stay within MAX_MIP_PAIRS (None for one list)."""
+    n_lists = data.offsets.shape[0] - 1
+    if n_lists < 2:
+        return None
+    row_list = np.repeat(np.arange(n_lists), np.diff(data.offsets))
+    per_list = np.bincount(row_list[data.pu], minlength=n_lists)
+    order = np.random.default_rng(random_state).permutation(n_lists)
+    keep = order[np.cumsum(per_list[order]) <= MAX_MIP_PAIRS]
+    if keep.size == 0:
+        return None
+    return np.flatnonzero(np.isin(groups, keep))
 
 
 @dataclass
@@ -71,6 +88,10 @@ class MIPResult:
         The statistic of logistic regression and of the search's best w.
     trace : list of (seconds, incumbent, bound)
         CBC's search over time, in the statistic's units.
+    mip_rows : int
+        Rows the MIP saw: all of them, or a random subset of lists when the data has
+        more than ``MAX_MIP_PAIRS`` compared pairs (then no objective or bound is
+        reported: they would be the subset's).
     """
 
     w: np.ndarray
@@ -93,6 +114,7 @@ class MIPResult:
     logistic_statistic: float | None = None
     search_statistic: float | None = None
     solver_status: str | None = None
+    mip_rows: int = 0
     trace: list = field(default_factory=list)
 
     def summary(self) -> str:
@@ -330,10 +352,17 @@ class MIPRanker(BaseEstimator):
         run_solver = exact is None and self.method != "search"
         if run_solver and deadline is not None and deadline - time.perf_counter() < 0.05:
             run_solver = False
+        subset = None
+        if run_solver and data.pu.size > MAX_MIP_PAIRS:
+            subset = _list_subset(data, groups, self.random_state)
+            run_solver = subset is not None
         if run_solver:
             t0 = time.perf_counter()
-            model = build_problem(Xs, y, self.statistic, a=self.a, rank=self.rank, l0=self.l0, eps=self.eps,
-                                  groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs,
+            rows = slice(None) if subset is None else subset
+            sub_groups = groups if subset is None else np.unique(groups[subset], return_inverse=True)[1]
+            model = build_problem(Xs[rows], y[rows], self.statistic, a=self.a, rank=self.rank, l0=self.l0,
+                                  eps=self.eps, groups=sub_groups, sample_weight=sw[rows],
+                                  merge=self.merge_duplicates, pairs=pairs if subset is None else None,
                                   gain=self.gain)
             build_time = time.perf_counter() - t0
             start = model.start(found.w) if found is not None else None
@@ -370,6 +399,9 @@ class MIPRanker(BaseEstimator):
                 status = "error"
             else:
                 status = "feasible"
+            if subset is not None:  # the MIP saw some lists only: its numbers are not the full problem's
+                objective = bound = None
+                status = "feasible"
             if status == "feasible" and bound is not None and value >= bound - 1e-9 * (1 + abs(bound)):
                 status = "optimal"
         gap = None
@@ -384,6 +416,7 @@ class MIPRanker(BaseEstimator):
                         trace=[] if sol is None else [(t, model.to_statistic(i), model.to_statistic(b))
                                                       for t, i, b in sol.trace], **base)
         res.solver = solver_name
+        res.mip_rows = n if subset is None else int(subset.size)
         if sol is not None and sol.x is not None and objective is not None:
             own = penalised(data, sol.x[:d], self.l0)
             res.mismatch = abs(own - objective) > 1e-6 * max(1.0, abs(objective))

@@ -84,6 +84,20 @@ def _subset(offsets, keep):
     return rows, np.r_[0, np.cumsum(counts)].astype(np.int64)
 
 
+def _one_sided_p(diffs):
+    """p-value of a one-sided paired t-test that the mean per-list gain is positive."""
+    from scipy import stats
+
+    diffs = np.asarray(diffs, dtype=np.float64)
+    if diffs.size < 2:
+        return 1.0
+    sd = diffs.std(ddof=1)
+    if sd == 0:
+        return 0.0 if diffs.mean() > 0 else 1.0
+    t = diffs.mean() / (sd / np.sqrt(diffs.size))
+    return float(stats.t.sf(t, diffs.size - 1))
+
+
 def _fit_base(est, X, y, qid):
     """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``."""
     params = inspect.signature(est.fit).parameters
@@ -214,6 +228,9 @@ class RerankResult:
         same top-k rows, the MIP's start).
     model : str
         The second stage kept: ``"exact"`` or ``"logistic"``.
+    p_value : float or None
+        One-sided paired t-test of the best candidate's per-list held-out gains, times
+        the number of candidates (Bonferroni).
     train_base, train_reranked : float or None
         The statistic of the base order and of w on the training top K (ties in w
         count against it, as in the MIP).
@@ -235,6 +252,7 @@ class RerankResult:
     mip: object = None
     seconds: float = 0.0
     model: str = "exact"
+    p_value: float | None = None
 
     def summary(self) -> str:
         """One line: the decision, its reason, and the MIP's summary."""
@@ -272,6 +290,12 @@ class TopKReranker(BaseEstimator):
         Folds of the held-out gate (0: no gate, keep the fitted w): folds of whole
         queries when there are at least 2·gate, else of rows within each list (one
         long list).
+    gate_alpha : float, default=0.05
+        The second stage is kept when its per-list held-out gains over the base order
+        pass a one-sided paired t-test at this level, Bonferroni-corrected for the
+        number of candidates compared (choosing the best of several makes a bare
+        positive sum optimistic: on MQ2008's LightGBM top 10 a held-out gain with
+        uncorrected p = 0.025 came with a test loss of 0.007 NDCG@10).
     eps, solver, threads, mip_gap, warm_start
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
@@ -303,7 +327,8 @@ class TopKReranker(BaseEstimator):
 
     def __init__(self, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
-                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None, gain="exponential"):
+                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None, gain="exponential",
+                 gate_alpha=0.05):
         self.k = k
         self.statistic = statistic
         self.a = a
@@ -323,6 +348,7 @@ class TopKReranker(BaseEstimator):
         self.verbose = verbose
         self.progress = progress
         self.gain = gain
+        self.gate_alpha = gate_alpha
 
     # ------------------------------------------------------------ checks
 
@@ -357,16 +383,18 @@ class TopKReranker(BaseEstimator):
                          warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state,
                          gain=self._gain())
 
-    def _list_value(self, y, scores, offsets):
-        """Σ over lists (rank risk) or mean per-list AUC of ``scores`` (distinct within lists)."""
+    def _list_value(self, y, scores, offsets, per_list=False):
+        """The statistic of ``scores`` per list (rank risk, or AUC with 0 where undefined), or its sum."""
         qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if self.statistic == "rank_risk":
-                return float(np.sum(rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid,
-                                              per_query=True, gain=self._gain())))
-            per = auc(y, scores, qid, ties="pessimistic", per_query=True)
-            return float(np.nansum(per))
+                per = rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid, per_query=True,
+                                gain=self._gain())
+            else:
+                per = np.nan_to_num(auc(y, scores, qid, ties="pessimistic", per_query=True))
+        per = np.asarray(per, dtype=np.float64)
+        return per if per_list else float(per.sum())
 
     # -------------------------------------------------------------- fit
 
@@ -439,6 +467,7 @@ class TopKReranker(BaseEstimator):
         per_fit = None if self.time_limit is None else max(0.25, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
         gains = {}
         best = cands[0]
+        p_value = None
         from tqdm.auto import tqdm
 
         bar = tqdm(total=n_fits, desc="re-ranker", disable=(None if self.progress is None else not self.progress),
@@ -446,12 +475,12 @@ class TopKReranker(BaseEstimator):
         try:
             if use_gate:
                 row_fold = self._row_folds(offsets, gate)
-                gains = {c: 0.0 for c in cands}
+                per_list = {c: [] for c in cands}
                 for f in range(gate):
                     tr_rows, tr_off = _subset(offsets, row_fold != f)
                     te_rows, te_off = _subset(offsets, row_fold == f)
                     yt, bt, Zt = y[te_rows], base[te_rows], Z[te_rows]
-                    before = self._list_value(yt, self._positions(bt, te_off, None), te_off)
+                    before = self._list_value(yt, self._positions(bt, te_off, None), te_off, per_list=True)
                     for kind, k, l0 in cands:
                         if kind == "exact":
                             bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
@@ -460,14 +489,19 @@ class TopKReranker(BaseEstimator):
                         else:
                             w = self._fit_logistic(Z, y, base, tr_rows, tr_off, k)
                         new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
-                        gains[(kind, k, l0)] += self._list_value(yt, new, te_off) - before
+                        per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
+                diffs = {c: np.concatenate(v) for c, v in per_list.items()}
+                gains = {c: float(v.sum()) for c, v in diffs.items()}
                 best = max(cands, key=lambda c: gains[c])
+                # the best of len(cands) candidates: Bonferroni keeps the selection honest
+                p_value = min(1.0, len(cands) * _one_sided_p(diffs[best]))
             kind, k, l0 = best
-            if use_gate and gains[best] <= 1e-12:
-                reason = (f"the held-out gate kept the base order: re-ranking lowered or did not change the "
-                          f"held-out statistic (best gain {gains[best]:+.6g} over {gate} folds)")
+            if use_gate and not (gains[best] > 1e-12 and p_value < self.gate_alpha):
+                reason = (f"the held-out gate kept the base order: the best second stage ({kind}, k={k}) gained "
+                          f"{gains[best]:+.6g} over {gate} folds, paired one-sided p = {p_value:.3g} "
+                          f"(needs a gain with p < {self.gate_alpha})")
                 self.result_ = RerankResult("base order", reason, k, l0, gains, cross_fitted=cross_fitted,
-                                            seconds=time.perf_counter() - t_start)
+                                            seconds=time.perf_counter() - t_start, model=kind, p_value=p_value)
                 return self
             bar.set_postfix_str(f"final fit k={k} l0={l0:.3g}")
             rows = top_k_rows(base, offsets, k)
@@ -484,7 +518,7 @@ class TopKReranker(BaseEstimator):
         finally:
             bar.close()
         res = RerankResult("base order", "", k, l0, gains, train_base=train_base, cross_fitted=cross_fitted,
-                           mip=None if self.ranker_ is None else self.ranker_.result_, model=kind)
+                           mip=None if self.ranker_ is None else self.ranker_.result_, model=kind, p_value=p_value)
         if w is None:
             res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
         elif not np.any(w):
@@ -496,7 +530,8 @@ class TopKReranker(BaseEstimator):
             res.train_reranked = self._list_value(y[rows], Z[rows] @ w, sub_off)
             res.reason = ("held-out gain over the base order " + ", ".join(
                 f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
-                for (kd, kk, ll), g in gains.items()) if gains else "no gate (gate=0)")
+                for (kd, kk, ll), g in gains.items()) + f"; kept {kind} (paired one-sided p = {p_value:.3g})"
+                if gains else "no gate (gate=0)")
         res.seconds = time.perf_counter() - t_start
         self.result_ = res
         return self

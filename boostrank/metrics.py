@@ -230,8 +230,11 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
     y, s, offsets = check_ranking_inputs(y, scores, qid)
     if y.size and y.min() < 0:
         raise ValueError("ndcg needs non-negative relevance grades")
-    order = sort_within_groups(s, offsets, True)
     lgb = convention == "lightgbm"
+    if lgb and y.size and y.max() > 60:
+        raise ValueError(f"ndcg: labels reach {y.max():g}; the gain 2^rel − 1 is kept exact up to 60 "
+                         f"(LightGBM's default label_gain stops at 30); use convention='trec' for linear gains")
+    order = sort_within_groups(s, offsets, True)
     values = _km.ndcg_groups(y, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0)
     return _reduce(values, per_query)
 

@@ -29,6 +29,9 @@ def _labels_graded(y, threshold):
     return as_int_labels(y, "labels")
 
 
+MAX_EXP_GAIN_LABEL = 60
+"""Largest label with the default NDCG gain 2^l − 1 (beyond, sums of gains overflow or round)."""
+
 _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_graded, "ndcg": _labels_graded}
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
@@ -135,6 +138,12 @@ class LambdaObjective:
         gain = None
         if self.metric == "ndcg":
             top = int(y.max()) if y.size else 0
+            if self.label_gain is None and top > MAX_EXP_GAIN_LABEL:
+                raise ValueError(f"labels reach {top}: the NDCG gain 2^l − 1 is kept exact up to "
+                                 f"{MAX_EXP_GAIN_LABEL} (LightGBM's default label_gain stops at 30); pass "
+                                 f"label_gain or use metric='mauc'")
+            if self.label_gain is not None and not np.isfinite(self.label_gain).all():
+                raise ValueError("label_gain must be finite")
             gain = (self.label_gain if self.label_gain is not None
                     else 2.0 ** np.arange(top + 1) - 1.0)
             if gain.shape[0] <= top:

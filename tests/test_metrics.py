@@ -329,3 +329,13 @@ def test_metric_names_that_would_silently_mean_something_else_are_refused(spec):
         br.get_metric(spec)
     y, s = np.array([1, 0]), np.array([1.0, 0.0])
     assert br.get_metric("p")(y, s, None) == br.get_metric("p@10")(y, s, None)  # p means p@10
+
+
+def test_ndcg_labels_whose_gain_would_overflow_are_refused():
+    with pytest.raises(ValueError, match="kept exact up to 60"):
+        br.ndcg([0, 2000, 1, 0], [0.1, 0.2, 0.3, 0.4])
+    assert br.ndcg([0, 2000, 1, 0], [0.1, 0.2, 0.3, 0.4], convention="trec") > 0
+    with pytest.raises(ValueError, match="kept exact up to 60"):
+        br.lambda_gradients([0.1, 0.2, 0.3], [0, 1024, 1], metric="ndcg")
+    with pytest.raises(ValueError, match="label_gain must be finite"):
+        br.lambda_gradients([0.1, 0.2], [0, 1], metric="ndcg", label_gain=[0.0, np.nan])

@@ -27,6 +27,7 @@ _TOKEN = re.compile(r"^(\d+):(\S+)$")
 
 
 MAX_LABEL = 2 ** 31 - 1
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 """Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
 
 
@@ -375,9 +376,13 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         comments = data.comments if comments is None else comments
     if y is None:
         raise ValueError("save_letor needs labels y")
-    y = np.asarray(y)
+    y = np.asarray(y, dtype=np.float64)
+    if y.size and not np.isfinite(y).all():
+        raise ValueError("LETOR labels must be finite")
     if y.size and np.any(y != np.round(y)):
         raise ValueError("LETOR labels must be integers")
+    if y.size and np.abs(y).max() > MAX_LABEL:
+        raise ValueError(f"LETOR labels must stay within {MAX_LABEL} in absolute value")
     n = y.shape[0]
     sparse_in = sp.issparse(X)
     X = sp.csr_matrix(X) if sparse_in else np.asarray(X, dtype=np.float64)
@@ -385,9 +390,26 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         raise ValueError(f"X has {X.shape[0]} rows but y has {n}")
     if write_zeros is None:
         write_zeros = not sparse_in
-    if qid is not None and np.asarray(qid).shape[0] != n:
-        raise ValueError("qid must have one entry per row")
-    with open(path, "w", encoding="utf-8") as fh:
+    if qid is not None:
+        qid = np.asarray(qid)
+        if qid.shape[0] != n:
+            raise ValueError("qid must have one entry per row")
+        if qid.size and (not np.issubdtype(qid.dtype, np.number) or not np.isfinite(qid.astype(float)).all()
+                         or np.any(qid != np.round(qid.astype(float)))):
+            raise ValueError("qid must hold integers (LETOR's qid:<int>)")
+        from ._validation import offsets_from_qid
+
+        offsets_from_qid(qid, n)  # a file load_letor would refuse is not written
+    notes = [None] * n
+    for i in range(n):
+        if comments is not None and comments[i] is not None:
+            notes[i] = str(comments[i])
+        elif docid is not None and docid[i] is not None:
+            notes[i] = f"docid = {docid[i]}"
+        if notes[i] is not None and _LINE_BREAK.search(notes[i]):
+            raise ValueError(f"row {i}: a comment or docid holds a line break ({notes[i]!r}); it would end the "
+                             f"row and start another")
+    with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
         for i in range(n):
             parts = [str(int(y[i]))]
             if qid is not None:
@@ -404,11 +426,6 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
                 pairs = zip(nz, X[i, nz])
             for j, v in pairs:
                 parts.append(f"{int(j) + 1}:{_fmt(v)}")
-            note = None
-            if comments is not None and comments[i] is not None:
-                note = str(comments[i])
-            elif docid is not None and docid[i] is not None:
-                note = f"docid = {docid[i]}"
-            if note is not None:
-                parts.append(f"#{note}")
+            if notes[i] is not None:
+                parts.append(f"#{notes[i]}")
             fh.write(" ".join(parts) + "\n")

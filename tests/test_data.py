@@ -209,3 +209,18 @@ def test_non_finite_or_huge_labels_are_refused_with_their_line(tmp_path, label):
     path.write_text(f"1 qid:1 1:0.5\n{label} qid:1 1:0.2\n")
     with pytest.raises(br.LetorFormatError, match=r"bad.txt:2: label"):
         br.load_letor(path)
+
+
+@pytest.mark.parametrize("docid", ["A\n0 qid:1 1:999", "A\rB", "A\x0cB", "A\u2028B"])
+def test_save_letor_refuses_line_breaks_in_docids(tmp_path, docid):
+    with pytest.raises(ValueError, match="line break"):
+        br.save_letor(tmp_path / "x.txt", np.ones((2, 1)), [0, 1], [1, 1], docid=["ok", docid])
+    assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("kw, match", [({"qid": [1.7, 1.7, 2.2]}, "integers"), ({"qid": [1, 2, 1]}, "not contiguous"),
+                                       ({"y": [0, np.inf, 1]}, "finite"), ({"y": [0, 1e30, 1]}, "within")])
+def test_save_letor_refuses_what_load_letor_would_not_read_back(tmp_path, kw, match):
+    args = {"y": [0, 1, 0], "qid": [1, 1, 2]} | kw
+    with pytest.raises(ValueError, match=match):
+        br.save_letor(tmp_path / "x.txt", np.ones((3, 1)), args["y"], args["qid"])

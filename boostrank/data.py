@@ -9,6 +9,7 @@ the query ids of rows without one), and a writer that round-trips.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
@@ -184,6 +185,24 @@ def _diagnose(path, text_lines, zero_based: bool) -> None:
             last = index
 
 
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+
+
+def read_bytes(path) -> bytes:
+    """The bytes of a file, decompressed when it is gzip, bzip2 or xz (by content, not name)."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    for magic, module in _COMPRESSED:
+        if raw.startswith(magic):
+            import importlib
+
+            try:
+                return importlib.import_module(module).decompress(raw)
+            except (OSError, EOFError, ValueError) as exc:
+                raise LetorFormatError(path, None, f"damaged {module} data: {exc}") from None
+    return raw
+
+
 def _read_sizes(path) -> np.ndarray:
     sizes = []
     with open(path, encoding="utf-8") as fh:
@@ -244,8 +263,14 @@ def load_letor(
         ``regroup``, or group sizes that do not add up to the rows.
     """
     path = os.fspath(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        text_lines = fh.read().splitlines()
+    raw = read_bytes(path)
+    # lines end at "\n" only, as in scikit-learn's reader (str.splitlines also breaks at \x0c, \x85,
+    # U+2028 ..., which would shift line numbers and cut docids); undecodable bytes survive a
+    # save_letor round trip as surrogates
+    text_lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
+    if text_lines and text_lines[-1] == "":
+        text_lines.pop()
+    text_lines = [line[:-1] if line.endswith("\r") else line for line in text_lines]
     line_no, comments, has_qid = _scan(path, text_lines)
     if has_qid.size and has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
@@ -258,9 +283,9 @@ def load_letor(
     try:
         kwargs = {"n_features": n_features} if n_features is not None else {}
         X, y, qid = load_svmlight_file(
-            path, query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
+            io.BytesIO(raw), query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
         )
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         _diagnose(path, text_lines, zero_based)
         raise LetorFormatError(path, None, str(exc)) from exc
     if X.shape[0] != n_rows:  # pragma: no cover - guards against reader drift

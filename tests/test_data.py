@@ -224,3 +224,33 @@ def test_save_letor_refuses_what_load_letor_would_not_read_back(tmp_path, kw, ma
     args = {"y": [0, 1, 0], "qid": [1, 1, 2]} | kw
     with pytest.raises(ValueError, match=match):
         br.save_letor(tmp_path / "x.txt", np.ones((3, 1)), args["y"], args["qid"])
+
+
+@pytest.mark.parametrize("module", ["gzip", "bz2", "lzma"])
+def test_compressed_letor_files_load_like_the_plain_file(tmp_path, module):
+    import importlib
+
+    data = br.make_letor(5, random_state=3)
+    plain = tmp_path / "plain.txt"
+    br.save_letor(plain, data)
+    packed = tmp_path / "packed.txt"
+    packed.write_bytes(importlib.import_module(module).compress(plain.read_bytes()))
+    a, b = br.load_letor(plain), br.load_letor(packed)
+    np.testing.assert_array_equal(a.qid, b.qid)
+    np.testing.assert_array_equal(a.y, b.y)
+    np.testing.assert_array_equal(np.asarray(a.X.todense() if hasattr(a.X, "todense") else a.X),
+                                  np.asarray(b.X.todense() if hasattr(b.X, "todense") else b.X))
+    assert list(a.docid) == list(b.docid)
+    (tmp_path / "broken.gz").write_bytes(packed.read_bytes()[:40] if module == "gzip" else b"\x1f\x8b\x08junk")
+    with pytest.raises(br.LetorFormatError, match="damaged gzip"):
+        br.load_letor(tmp_path / "broken.gz")
+
+
+def test_only_newline_ends_a_row_and_undecodable_comment_bytes_round_trip(tmp_path):
+    path = tmp_path / "odd.txt"
+    path.write_bytes(b"1 qid:1 1:0.5 #doc\x0cA \xe9t\xe9\n0 qid:1 1:0.25 #docB\x85\n")
+    data = br.load_letor(path)
+    assert len(data) == 2 and data.comments[0].startswith("doc\x0cA")
+    out = tmp_path / "back.txt"
+    br.save_letor(out, data.X, data.y, data.qid, comments=[c.replace("\x0c", " ") for c in data.comments])
+    assert out.read_bytes() == b"1 qid:1 1:0.5 #doc A \xe9t\xe9\n0 qid:1 1:0.25 #docB\x85\n"

@@ -28,6 +28,7 @@ _TOKEN = re.compile(r"^(\d+):(\S+)$")
 
 
 MAX_LABEL = 2 ** 31 - 1
+MAX_FEATURES = 2 ** 24
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 """Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
 
@@ -226,6 +227,7 @@ def load_letor(
     allow_nonfinite: bool = False,
     query_file=None,
     as_frame: bool = False,
+    max_features: int = MAX_FEATURES,
 ):
     """Read a LETOR / SVMlight ranking file.
 
@@ -250,6 +252,10 @@ def load_letor(
         qid; queries are then numbered 0, 1, ...
     as_frame : bool, default=False
         Return :meth:`LetorData.to_frame` instead.
+    max_features : int, default=2**24
+        Largest feature index accepted (a stray ``2000000000:1`` would otherwise make
+        every dense copy of X, and the engines' histograms, allocate billions of
+        columns); raise it for genuinely wider data.
 
     Returns
     -------
@@ -288,6 +294,13 @@ def load_letor(
     except (ValueError, OverflowError) as exc:
         _diagnose(path, text_lines, zero_based)
         raise LetorFormatError(path, None, str(exc)) from exc
+    if X.shape[1] > max(int(max_features), n_features or 0):
+        X = X.tocsr()
+        at = int(np.argmax(X.indices)) if X.nnz else 0
+        row = int(np.searchsorted(X.indptr, at, "right") - 1)
+        raise LetorFormatError(path, int(line_no[row]) if X.nnz else None,
+                               f"feature index {X.shape[1] - (1 if zero_based else 0)} exceeds max_features="
+                               f"{int(max_features)} (pass a larger max_features if the data is that wide)")
     if X.shape[0] != n_rows:  # pragma: no cover - guards against reader drift
         raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {n_rows}")
 

@@ -31,6 +31,24 @@ def as_int_labels(y, name: str = "y") -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def dense_grades(y, name: str = "y") -> np.ndarray:
+    """Non-negative integer grades renumbered 0, 1, 2, ... in order (0 stays 0).
+
+    Class-based statistics (MAUC, λ-MAUC) depend only on which grades are equal and
+    which are 0, so their cost should follow the grades present, not their values:
+    ``[0, 10**8, 1]`` becomes ``[0, 2, 1]``.
+    """
+    arr = as_1d_float(y, name)
+    if arr.size and (np.any(arr != np.round(arr)) or arr.min() < 0):
+        i = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0))[0])
+        raise ValueError(
+            f"{name} must hold non-negative integer relevance grades; index {i} is {float(arr[i])!r}"
+        )
+    values, inverse = np.unique(arr, return_inverse=True)
+    shift = 0 if values.size and values[0] == 0 else 1
+    return (inverse.reshape(-1) + shift).astype(np.int64)
+
+
 def offsets_from_sizes(sizes) -> np.ndarray:
     """Group sizes -> offsets ``[0, s0, s0 + s1, ...]`` as int64."""
     sizes = np.asarray(sizes, dtype=np.int64).ravel()

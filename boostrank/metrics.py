@@ -19,7 +19,7 @@ import numpy as np
 from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
 from ._kernels.groups import sort_within_groups
-from ._validation import as_1d_float, as_int_labels, check_ranking_inputs, offsets_from_qid
+from ._validation import as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, offsets_from_qid
 from .weights import WeightFamily, weight_family
 
 __all__ = [
@@ -125,7 +125,7 @@ def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False)
     with a single grade or without relevant documents is undefined.
     """
     w = _AUC_TIES[_choice(ties, _AUC_TIES, "ties")]
-    labels = as_int_labels(y)
+    labels = dense_grades(y)
     s = as_1d_float(scores, "scores")
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")

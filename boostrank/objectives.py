@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from ._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
-from ._validation import as_1d_float, as_int_labels
+from ._validation import as_1d_float, as_int_labels, dense_grades
 from .metrics import get_metric
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
@@ -32,7 +32,11 @@ def _labels_graded(y, threshold):
 MAX_EXP_GAIN_LABEL = 60
 """Largest label with the default NDCG gain 2^l − 1 (beyond, sums of gains overflow or round)."""
 
-_PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_graded, "ndcg": _labels_graded}
+def _labels_classes(y, threshold):
+    return dense_grades(y, "labels")
+
+
+_PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "ndcg": _labels_graded}
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 

@@ -339,3 +339,18 @@ def test_ndcg_labels_whose_gain_would_overflow_are_refused():
         br.lambda_gradients([0.1, 0.2, 0.3], [0, 1024, 1], metric="ndcg")
     with pytest.raises(ValueError, match="label_gain must be finite"):
         br.lambda_gradients([0.1, 0.2], [0, 1], metric="ndcg", label_gain=[0.0, np.nan])
+
+
+def test_mauc_cost_follows_the_grades_present_not_their_values():
+    import time
+
+    s = np.array([0.1, 0.9, 0.5, 0.3])
+    t = time.perf_counter()
+    a = br.mauc([0, 10**8, 1, 0], s)
+    assert time.perf_counter() - t < 1.0
+    assert a == br.mauc([0, 2, 1, 0], s)
+    assert br.mauc([0, 2**62, 1, 0], s) == a
+    g1, h1 = br.lambda_gradients(s, [0, 10**5, 1, 0], metric="mauc")
+    g2, h2 = br.lambda_gradients(s, [0, 2, 1, 0], metric="mauc")
+    np.testing.assert_array_equal(g1, g2)
+    np.testing.assert_array_equal(h1, h2)

@@ -7,7 +7,12 @@ import numpy as np
 
 def as_1d_float(x, name: str, allow_nonfinite: bool = False) -> np.ndarray:
     """Return ``x`` as a C-contiguous 1-D float64 array, rejecting NaN/inf."""
-    arr = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    try:
+        arr = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric, got {type(x).__name__}") from None
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be 1-D array-like, got the scalar {x!r}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if not allow_nonfinite:
@@ -70,6 +75,12 @@ def offsets_from_qid(qid, n: int) -> np.ndarray:
         raise ValueError(f"qid must be 1-D with {n} entries, got shape {q.shape}")
     if n == 0:
         return np.zeros(1, dtype=np.int64)
+    if q.dtype == object:
+        kinds = {type(v) for v in q.tolist()}
+        if len(kinds) > 1:
+            raise ValueError(f"qid mixes types ({', '.join(sorted(k.__name__ for k in kinds))}); use one type")
+    if np.issubdtype(q.dtype, np.floating) and not np.isfinite(q).all():
+        raise ValueError("qid contains NaN or inf")
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
     run_ids = q[starts]
     uniq, counts = np.unique(run_ids, return_counts=True)

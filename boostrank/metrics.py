@@ -196,6 +196,8 @@ def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
 def _cutoff(k) -> int:
     if k is None:
         return 0
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"k must be a positive integer or None, got {k!r}")
     k = int(k)
     if k < 1:
         raise ValueError(f"k must be a positive integer or None, got {k}")

@@ -44,7 +44,10 @@ def check_group_offsets(group_offsets, n: int) -> np.ndarray:
     """Offsets ``[0, ..., n]`` as int64; None means one list of all ``n`` rows."""
     if group_offsets is None:
         return np.array([0, n], dtype=np.int64)
-    off = np.ascontiguousarray(np.asarray(group_offsets, dtype=np.int64))
+    raw = np.asarray(group_offsets)
+    if raw.size and (not np.issubdtype(raw.dtype, np.number) or np.any(raw != np.round(raw))):
+        raise ValueError(f"group_offsets must be integers, got {raw.tolist()[:6]}")
+    off = np.ascontiguousarray(raw.astype(np.int64))
     if off.ndim != 1 or off.size == 0 or off[0] != 0 or np.any(np.diff(off) < 0):
         raise ValueError("group_offsets must start at 0 and be non-decreasing")
     if off[-1] != n:
@@ -111,8 +114,8 @@ class LambdaObjective:
             raise ValueError("the probit link is for metric='auc' or 'mauc'")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
-        if not sigma > 0:
-            raise ValueError(f"sigma must be positive, got {sigma!r}")
+        if not (sigma > 0 and np.isfinite(sigma)):
+            raise ValueError(f"sigma must be positive and finite, got {sigma!r}")
         if int(truncation_level) < 1:
             raise ValueError("truncation_level must be at least 1")
         self.metric = metric
@@ -259,8 +262,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
                           norm=norm, label_gain=label_gain, link=link, method=method, eps=eps)
     s = as_1d_float(scores, "scores")
     n = s.shape[0]
-    if np.shape(labels)[0] != n:
-        raise ValueError(f"{n} scores for {np.shape(labels)[0]} labels")
+    shape = np.shape(labels)
+    if len(shape) != 1 or shape[0] != n:
+        raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
     prep = obj._prepare(labels, check_group_offsets(group_offsets, n), weight)
     grad, hess = obj.gradients(s, prep)
     return grad.copy(), hess.copy()

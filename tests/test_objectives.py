@@ -122,3 +122,17 @@ def test_lambda_auc_descends_pairwise_logistic_loss():
         e[d] = 1e-4  # wider step: the second difference loses digits to cancellation
         fd2 = (loss(s + e) - 2 * loss(s) + loss(s - e)) / 1e-8
         assert h[d] == pytest.approx(fd2, rel=1e-5, abs=1e-8)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: br.lambda_gradients([0.1, 0.2], [0, 1], sigma=np.inf), "sigma"),
+    (lambda: br.lambda_gradients(np.arange(6.0), [0, 1, 0, 1, 0, 1], group_offsets=[0, 2.5, 6]), "integers"),
+    (lambda: br.lambda_gradients([0.1, 0.2], 1), "labels must be 1-D"),
+    (lambda: br.ndcg([0, 1, 1], [0.1, 0.2, 0.3], k=2.5), "k must be"),
+    (lambda: br.auc([0, 1, 1, 0], [0.1, 0.2, 0.3, 0.4], qid=np.array([1, "a", 1, "a"], dtype=object)), "mixes"),
+    (lambda: br.auc([0, 1], [0.1, 0.2], qid=[np.nan, np.nan]), "NaN"),
+    (lambda: br.auc("ab", [0.1, 0.2]), "numeric"),
+])
+def test_odd_inputs_raise_value_errors_that_say_what_is_wrong(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -255,3 +255,13 @@ def test_truncated_lightgbm_model_is_refused_before_lightgbm_loads_it(tmp_path, 
     with pytest.raises(ValueError, match="truncated|damaged|not a LightGBM"):
         load_model(cut)
     assert load_model(model).predict(np.zeros((1, 10))).shape == (1,)
+
+
+@pytest.mark.parametrize("doc", ['{"boostrank_model": "RankNCG"}', '{"boostrank_model": "Other", "params": {}}',
+                                 '{"boostrank_model": "RankNCG", "params": {"nope": 1}, "coef": [1]}'])
+def test_damaged_linear_model_files_fail_on_one_line(tmp_path, capsys, doc):
+    f = _letor_files(tmp_path)
+    (tmp_path / "m.json").write_text(doc)
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", f["test"]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("boostrank predict: error:") and err.count("\n") == 1

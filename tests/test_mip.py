@@ -333,3 +333,15 @@ def _cbc_children(folder):
         if str(folder) in cmd and "model.mps" in cmd:
             out.append(int(pid))
     return out
+
+
+def test_fractional_sample_weights_give_the_weighted_statistic():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(20, 3))
+    y = (X[:, 0] > 0).astype(int)
+    sw = rng.uniform(0.1, 2.0, size=20)
+    res = br.MIPRanker("auc", time_limit=2).fit(X, y, sample_weight=sw).result_
+    s = X @ res.w
+    pos, neg = y > 0, y <= 0
+    num = sum(sw[i] * sw[k] * (s[i] > s[k]) for i in np.flatnonzero(pos) for k in np.flatnonzero(neg))
+    assert res.statistic == pytest.approx(num / (sw[pos].sum() * sw[neg].sum()))

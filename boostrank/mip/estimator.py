@@ -408,8 +408,11 @@ class MIPRanker(BaseEstimator):
         if bound is not None:
             gap = max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
         s = Xs @ w_scaled
+        exact_value = self._exact(y, s, qid, sw, pairs)
+        if exact_value is None:  # fractional weights: the weighted statistic of the merged rows
+            exact_value = data.value(w_scaled)
         res = MIPResult(self.coef_, status, objective, bound, gap, time.perf_counter() - t_start,
-                        statistic=self._exact(y, s, qid, sw, pairs), delta=_smallest_gap(s, offsets),
+                        statistic=exact_value, delta=_smallest_gap(s, offsets),
                         n_binaries=0 if model is None else model.n_binaries, source=source, build_time=build_time,
                         search_time=search_time, logistic_statistic=lr_value,
                         search_statistic=None if found is None else found.value, solver_status=solver_status,

@@ -432,7 +432,10 @@ def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = Fa
     else:
         r = _kr.resolved_rank_groups(positive, s, order, offsets)
     sizes = np.diff(offsets)
-    weights = np.concatenate([family(int(n)) for n in sizes]) if sizes.size else np.zeros(0)
+    cache = {}
+    for n in np.unique(sizes):  # lists of one length share their weights
+        cache[int(n)] = family(int(n))
+    weights = np.concatenate([cache[int(n)] for n in sizes]) if sizes.size else np.zeros(0)
     values = _kr.rank_risk_groups(rank_gain(y, gain), r, offsets, weights, offsets)
     return _reduce(values, per_query)
 

@@ -612,16 +612,27 @@ class TopKReranker(BaseEstimator):
     # ---------------------------------------------------------- predict
 
     def _positions(self, base, offsets, k, s=None):
-        """Scores n − position of each row in its re-ranked list (distinct within a list)."""
-        out = np.empty(base.shape[0])
-        for a, b in zip(offsets[:-1], offsets[1:]):
-            order = a + np.argsort(-base[a:b], kind="stable")
-            kk = (b - a) if k is None else min(int(k), b - a)
-            if s is not None and kk > 0:
-                top = order[:kk]
-                order = np.r_[top[np.argsort(-s[top], kind="stable")], order[kk:]]
-            out[order] = np.arange(b - a, 0, -1, dtype=np.float64)
-        return out
+        """Scores n − position of each row in its re-ranked list (distinct within a list).
+
+        The base order is by base score (ties: input order); with scores ``s`` the top
+        k of every list are reordered by s (ties: base order) and the rest keep it.
+        """
+        n = base.shape[0]
+        if n == 0:
+            return np.zeros(0)
+        sizes = np.diff(offsets)
+        lists = np.repeat(np.arange(sizes.shape[0]), sizes)
+        idx = np.arange(n)
+        order = np.lexsort((idx, -base, lists))
+        pos = np.empty(n, dtype=np.int64)
+        pos[order] = idx - np.repeat(offsets[:-1], sizes)[order]
+        if s is not None:
+            kk = sizes[lists] if k is None else np.minimum(int(k), sizes[lists])
+            tail = pos >= kk
+            key = np.where(tail, 0.0, -np.asarray(s, dtype=np.float64))
+            order = np.lexsort((pos, key, tail, lists))
+            pos[order] = idx - np.repeat(offsets[:-1], sizes)[order]
+        return (sizes[lists] - pos).astype(np.float64)
 
     def _check_fitted(self):
         if getattr(self, "coef_", None) is None:

@@ -184,10 +184,13 @@ def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pai
         pu, pv = _ks.list_pairs(offsets, pos > 0, np.ones(m, dtype=bool))
         c_plus = c_minus = empty
         parts, starts, at = [], np.zeros(n_groups, dtype=np.int64), 0
+        cache = {}
         for q in range(n_groups):
             size = int(round(sizes[q]))
             starts[q] = at
-            parts.append(np.r_[0.0, np.cumsum(fam(size))])
+            if size not in cache:  # lists of one length share their weights
+                cache[size] = np.r_[0.0, np.cumsum(fam(size))]
+            parts.append(cache[size])
             at += size + 1
         cum = np.concatenate(parts) if parts else cum
         row_cum = starts[g] if m else row_cum

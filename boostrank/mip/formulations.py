@@ -303,6 +303,7 @@ def _minrank_thresholds(b, data, zp, z_cols, integer):
     t_rows, t_ell, t_cost = [], [], []
     offset = 0.0
     list_bound = []
+    n_t = 0
     for g in range(data.offsets.shape[0] - 1):
         a0, a1 = data.offsets[g], data.offsets[g + 1]
         rows = np.arange(a0, a1)[data.pos[a0:a1] > 0]
@@ -314,7 +315,8 @@ def _minrank_thresholds(b, data, zp, z_cols, integer):
         ells = np.arange(2, size + 1)[a_tilde[1:] > 0]
         if rows.size == 0 or ells.size == 0:
             continue
-        start = sum(len(x) for x in t_rows)
+        start = n_t
+        n_t += rows.size * ells.size
         t_rows.append(np.repeat(rows, ells.size))
         t_ell.append(np.tile(ells, rows.size))
         t_cost.append(np.repeat(data.pos[rows], ells.size) * np.tile(a_tilde[ells - 1], rows.size))
@@ -349,8 +351,12 @@ def _minrank_thresholds(b, data, zp, z_cols, integer):
         nxt, prev = t_cols[1:][same], t_cols[:-1][same]
         b.add_rows(k, np.repeat(np.arange(k), 2), np.c_[nxt, prev].ravel(), np.tile([1.0, -1.0], k), -np.inf, 0.0)
     # (2.23), tightened to the best possible list (its positives on top)
-    for i, (s0, s1, best) in enumerate(list_bound):
-        b.add_rows(1, np.zeros(s1 - s0, dtype=np.int64), t_cols[s0:s1], t_cost[s0:s1], -np.inf, best)
+    if list_bound:
+        bounds = np.asarray(list_bound)
+        lengths = (bounds[:, 1] - bounds[:, 0]).astype(np.int64)
+        entries = np.concatenate([np.arange(a, b) for a, b, _ in list_bound]).astype(np.int64)
+        b.add_rows(len(list_bound), np.repeat(np.arange(len(list_bound)), lengths), t_cols[entries],
+                   t_cost[entries], -np.inf, bounds[:, 2])
     return t_keys, t_cols, offset
 
 

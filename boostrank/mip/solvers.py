@@ -53,7 +53,8 @@ class SolverResult:
     log : str
         The solver's log (CBC) or status text (HiGHS).
     trace : list of (seconds, incumbent, bound)
-        CBC: the search as it went, in the minimised units.
+        The search as it went (CBC's log; HiGHS's improving-solution callback), in the
+        minimised units.
     """
 
     status: str
@@ -330,10 +331,25 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     lp.a_matrix_.index_ = A.indices
     lp.a_matrix_.value_ = A.data
     has_int = bool(model.integer.any())
-    if has_int:
-        lp.integrality_ = [highspy.HighsVarType.kInteger if v else highspy.HighsVarType.kContinuous
-                           for v in model.integer]
     h.passModel(lp)
+    if has_int:
+        cols = np.flatnonzero(model.integer).astype(np.int32)
+        h.changeColsIntegrality(cols.size, cols, np.ones(cols.size, dtype=np.uint8))
+    trace = []
+    deadline = None if time_limit is None else t0 + float(time_limit) + 0.5
+
+    def interrupt(event):  # HiGHS's own limit is not checked in every phase: enforce the wall clock
+        if deadline is not None and time.perf_counter() > deadline:
+            event.interrupt()
+
+    def improved(event):
+        out = event.data_out
+        trace.append((float(out.running_time), float(out.objective_function_value), float(out.mip_dual_bound)))
+
+    h.cbSimplexInterrupt += interrupt
+    h.cbIpmInterrupt += interrupt
+    h.cbMipInterrupt += interrupt
+    h.cbMipImprovingSolution += improved
     if start is not None and has_int:
         sol = highspy.HighsSolution()
         sol.col_value = list(start)
@@ -358,14 +374,14 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     text = h.modelStatusToString(st)
     if not has_sol or status == "infeasible":
         bound = info.mip_dual_bound if has_int and math.isfinite(info.mip_dual_bound) else None
-        return SolverResult(status, None, None, bound, secs, text)
+        return SolverResult(status, None, None, bound, secs, text, trace)
     x = np.asarray(h.getSolution().col_value, dtype=np.float64)
     objective = float(model.c @ x)
     if status == "optimal":
         bound = objective if has_int else objective
     else:
         bound = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else None
-    return SolverResult(status, x, objective, bound, secs, text)
+    return SolverResult(status, x, objective, bound, secs, text, trace)
 
 
 SOLVERS = {"cbc": solve_cbc, "highs": solve_highs}

@@ -23,7 +23,7 @@ from .lightgbm import lightgbm_metric, lightgbm_objective
 from .objectives import LambdaObjective, lambda_gradients
 from .mip import MIPRanker, MIPResult
 from .ranker import LambdaRanker
-from .rerank import TopKReranker
+from .rerank import RerankResult, TopKReranker, cross_fit_scores
 from .rankncg import RankNCG
 from .xgboost import xgboost_metric, xgboost_objective
 from .weights import (
@@ -70,6 +70,8 @@ __all__ = [
     "MIPRanker",
     "MIPResult",
     "TopKReranker",
+    "RerankResult",
+    "cross_fit_scores",
     "make_gaussians",
     "RankBoost",
     "PNormPush",

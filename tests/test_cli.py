@@ -265,3 +265,18 @@ def test_damaged_linear_model_files_fail_on_one_line(tmp_path, capsys, doc):
     assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", f["test"]]) == 2
     err = capsys.readouterr().err
     assert err.startswith("boostrank predict: error:") and err.count("\n") == 1
+
+
+def test_predict_validates_scores_before_writing(tmp_path, capsys):
+    import json
+
+    f = _letor_files(tmp_path)
+    model = tmp_path / "lin.json"
+    assert main(["fit-linear", "--train", f["train"], "--out", str(model)]) == 0
+    doc = json.loads(model.read_text())
+    doc["coef"] = [float("nan")] * len(doc["coef"])
+    model.write_text(json.dumps(doc))
+    out = tmp_path / "scores.txt"
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", f["test"], "--out", str(out)]) == 2
+    assert "NaN/inf scores" in capsys.readouterr().err and not out.exists()

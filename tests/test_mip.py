@@ -345,3 +345,9 @@ def test_fractional_sample_weights_give_the_weighted_statistic():
     pos, neg = y > 0, y <= 0
     num = sum(sw[i] * sw[k] * (s[i] > s[k]) for i in np.flatnonzero(pos) for k in np.flatnonzero(neg))
     assert res.statistic == pytest.approx(num / (sw[pos].sum() * sw[neg].sum()))
+
+
+def test_negative_sample_weight_is_refused():
+    X, y = np.arange(6.0).reshape(-1, 1), [0, 1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match="non-negative"):
+        br.MIPRanker().fit(X, y, sample_weight=[1, 1, -1, 1, 1, 1])

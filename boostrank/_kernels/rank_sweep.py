@@ -243,10 +243,18 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
     best_theta = theta
     for half in range(2):
         for g in range(G):
-            for k in range(starts[g], starts[g + 1]):
-                value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, -1)
-                state[k] = -state[k]
-                value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, 1)
+            if pairs:  # pair-additive: a flip trades one credit for the other
+                for k in range(starts[g], starts[g + 1]):
+                    if state[k] > 0:
+                        value += scm[k] - scp[k]
+                    else:
+                        value += scp[k] - scm[k]
+                    state[k] = -state[k]
+            else:
+                for k in range(starts[g], starts[g + 1]):
+                    value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, -1)
+                    state[k] = -state[k]
+                    value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, 1)
             if half == 1 and g == G - 1:
                 break  # back to the starting arc
             here = sa[starts[g]] + half * math.pi

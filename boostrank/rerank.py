@@ -441,7 +441,6 @@ class TopKReranker(BaseEstimator):
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
         offsets = offsets_from_qid(qid, n)
-        n_lists = offsets.shape[0] - 1
         self.n_features_in_ = d
         self.base_estimator_ = None
         cross_fitted = False

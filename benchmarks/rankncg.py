@@ -85,8 +85,8 @@ def synthetic(n, d=9, S=3, seed=0):
 
 
 METHODS = {
-    "RankNCG fast": lambda: br.RankNCG(gradient="fast", eps=1e-6),
-    "RankNCG exact": lambda: br.RankNCG(gradient="exact"),
+    "RankNCG fast": lambda: br.RankNCG(link="probit", method="fast", eps=1e-6),
+    "RankNCG exact": lambda: br.RankNCG(link="logistic", method="exact"),
     "logistic regression": Logistic,
     "RankSVM linear (pairs)": RankSVMPairs,
 }

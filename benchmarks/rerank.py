@@ -61,8 +61,8 @@ def mq2008_bm25(time_limit):
     te = br.load_letor(DATA / "mq2008" / "test.txt", sparse=False, n_features=tr.n_features)
     k = 20
     b_tr, b_te = tr.X[:, 24], te.X[:, 24]
-    off_tr = br._validation.offsets_from_qid(tr.qid, len(tr))
-    off_te = br._validation.offsets_from_qid(te.qid, len(te))
+    off_tr = br.group_offsets(len(tr), qid=tr.qid)
+    off_te = br.group_offsets(len(te), qid=te.qid)
     runs = {"BM25 (base)": b_te}
     rows = br.rerank.top_k_rows(b_tr, off_tr, k)
     lr = LogisticRegression(max_iter=2000).fit(tr.X[rows], tr.y[rows] > 0)

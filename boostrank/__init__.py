@@ -1,92 +1,47 @@
 """boostrank: ranking models that optimise the rank statistic you report.
 
-The public API is re-exported here; see the modules for details.
+The public API is re-exported here and loaded on first use, so ``import boostrank``
+costs milliseconds and ``br.auc`` does not pay for scikit-learn or the engines.
+See the modules for details.
 """
 
-from .data import LetorData, LetorFormatError, load_letor, save_letor
-from .baselines import PairwiseHinge, PNormPush, RankBoost, RankNetLinear
-from .datasets import load_sample, make_gaussians, make_letor, make_roc_flexibility
-from .metrics import (
-    auc,
-    get_metric,
-    mauc,
-    mean_average_precision,
-    minrank,
-    ndcg,
-    precision_at,
-    rank_risk,
-    resolved_rank,
-    wmw,
-)
-from .erfc import erfc_sum
-from .lightgbm import lightgbm_metric, lightgbm_objective
-from .objectives import LambdaObjective, lambda_gradients
-from .mip import MIPRanker, MIPResult
-from .ranker import LambdaRanker
-from .rerank import RerankResult, TopKReranker, cross_fit_scores
-from .rankncg import RankNCG
-from .xgboost import xgboost_metric, xgboost_objective
-from .weights import (
-    WeightFamily,
-    dcg,
-    dcg_at,
-    local_auc,
-    mrr,
-    pnorm,
-    staircase,
-    weight_family,
-    wrs,
-    wta,
-)
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "LetorData",
-    "LetorFormatError",
-    "load_letor",
-    "save_letor",
-    "load_sample",
-    "make_letor",
-    "auc",
-    "mauc",
-    "wmw",
-    "ndcg",
-    "mean_average_precision",
-    "precision_at",
-    "minrank",
-    "resolved_rank",
-    "rank_risk",
-    "get_metric",
-    "lambda_gradients",
-    "LambdaObjective",
-    "lightgbm_objective",
-    "lightgbm_metric",
-    "xgboost_objective",
-    "xgboost_metric",
-    "LambdaRanker",
-    "erfc_sum",
-    "RankNCG",
-    "MIPRanker",
-    "MIPResult",
-    "TopKReranker",
-    "RerankResult",
-    "cross_fit_scores",
-    "make_gaussians",
-    "RankBoost",
-    "PNormPush",
-    "PairwiseHinge",
-    "RankNetLinear",
-    "make_roc_flexibility",
-    "WeightFamily",
-    "wrs",
-    "local_auc",
-    "wta",
-    "mrr",
-    "dcg",
-    "dcg_at",
-    "pnorm",
-    "staircase",
-    "weight_family",
-    "__version__",
-]
+_EXPORTS = {
+    "data": ("LetorData", "LetorFormatError", "load_letor", "read_run", "read_scores", "save_letor",),
+    "baselines": ("PNormPush", "PairwiseHinge", "RankBoost", "RankNetLinear",),
+    "datasets": ("load_sample", "make_gaussians", "make_letor", "make_roc_flexibility",),
+    "metrics": ("GroupOffsets", "auc", "err", "format_table", "get_metric", "mauc", "mean_average_precision", "metric_table", "minrank", "ndcg", "precision", "precision_at", "rank_risk", "resolved_rank", "wmw",),
+    "_validation": ("group_offsets",),
+    "erfc": ("erfc_sum",),
+    "lightgbm": ("lightgbm_metric", "lightgbm_objective",),
+    "objectives": ("LambdaObjective", "lambda_gradients",),
+    "mip": ("MIPRanker", "MIPResult",),
+    "ranker": ("LambdaRanker",),
+    "rerank": ("RerankResult", "TopKReranker", "cross_fit_scores",),
+    "rankncg": ("RankNCG",),
+    "xgboost": ("xgboost_metric", "xgboost_objective",),
+    "models": ("load_model", "save_model",),
+    "weights": ("WeightFamily", "dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "weight_family", "wrs", "wta",),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_WHERE) + ["__version__"]
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'boostrank' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
+

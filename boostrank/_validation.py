@@ -54,22 +54,80 @@ def dense_grades(y, name: str = "y") -> np.ndarray:
     return (inverse.reshape(-1) + shift).astype(np.int64)
 
 
-def offsets_from_sizes(sizes) -> np.ndarray:
-    """Group sizes -> offsets ``[0, s0, s0 + s1, ...]`` as int64."""
-    sizes = np.asarray(sizes, dtype=np.int64).ravel()
-    if sizes.size and sizes.min() < 0:
-        raise ValueError("group sizes must be non-negative")
-    return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+class GroupOffsets:
+    """Query offsets ``[0, ..., n]``, accepted wherever a ``qid`` is.
 
-
-def offsets_from_qid(qid, n: int) -> np.ndarray:
-    """Group offsets of a qid column whose queries are contiguous.
-
-    ``qid=None`` means one list.  A query id that occurs in two separate runs is an
-    error: silently treating the runs as different queries would mis-group them.
+    Query ``g`` is rows ``offsets[g]:offsets[g + 1]``.  Engines hold groups as sizes or
+    offsets; wrapping them once lets a metric skip the qid → offsets conversion every
+    round: ``br.ndcg(y, s, GroupOffsets(offsets), k=10)``.
     """
-    if qid is None:
-        return np.array([0, n] if n else [0], dtype=np.int64)
+
+    __slots__ = ("offsets",)
+
+    def __init__(self, offsets):
+        self.offsets = offsets
+
+    def __repr__(self):
+        return f"GroupOffsets({self.offsets!r})"
+
+
+def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
+    """The query groups of ``n`` rows from any one spelling, as validated int64 offsets.
+
+    This is the one rule for query groups in boostrank: a query is a contiguous run of
+    rows.  Nothing given means one list of all rows.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    qid : array-like of shape (n,), default=None
+        Query ids.  Rows of a query must be contiguous (not necessarily sorted): an id
+        that starts again after another query is an error, since treating the two runs
+        as different queries would silently mis-group them.  A :class:`GroupOffsets`
+        passes through.
+    group : array-like of int, default=None
+        Query sizes in row order (LightGBM's ``group``, XGBoost's ``set_group``).
+    offsets : array-like of int, default=None
+        ``[0, s0, s0 + s1, ..., n]`` (XGBoost's ``group_ptr``).
+
+    Returns
+    -------
+    ndarray
+        int64 offsets of length n_queries + 1 (``[0]`` when ``n`` is 0 and nothing is given).
+    """
+    given = [name for name, v in (("qid", qid), ("group", group), ("offsets", offsets)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"pass one of qid, group or offsets, got {' and '.join(given)}")
+    if isinstance(qid, GroupOffsets):
+        offsets, qid = qid.offsets, None
+    if group is not None:
+        raw = np.asarray(group)
+        if raw.size and (not np.issubdtype(raw.dtype, np.number) or np.any(raw != np.round(raw))):
+            raise ValueError(f"group sizes must be integers, got {raw.ravel().tolist()[:6]}")
+        sizes = raw.astype(np.int64).ravel()
+        if sizes.size and sizes.min() < 0:
+            raise ValueError("group sizes must be non-negative")
+        off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        if off[-1] != n:
+            raise ValueError(f"group sizes add up to {int(off[-1])} rows but there are {n} rows")
+    elif offsets is not None:
+        raw = np.asarray(offsets)
+        if raw.size and (not np.issubdtype(raw.dtype, np.number) or np.any(raw != np.round(raw))):
+            raise ValueError(f"group offsets must be integers, got {raw.ravel().tolist()[:6]}")
+        off = np.ascontiguousarray(raw.astype(np.int64))
+        if off.ndim != 1 or off.size == 0 or off[0] != 0 or np.any(np.diff(off) < 0):
+            raise ValueError("group offsets must start at 0 and be non-decreasing")
+        if off[-1] != n:
+            raise ValueError(f"group sizes add up to {int(off[-1])} rows but there are {n} rows")
+    elif qid is None:
+        off = np.array([0, n] if n else [0], dtype=np.int64)
+    else:
+        off = _offsets_of_qid(qid, n)
+    return off
+
+
+def _offsets_of_qid(qid, n):
     q = np.asarray(qid)
     if q.ndim != 1 or q.shape[0] != n:
         raise ValueError(f"qid must be 1-D with {n} entries, got shape {q.shape}")
@@ -82,16 +140,28 @@ def offsets_from_qid(qid, n: int) -> np.ndarray:
     if np.issubdtype(q.dtype, np.floating) and not np.isfinite(q).all():
         raise ValueError("qid contains NaN or inf")
     starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    run_ids = q[starts]
-    uniq, counts = np.unique(run_ids, return_counts=True)
-    if uniq.shape[0] != run_ids.shape[0]:
-        dup = uniq[counts > 1][0].item()
-        rows = starts[run_ids == dup]
+    broken = repeated_query(q, starts)
+    if broken is not None:
+        dup, first, again = broken
         raise ValueError(
-            f"qid {dup!r} is not contiguous: it starts again at row {int(rows[1])} after row "
-            f"{int(rows[0])}; sort the rows by query (stably) first"
+            f"qid {dup!r} is not contiguous: it starts again at row {again} after row "
+            f"{first}; sort the rows by query (stably) first"
         )
     return np.r_[starts, n].astype(np.int64)
+
+
+def repeated_query(qid: np.ndarray, starts: np.ndarray):
+    """``(qid, first row, row where it starts again)`` of the first broken query, or None.
+
+    ``starts`` are the rows where the qid changes; every query must be one run.
+    """
+    run_ids = qid[starts]
+    uniq, counts = np.unique(run_ids, return_counts=True)
+    if uniq.shape[0] == run_ids.shape[0]:
+        return None
+    dup = uniq[counts > 1][0].item()
+    rows = starts[run_ids == dup]
+    return dup, int(rows[0]), int(rows[1])
 
 
 def check_ranking_inputs(y, scores, qid=None):
@@ -100,5 +170,5 @@ def check_ranking_inputs(y, scores, qid=None):
     scores = as_1d_float(scores, "scores")
     if y.shape[0] != scores.shape[0]:
         raise ValueError(f"y has {y.shape[0]} entries but scores has {scores.shape[0]}")
-    offsets = offsets_from_qid(qid, y.shape[0])
+    offsets = group_offsets(y.shape[0], qid=qid)
     return y, scores, offsets

@@ -1,4 +1,13 @@
-"""The ``boostrank`` command line: ``demo``, ``evaluate``, ``train``, ``predict``."""
+"""boostrank command line.
+
+Commands:
+  demo        run the package end to end on the bundled sample (or your LETOR files)
+  evaluate    metrics of score files or TREC runs on a LETOR file
+  train       train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective
+  predict     score a LETOR file with a saved model
+  fit-linear  fit a linear ranker (RankNCG) and save it as JSON
+  rerank      re-rank the top K of each list with an exact MIP
+"""
 
 from __future__ import annotations
 
@@ -7,66 +16,17 @@ import json
 import os
 import sys
 import tempfile
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from .data import LetorFormatError, load_letor
-from .metrics import auc, get_metric
+from .data import LetorFormatError, load_letor, read_scores
+from .metrics import format_table, get_metric, metric_table
+from .models import load_model
 
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
-
-
-def read_scores(path, n_rows: int, column: int | None = None) -> np.ndarray:
-    """Scores from a text file: one per line, or one column of a whitespace table.
-
-    Parameters
-    ----------
-    path : str
-    n_rows : int
-        Expected number of scores (rows of the LETOR file, in its order).
-    column : int, default=None
-        0-based column of a multi-column file; default the last column (RankLib's
-        ``qid docidx score`` and similar layouts end with the score).
-    """
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for number, raw in enumerate(fh, start=1):
-            fields = raw.split("#", 1)[0].split()
-            if not fields:
-                continue
-            try:
-                rows.append(float(fields[-1 if column is None else column]))
-            except (ValueError, IndexError):
-                raise LetorFormatError(path, number, f"no numeric score in {raw.strip()!r}") from None
-    scores = np.asarray(rows, dtype=np.float64)
-    if scores.shape[0] != n_rows:
-        raise LetorFormatError(path, None, f"has {scores.shape[0]} scores but the data has {n_rows} rows")
-    if not np.isfinite(scores).all():
-        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
-        raise LetorFormatError(path, None, f"score {bad + 1} is NaN or inf")
-    return scores
-
-
-def metric_table(y, qid, runs: dict[str, np.ndarray], metrics: Sequence[str]) -> dict:
-    """{run: {metric: value}} plus the number of queries AUC was defined on."""
-    fns: list[tuple[str, Callable]] = [(m, get_metric(m)) for m in metrics]
-    table = {}
-    for name, scores in runs.items():
-        row = {m: float(fn(y, scores, qid)) for m, fn in fns}
-        row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, qid, per_query=True))))
-        table[name] = row
-    return table
-
-
-def format_table(table: dict, metrics: Sequence[str]) -> str:
-    """Plain-text table, one run per row."""
-    head = ["run"] + list(metrics)
-    width = max([len(r) for r in table] + [3])
-    lines = [f"{head[0]:<{width}}  " + "  ".join(f"{m:>9}" for m in metrics)]
-    for name, row in table.items():
-        lines.append(f"{name:<{width}}  " + "  ".join(f"{row[m]:>9.4f}" for m in metrics))
-    return "\n".join(lines)
+METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
+                "mcp (Welleck's multi-class precision), err (RankLib ERR@k)")
 
 
 def _split_metrics(text: str) -> list[str]:
@@ -117,7 +77,7 @@ def cmd_evaluate(args) -> int:
     metrics = _split_metrics(args.metrics)
     runs = {}
     for path in args.scores:
-        runs[path] = read_scores(path, len(data), args.score_column)
+        runs[path] = read_scores(path, data, args.score_column, format=args.format)
     table = metric_table(data.y, data.qid, runs, metrics)
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,
@@ -196,7 +156,8 @@ def cmd_train(args) -> int:
             params[key] = getattr(args, key)
     model = LambdaRanker(
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
-        link=args.link, method=args.method, learning_rate=args.learning_rate, eval_metric=args.metric.split(",") if args.metric else None,
+        link=args.link, method=args.method, learning_rate=args.learning_rate,
+        eval_metric=_split_metrics(args.eval_metric) if args.eval_metric else None,
         early_stopping_rounds=args.early_stopping, random_state=args.seed, n_jobs=args.threads,
         verbose=not args.quiet, **params)
     evals = {}
@@ -207,7 +168,7 @@ def cmd_train(args) -> int:
     best = "" if model.best_iteration_ is None else f" (best iteration {model.best_iteration_})"
     print(f"{args.engine} model with objective {args.objective}{best} written to {args.out}")
     if valid is not None:
-        metrics = _split_metrics(args.report)
+        metrics = _split_metrics(args.metrics)
         table = metric_table(valid.y, valid.qid, {args.valid: model.predict(valid.X)}, metrics)
         print(format_table(table, metrics))
     return 0
@@ -219,11 +180,11 @@ def cmd_fit_linear(args) -> int:
     _check_out(args.out, args.train)
     train = load_letor(args.train)
     qid = None if args.no_qid else train.qid
-    model = RankNCG(alpha=args.alpha, gradient=args.gradient, eps=args.eps, tol=args.tol,
+    model = RankNCG(alpha=args.alpha, link=args.link, method=args.method, eps=args.eps, tol=args.tol,
                     max_iter=args.max_iter, verbose=args.verbose)
     model.fit(train.X, train.y, qid)
     _write_atomic(args.out, model.save_model)
-    print(f"RankNCG ({args.gradient} gradient): {model.n_iter_} CG iterations over {model.n_pairs_} pairs; "
+    print(f"RankNCG ({args.link} link, {args.method} sums): {model.n_iter_} CG iterations over {model.n_pairs_} pairs; "
           f"training WMW {model.score(train.X, train.y, qid):.4f}; written to {args.out}")
     return 0
 
@@ -246,8 +207,8 @@ def cmd_rerank(args) -> int:
     else:
         if not (args.train_scores and args.test_scores):
             raise ValueError("pass --base-model, or both --train-scores and --test-scores")
-        s_train = read_scores(args.train_scores, len(train), args.score_column)
-        s_test = read_scores(args.test_scores, len(test), args.score_column)
+        s_train = read_scores(args.train_scores, train, args.score_column)
+        s_test = read_scores(args.test_scores, test, args.score_column)
     statistic, a = ("auc", None) if args.statistic == "auc" else ("rank_risk", args.statistic)
     if args.k < 0:
         raise ValueError(f"--k must be >= 0, got {args.k}")
@@ -268,27 +229,6 @@ def cmd_rerank(args) -> int:
         _save_scores(args.out, new)
         print(f"{len(new)} scores written to {args.out}")
     return 0
-
-
-def load_model(path):
-    """A fitted boostrank model from a file written by ``boostrank train`` or ``fit-linear``.
-
-    The engine is recognised from the file: XGBoost JSON, LightGBM text, or
-    boostrank's own JSON for linear models.
-    """
-    from .ranker import LambdaRanker
-
-    with open(path, encoding="utf-8") as fh:
-        head = fh.read(4096).lstrip()
-    if head.startswith("{"):
-        if '"boostrank_model"' in head:
-            from .rankncg import load_linear_model
-
-            return load_linear_model(path)
-        return LambdaRanker.load_model(path, engine="xgboost")
-    if head.startswith("tree"):
-        return LambdaRanker.load_model(path, engine="lightgbm")
-    raise ValueError(f"{path}: not a LightGBM, XGBoost or boostrank model file")
 
 
 def cmd_predict(args) -> int:
@@ -314,106 +254,126 @@ def cmd_predict(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boostrank", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults in every option's help; descriptions keep their line breaks."""
 
-    ev = sub.add_parser("evaluate", help="metrics of score files on a LETOR file")
-    ev.add_argument("--data", required=True, help="LETOR / SVMlight file with qid")
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``boostrank`` argument parser (six subcommands)."""
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="boostrank", description=__doc__, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"boostrank {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, text):
+        return sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+
+    demo = command("demo", "run the package end to end on the bundled sample (or your LETOR files)")
+    demo.add_argument("--train", help="LETOR training file (default: the bundled sample)")
+    demo.add_argument("--test", help="LETOR test file (default: the training file)")
+    demo.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
+    demo.add_argument("--rounds", type=int, default=100, help="boosting rounds")
+    demo.add_argument("--rerank-k", type=int, default=3, help="rows per query the MIP re-ranks")
+    demo.add_argument("--time-limit", type=float, default=5.0, help="MIP time limit in seconds")
+    demo.add_argument("--json", action="store_true", help="also print the results as JSON")
+    demo.set_defaults(func=cmd_demo)
+
+    ev = command("evaluate", "metrics of score files or TREC runs on a LETOR file")
+    ev.add_argument("--data", required=True, help="LETOR / SVMlight file with qid (and # docid = ... for runs)")
     ev.add_argument("--scores", required=True, nargs="+",
-                    help="score file(s): one score per line, or columns (see --score-column)")
+                    help="score files (one score per line, in the data's row order) or TREC run files "
+                         "(qid Q0 docno rank score tag, matched by qid and docid)")
+    ev.add_argument("--format", choices=["auto", "scores", "trec"], default="auto",
+                    help="score file format; auto reads six-field lines as a TREC run")
     ev.add_argument("--score-column", type=int, default=None,
-                    help="0-based column of a multi-column score file (default: last)")
-    ev.add_argument("--metrics", default=DEFAULT_METRICS,
-                    help=f"comma list of name[@k][:variant] (default {DEFAULT_METRICS})")
+                    help="0-based column of a multi-column score file (default: the last)")
+    ev.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
     ev.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=cmd_evaluate)
 
-    demo = sub.add_parser("demo", help="run the package end to end on the bundled sample")
-    demo.add_argument("--train", help="LETOR training file (default: bundled sample)")
-    demo.add_argument("--test", help="LETOR test file")
-    demo.add_argument("--metrics", default=DEFAULT_METRICS)
-    demo.add_argument("--rounds", type=int, default=100, help="boosting rounds (default 100)")
-    demo.add_argument("--rerank-k", type=int, default=3, help="rows per query the MIP re-ranks (default 3)")
-    demo.add_argument("--time-limit", type=float, default=5.0, help="MIP time limit in seconds (default 5)")
-    demo.add_argument("--json", action="store_true", help="also print the results as JSON")
-    demo.set_defaults(func=cmd_demo)
-
-    tr = sub.add_parser("train", help="train a gradient-boosted ranker with a λ objective")
-    tr.add_argument("--engine", choices=["lightgbm", "xgboost"], default="lightgbm")
+    tr = command("train", "train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective")
+    tr.add_argument("--train", required=True, help="LETOR training file")
+    tr.add_argument("--valid", help="LETOR validation file (evaluated every round)")
+    tr.add_argument("--out", required=True, help="model file (LightGBM text; XGBoost JSON)")
+    tr.add_argument("--engine", choices=["lightgbm", "xgboost"], default="lightgbm", help="boosting engine")
     tr.add_argument("--objective", default="auc",
                     help="auc | mauc | ndcg (boostrank's λ objectives) or the engine's own: lambdarank, "
-                         "rank_xendcg, rank:ndcg, rank:pairwise, rank:map (default auc)")
+                         "rank_xendcg, rank:ndcg, rank:pairwise, rank:map")
     tr.add_argument("--link", choices=["logistic", "probit"], default="logistic",
                     help="RankNet link of auc/mauc; probit allows --method fast")
     tr.add_argument("--method", choices=["exact", "fast", "auto"], default="exact",
                     help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
                          "128+ rows (a file without qid is one list)")
-    tr.add_argument("--train", required=True, help="LETOR training file")
-    tr.add_argument("--valid", help="LETOR validation file (evaluated every round)")
-    tr.add_argument("--rounds", type=int, default=100)
-    tr.add_argument("--learning-rate", type=float, default=0.1)
-    tr.add_argument("--num-leaves", type=int, default=None)
-    tr.add_argument("--max-depth", type=int, default=None)
-    tr.add_argument("--metric", help="comma list of metrics on --valid (default: the objective's)")
+    tr.add_argument("--rounds", type=int, default=100, help="boosting rounds")
+    tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage")
+    tr.add_argument("--num-leaves", type=int, default=None, help="leaves per tree (engine default)")
+    tr.add_argument("--max-depth", type=int, default=None, help="tree depth (engine default)")
+    tr.add_argument("--eval-metric", "--metric", dest="eval_metric", default=None,
+                    help="comma list of metrics evaluated on --valid every round; the first drives "
+                         "early stopping (default: the objective's)")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="N",
-                    help="stop after N rounds without improvement on --valid")
+                    help="stop after N rounds without improvement on --valid; the model keeps the best round")
     tr.add_argument("--param", type=_engine_param, action="append", metavar="KEY=VALUE",
                     help="further engine parameter under the engine's name (repeatable)")
-    tr.add_argument("--threads", type=int, default=None)
-    tr.add_argument("--seed", type=int, default=None)
-    tr.add_argument("--report", default=DEFAULT_METRICS, help="metrics printed for --valid at the end")
+    tr.add_argument("--threads", type=int, default=None, help="engine threads (default: the engine's)")
+    tr.add_argument("--seed", type=int, default=None, help="random seed")
+    tr.add_argument("--metrics", "--report", dest="metrics", default=DEFAULT_METRICS,
+                    help="metrics printed for --valid at the end; " + METRICS_HELP)
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
-    tr.add_argument("--out", required=True, help="model file (the engine's native format)")
     tr.set_defaults(func=cmd_train)
 
-    fl = sub.add_parser("fit-linear", help="fit a linear ranker (RankNCG) and save it as JSON")
-    fl.add_argument("--model", choices=["rankncg"], default="rankncg")
+    pr = command("predict", "score a LETOR file with a saved model")
+    pr.add_argument("--model", required=True, help="file written by boostrank train or fit-linear")
+    pr.add_argument("--data", required=True, help="LETOR file")
+    pr.add_argument("--out", help="score file, one per line (default: print the scores)")
+    pr.add_argument("--metrics", default=DEFAULT_METRICS, help="printed when --out is given; " + METRICS_HELP)
+    pr.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
+    pr.set_defaults(func=cmd_predict)
+
+    fl = command("fit-linear", "fit a linear ranker (RankNCG) and save it as JSON")
+    fl.add_argument("--model", choices=["rankncg"], default="rankncg", help="linear model")
     fl.add_argument("--train", required=True, help="LETOR training file")
     fl.add_argument("--out", required=True, help="model JSON")
     fl.add_argument("--alpha", type=float, default=1.0, help="λ of the Gaussian prior")
-    fl.add_argument("--gradient", choices=["fast", "exact"], default="fast")
+    fl.add_argument("--link", choices=["probit", "logistic"], default="probit",
+                    help="probit: Raykar's erfc approximation of the logistic (allows --method fast)")
+    fl.add_argument("--method", choices=["fast", "exact"], default="fast",
+                    help="fast: the ε-exact linear-time erfc sums; exact: sums over all pairs")
     fl.add_argument("--eps", type=float, default=1e-6, help="accuracy of the fast erfc sums")
-    fl.add_argument("--tol", type=float, default=1e-3)
-    fl.add_argument("--max-iter", type=int, default=200)
+    fl.add_argument("--tol", type=float, default=1e-3, help="relative gradient norm to stop at")
+    fl.add_argument("--max-iter", type=int, default=200, help="conjugate-gradient iterations")
     fl.add_argument("--no-qid", action="store_true", help="pairs across the whole file, not per query")
-    fl.add_argument("--verbose", action="store_true")
+    fl.add_argument("--verbose", action="store_true", help="print the gradient norm every iteration")
     fl.set_defaults(func=cmd_fit_linear)
 
-    rr = sub.add_parser("rerank", help="re-rank the top K of each list with an exact MIP")
+    rr = command("rerank", "re-rank the top K of each list with an exact MIP")
     rr.add_argument("--train", required=True, help="LETOR training file")
-    rr.add_argument("--train-scores", help="base ranker's out-of-fold scores of the training rows")
     rr.add_argument("--test", required=True, help="LETOR test file")
-    rr.add_argument("--test-scores", help="base ranker's scores of the test rows")
     rr.add_argument("--base-model", help="first-stage model file (LightGBM, XGBoost or boostrank JSON): it scores "
                     "the test rows, and a model of its kind is cross-fitted for the training rows")
-    rr.add_argument("--cv", type=int, default=5, help="cross-fitting folds with --base-model (default 5)")
+    rr.add_argument("--train-scores", help="base ranker's out-of-fold scores of the training rows (or a TREC run)")
+    rr.add_argument("--test-scores", help="base ranker's scores of the test rows (or a TREC run)")
+    rr.add_argument("--score-column", type=int, default=None,
+                    help="0-based column of multi-column score files (default: the last)")
+    rr.add_argument("--cv", type=int, default=5, help="cross-fitting folds with --base-model")
     rr.add_argument("--gate", type=int, default=5,
-                    help="folds of queries of the held-out gate; 0 keeps the fitted model (default 5)")
-    rr.add_argument("--score-column", type=int, default=None)
-    rr.add_argument("--k", type=int, default=20, help="rows re-ranked per list (default 20; 0 keeps the base order)")
+                    help="folds of queries of the held-out gate; 0 keeps the fitted model")
+    rr.add_argument("--k", type=int, default=20, help="rows re-ranked per list (0 keeps the base order)")
     rr.add_argument("--statistic", default="dcg@10",
                     help="auc or a rank-risk weight family: dcg@N, local_auc@t, wta, mrr, pnorm@p, wrs")
-    rr.add_argument("--rank", choices=["min", "resolved"], default="min")
-    rr.add_argument("--l0", default="cv", help="C of the L0 penalty, or cv to choose it (default cv)")
-    rr.add_argument("--eps", type=float, default=1e-4)
-    rr.add_argument("--solver", choices=["highs", "cbc"], default="highs")
-    rr.add_argument("--time-limit", type=float, default=60.0)
-    rr.add_argument("--threads", type=int, default=None)
+    rr.add_argument("--rank", choices=["min", "resolved"], default="min", help="rank rule of tied scores")
+    rr.add_argument("--l0", default="cv", help="C of the L0 penalty, or cv to choose it")
+    rr.add_argument("--eps", type=float, default=1e-4, help="score margin that counts as a strict order")
+    rr.add_argument("--solver", choices=["highs", "cbc"], default="highs", help="MIP solver")
+    rr.add_argument("--time-limit", type=float, default=60.0, help="seconds for the whole fit")
+    rr.add_argument("--threads", type=int, default=None, help="solver threads (default: the solver's)")
     rr.add_argument("--no-qid", action="store_true", help="one list per file")
-    rr.add_argument("--metrics", default=DEFAULT_METRICS)
+    rr.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
     rr.add_argument("--verbose", action="store_true", help="stream the solver log")
-    rr.add_argument("--out", help="re-ranked scores, one per line (n − position in its list)")
+    rr.add_argument("--out", help="re-ranked test scores, one per line (n − position in its list)")
     rr.set_defaults(func=cmd_rerank)
-
-    pr = sub.add_parser("predict", help="score a LETOR file with a saved model")
-    pr.add_argument("--model", required=True, help="file written by boostrank train or fit-linear")
-    pr.add_argument("--data", required=True, help="LETOR file")
-    pr.add_argument("--out", help="score file, one per line (default: print scores to stdout)")
-    pr.add_argument("--metrics", default=DEFAULT_METRICS, help="metrics printed when --out is given")
-    pr.add_argument("--allow-nonfinite", action="store_true")
-    pr.set_defaults(func=cmd_predict)
     return parser
 
 

@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ._validation import group_offsets
 from .lightgbm import lightgbm_objective
 from .xgboost import xgboost_objective
 
@@ -50,8 +51,7 @@ def _query_runs(qid: pd.Series) -> np.ndarray:
     q = qid.to_numpy()
     if q.size == 0:
         return q[:0], np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    return q[[0, -1]], np.diff(np.r_[starts, q.size]).astype(np.int64)
+    return q[[0, -1]], np.diff(group_offsets(q.size, qid=q))
 
 
 def _partition_runs(df, qid):

@@ -17,20 +17,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
-from ._validation import offsets_from_sizes
+from ._validation import group_offsets, repeated_query
 
-__all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor"]
+__all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor", "read_scores", "read_run"]
 
 _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 _TOKEN = re.compile(r"^(\d+):(\S+)$")
 
 
 MAX_LABEL = 2 ** 31 - 1
+"""Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
 MAX_FEATURES = 2 ** 24
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-"""Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
 
 
 class LetorFormatError(ValueError):
@@ -81,12 +80,11 @@ class LetorData:
     def __post_init__(self):
         self.y = np.asarray(self.y, dtype=np.int64)
         self.qid = np.asarray(self.qid, dtype=np.int64)
-        if self.group_sizes is None:
-            starts = np.flatnonzero(np.r_[True, self.qid[1:] != self.qid[:-1]])
-            self.group_sizes = np.diff(np.r_[starts, self.qid.shape[0]]).astype(np.int64)
-        self.group_sizes = np.asarray(self.group_sizes, dtype=np.int64)
+        n = self.qid.shape[0]
         if self.group_offsets is None:
-            self.group_offsets = offsets_from_sizes(self.group_sizes)
+            self.group_offsets = (group_offsets(n, qid=self.qid) if self.group_sizes is None
+                                  else group_offsets(n, group=self.group_sizes))
+        self.group_sizes = np.diff(self.group_offsets)
 
     @property
     def n_queries(self) -> int:
@@ -288,6 +286,8 @@ def load_letor(
         raise LetorFormatError(path, None, "file has no data rows")
     try:
         kwargs = {"n_features": n_features} if n_features is not None else {}
+        from sklearn.datasets import load_svmlight_file  # 1.3 s to import: only when reading
+
         X, y, qid = load_svmlight_file(
             io.BytesIO(raw), query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
         )
@@ -342,12 +342,10 @@ def load_letor(
 
     qid = np.asarray(qid, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    if np.unique(qid[starts]).shape[0] != starts.shape[0]:
+    broken = repeated_query(qid, starts)
+    if broken is not None:
         if not regroup:
-            run_q = qid[starts]
-            uniq, counts = np.unique(run_q, return_counts=True)
-            dup = uniq[counts > 1][0]
-            second = starts[np.flatnonzero(run_q == dup)[1]]
+            dup, _, second = broken
             raise LetorFormatError(
                 path, int(line_no[second]),
                 f"qid {int(dup)} appears again after other queries; rows of a query must be "
@@ -435,9 +433,7 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         if qid.size and (not np.issubdtype(qid.dtype, np.number) or not np.isfinite(qid.astype(float)).all()
                          or np.any(qid != np.round(qid.astype(float)))):
             raise ValueError("qid must hold integers (LETOR's qid:<int>)")
-        from ._validation import offsets_from_qid
-
-        offsets_from_qid(qid, n)  # a file load_letor would refuse is not written
+        group_offsets(n, qid=qid)  # a file load_letor would refuse is not written
     notes = [None] * n
     for i in range(n):
         if comments is not None and comments[i] is not None:
@@ -467,3 +463,139 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
             if notes[i] is not None:
                 parts.append(f"#{notes[i]}")
             fh.write(" ".join(parts) + "\n")
+
+
+def _is_run_line(fields) -> bool:
+    if len(fields) != 6:
+        return False
+    try:
+        int(fields[3])
+        float(fields[4])
+    except ValueError:
+        return False
+    return True
+
+
+def read_scores(path, data, column: int | None = None, format: str = "auto") -> np.ndarray:
+    """Scores of the rows of ``data`` from a score file or a TREC run file.
+
+    Parameters
+    ----------
+    path : str
+    data : LetorData or int
+        The data the scores belong to (or its number of rows, for plain score files).
+    column : int, default=None
+        Plain score files: 0-based column of a multi-column file; default the last
+        column (RankLib's ``qid docidx score`` and similar layouts end with the score).
+    format : {"auto", "scores", "trec"}, default="auto"
+        ``"scores"``: one score per line (or per row of a table), in the data's row order.
+        ``"trec"``: a run file ``qid Q0 docno rank score tag``, matched to the rows by
+        (qid, docid) from the LETOR comments (:func:`read_run`).  ``"auto"`` reads a file
+        whose first line has six fields with an integer fourth and a numeric fifth as a run.
+
+    Returns
+    -------
+    ndarray of float64, aligned with the rows of ``data``
+    """
+    if format not in ("auto", "scores", "trec"):
+        raise ValueError(f"format must be 'auto', 'scores' or 'trec', got {format!r}")
+    if format == "auto":
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            first = next((ln.split() for ln in fh if ln.split() and not ln.lstrip().startswith("#")), [])
+        format = "trec" if _is_run_line(first) and column is None else "scores"
+    if format == "trec":
+        if not isinstance(data, LetorData):
+            raise ValueError("a TREC run is matched by (qid, docid): pass the LetorData")
+        return read_run(path, data)
+    n_rows = len(data) if isinstance(data, LetorData) else int(data)
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, raw in enumerate(fh, start=1):
+            fields = raw.split("#", 1)[0].split()
+            if not fields:
+                continue
+            try:
+                rows.append(float(fields[-1 if column is None else column]))
+            except (ValueError, IndexError):
+                raise LetorFormatError(path, number, f"no numeric score in {raw.strip()!r}") from None
+    scores = np.asarray(rows, dtype=np.float64)
+    if scores.shape[0] != n_rows:
+        raise LetorFormatError(path, None, f"has {scores.shape[0]} scores but the data has {n_rows} rows")
+    if not np.isfinite(scores).all():
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise LetorFormatError(path, None, f"score {bad + 1} is NaN or inf")
+    return scores
+
+
+def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
+    """Scores of the rows of ``data`` from a TREC run file (``qid Q0 docno rank score tag``).
+
+    Documents are matched by (qid, docid), the docid coming from the ``# docid = ...``
+    comments of the LETOR file, so the line order of the run does not matter.
+
+    Parameters
+    ----------
+    path : str
+    data : LetorData
+        With docids (``data.docid``).
+    report : callable, default=None
+        Receives a one-line note when run lines name documents absent from the data
+        (ignored, as they have no label) or rows of the data are absent from the run
+        (placed below every retrieved document of their query, as unretrieved).
+
+    Returns
+    -------
+    ndarray of float64, aligned with the rows of ``data``
+
+    Raises
+    ------
+    LetorFormatError
+        A malformed line, a repeated (qid, docno), or a non-finite score.
+    ValueError
+        The data has no docids, or two of its rows share a (qid, docid).
+    """
+    if data.docid is None:
+        raise ValueError(f"{data.path or 'the data'} has no '# docid = ...' comments to match a TREC run to")
+    keys = {}
+    for i, (q, d) in enumerate(zip(data.qid.tolist(), data.docid.tolist())):
+        if d is None:
+            raise ValueError(f"row {i + 1} of {data.path or 'the data'} has no docid to match a TREC run to")
+        if (q, d) in keys:
+            raise ValueError(f"qid {q} docid {d} occurs twice in {data.path or 'the data'}: cannot match a run")
+        keys[q, d] = i
+    scores = np.full(len(data), np.nan)
+    seen = {}
+    extra = 0
+    with open(path, encoding="utf-8") as fh:
+        for number, raw in enumerate(fh, start=1):
+            fields = raw.split()
+            if not fields or raw.lstrip().startswith("#"):
+                continue
+            if not _is_run_line(fields):
+                raise LetorFormatError(path, number, f"not a run line 'qid Q0 docno rank score tag': {raw.strip()!r}")
+            score = float(fields[4])
+            if not np.isfinite(score):
+                raise LetorFormatError(path, number, "score is NaN or inf")
+            try:
+                q = int(fields[0])
+            except ValueError:
+                extra += 1
+                continue
+            if (q, fields[2]) in seen:
+                raise LetorFormatError(path, number, f"qid {q} docno {fields[2]} repeats line {seen[q, fields[2]]}")
+            seen[q, fields[2]] = number
+            row = keys.get((q, fields[2]))
+            if row is None:
+                extra += 1
+            else:
+                scores[row] = score
+    missing = np.isnan(scores)
+    if missing.all():
+        raise LetorFormatError(path, None, "no line of the run matches a (qid, docid) of the data")
+    if missing.any():
+        floor = np.nanmin(scores) - 1.0
+        scores[missing] = floor  # unretrieved: below every retrieved document
+    if report is not None and (extra or missing.any()):
+        report(f"{path}: {extra} run line(s) name documents not in the data (ignored); "
+               f"{int(missing.sum())} row(s) of the data are not in the run (ranked last)")
+    return scores

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import erfc, erfcinv
 
-from ._kernels.erfc import erfc_sum_direct, erfc_sum_fast, side_sums_sorted
+from ._kernels.erfc import ERFC_ALPHA, erfc_sum_direct, erfc_sum_fast, side_sums_sorted
 
-__all__ = ["erfc_sum", "series_parameters", "SeriesParameters"]
+__all__ = ["erfc_sum", "series_parameters", "SeriesParameters", "ERFC_ALPHA"]
 
 _SIDES = {"both": 0, "below": 1, "above": 2}
 _KERNELS = {"erfc": 0, "gauss": 1}

@@ -4,15 +4,26 @@
 ``LGBMRanker(objective=obj)`` counts the callable's parameters and, for four, calls
 ``obj(y_true, y_pred, weight, group)`` (a ``*args`` wrapper would never receive
 ``group``, LightGBM issue 7018).  One callable with four parameters serves both.
+
+:func:`train_ranker` is what :class:`boostrank.LambdaRanker` and the Dask helpers
+run: everything boostrank knows about LightGBM lives in this module.
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 
-from ._validation import offsets_from_sizes
-from .objectives import EvalMetric, LambdaObjective
+import numpy as np
 
-__all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric"]
+from ._validation import group_offsets
+from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+
+__all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
+           "check_params", "NATIVE_OBJECTIVES"]
+
+#: LightGBM's own ranking objectives, accepted by name.
+NATIVE_OBJECTIVES = ("lambdarank", "rank_xendcg")
 
 
 def _unpack(a, b, c, d):
@@ -20,11 +31,13 @@ def _unpack(a, b, c, d):
     if hasattr(b, "get_group"):  # lgb.train: (preds, Dataset)
         def load():
             sizes = b.get_group()
-            return b.get_label(), None if sizes is None else offsets_from_sizes(sizes), b.get_weight()
+            labels = b.get_label()
+            off = None if sizes is None else group_offsets(len(labels), group=sizes)
+            return labels, off, b.get_weight()
         return b, a, load
 
     def load():  # LGBMRanker: (y_true, y_pred, weight, group)
-        return a, None if d is None else offsets_from_sizes(d), c
+        return a, None if d is None else group_offsets(len(a), group=d), c
     return a, b, load
 
 
@@ -43,14 +56,19 @@ class LightGBMObjective:
 
 
 class LightGBMMetric:
-    """Eval metric for LightGBM; build it with :func:`lightgbm_metric`."""
+    """Eval metric for LightGBM (higher is better); build it with :func:`lightgbm_metric`."""
 
     def __init__(self, metric: EvalMetric):
         self.metric = metric
 
+    @property
+    def name(self) -> str:
+        """The name LightGBM logs: ``br_`` and the metric (``br_auc``), never one of LightGBM's own."""
+        return self.metric.engine_name
+
     def __call__(self, preds, eval_data, weight=None, group=None):
         key, scores, load = _unpack(preds, eval_data, weight, group)
-        return self.metric.name, self.metric.value(key, scores, load), True
+        return self.metric.engine_name, self.metric.value(key, scores, load), True
 
 
 def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
@@ -60,7 +78,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
-        ``sigma``, ``threshold``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
 
     Returns
     -------
@@ -86,6 +104,102 @@ def lightgbm_metric(name: str = "auc") -> LightGBMMetric:
     ----------
     name : str, default="auc"
         ``"auc"``, ``"auc_pessimistic"``, ``"mauc"``, or a :func:`boostrank.get_metric`
-        name (``"ndcg@10"``, ``"map"``, ...); averaged over the queries of the data set.
+        name (``"ndcg@10"``, ``"map"``, ``"err@10"``, ...); averaged over the queries.
+
+    Returns
+    -------
+    LightGBMMetric
+        Logs as ``br_<name>`` (``br_auc``), so it never merges with LightGBM's own
+        ``auc`` in ``record_evaluation``; higher is better.
+
+    Notes
+    -----
+    ``LGBMRanker`` evaluates its default ``ndcg`` as well; to make early stopping
+    follow this metric, pass ``metric="None"`` and ``first_metric_only=True`` to
+    ``lgb.early_stopping``.
     """
     return LightGBMMetric(EvalMetric(name))
+
+
+@functools.lru_cache(maxsize=1)
+def _known_params() -> frozenset:
+    try:  # LightGBM has no public list; its alias table names every parameter
+        from lightgbm.basic import _ConfigAliases
+
+        table = _ConfigAliases._get_all_param_aliases()
+    except Exception:  # pragma: no cover - a LightGBM without the table: no check
+        return frozenset()
+    return frozenset(table) | frozenset(a for aliases in table.values() for a in aliases)
+
+
+def check_params(params: dict) -> None:
+    """Refuse parameter names LightGBM does not know (it would only log a warning).
+
+    Raises
+    ------
+    ValueError
+        Naming each unknown parameter and the closest LightGBM parameter.
+    """
+    known = _known_params()
+    if not known:
+        return
+    bad = [k for k in params if k not in known]
+    if bad:
+        hints = [f"{k!r}" + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else "")
+                 for k in bad]
+        raise ValueError(f"unknown LightGBM parameter(s): {', '.join(hints)}")
+
+
+def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
+                 evals=(), metrics=(), early_stopping_rounds=None, objective_kw=None, progress=None):
+    """Train a LightGBM ranker on query groups with a boostrank or native objective.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or pandas DataFrame
+        DataFrames keep their column names and categorical columns (LightGBM's own rules).
+    y : ndarray
+    offsets : ndarray of int64
+        Query offsets (:func:`boostrank._validation.group_offsets`).
+    objective : str
+        One of :data:`boostrank.objectives.OBJECTIVE_NAMES` or :data:`NATIVE_OBJECTIVES`.
+    params : dict
+        LightGBM parameters (checked by :func:`check_params`).
+    n_estimators : int
+    sample_weight : array-like, default=None
+        One weight per row.
+    evals : sequence of (name, X, y, offsets)
+    metrics : sequence of str
+        boostrank metric names evaluated on ``evals``; the first drives early stopping.
+    early_stopping_rounds : int, default=None
+    objective_kw : dict, default=None
+        Parameters of the λ objective.
+    progress : callable, default=None
+        Called after every round with a short text of the last evaluation.
+
+    Returns
+    -------
+    booster, evals_result, best_iteration
+        ``best_iteration`` counts rounds from 1 (LightGBM's convention), None without
+        early stopping.
+    """
+    import lightgbm as lgb
+
+    check_params(params)
+    train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False)
+    valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train) for _, Xe, ye, oe in evals]
+    base = {"verbose": -1, "metric": "None",
+            "objective": (lightgbm_objective(objective, **(objective_kw or {}))
+                          if objective in OBJECTIVE_NAMES else objective)}
+    fevals = [lightgbm_metric(m) for m in metrics] if valid else None
+    record: dict = {}
+    callbacks = [lgb.record_evaluation(record)]
+    if progress is not None:
+        callbacks.append(lambda env: progress(" ".join(
+            f"{d}:{n}={v:.4f}" for d, n, v, *_ in env.evaluation_result_list[-1:])))
+    stop = bool(early_stopping_rounds) and bool(valid)
+    if stop:
+        callbacks.append(lgb.early_stopping(early_stopping_rounds, first_metric_only=True, verbose=False))
+    booster = lgb.train({**base, **params}, train, num_boost_round=n_estimators, valid_sets=valid,
+                        valid_names=[e[0] for e in evals], feval=fevals, callbacks=callbacks)
+    return booster, record, (booster.best_iteration if stop else None)

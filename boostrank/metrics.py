@@ -19,7 +19,7 @@ import numpy as np
 from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
 from ._kernels.groups import sort_within_groups
-from ._validation import as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, offsets_from_qid
+from ._validation import GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets
 from .weights import WeightFamily, weight_family
 
 __all__ = [
@@ -29,11 +29,17 @@ __all__ = [
     "ndcg",
     "mean_average_precision",
     "precision_at",
+    "precision",
+    "err",
     "minrank",
     "resolved_rank",
     "rank_risk",
     "get_metric",
+    "Metric",
     "METRIC_NAMES",
+    "GroupOffsets",
+    "metric_table",
+    "format_table",
 ]
 
 _AUC_TIES = {"pessimistic": 0.0, "average": 0.5}
@@ -129,7 +135,7 @@ def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False)
     s = as_1d_float(scores, "scores")
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
-    offsets = offsets_from_qid(qid, labels.shape[0])
+    offsets = group_offsets(labels.shape[0], qid=qid)
     order = sort_within_groups(s, offsets, False)
     return _reduce(_km.mauc_groups(labels, s, order, offsets, w), per_query)
 
@@ -172,7 +178,7 @@ def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
     s = as_1d_float(scores, "scores")
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
-    offsets = offsets_from_qid(qid, labels.shape[0])
+    offsets = group_offsets(labels.shape[0], qid=qid)
     if isinstance(graph, str):
         _choice(graph, {"full"}, "graph")
         edges = _full_graph(labels)
@@ -274,9 +280,74 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
     return _reduce(values, per_query)
 
 
+def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, per_query: bool = False):
+    """Precision at k on binarised labels: trec_eval's ``P_k`` (the ``p@k`` metric).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=10
+        Every query divides by k, also when it has fewer documents (as trec_eval does).
+    threshold : float, default=0.0
+        Relevant means label > threshold (trec_eval: ``rel_level`` 1).
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+        Mean over queries; a query without relevant documents scores 0.
+
+    See Also
+    --------
+    precision_at : Welleck's multi-class precision (metric name ``mcp@k``).
+    """
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    kk = _cutoff(k)
+    if kk == 0:
+        raise ValueError("precision needs a finite k")
+    relevant = (y > threshold).astype(np.int64)
+    order = sort_within_groups(s, offsets, True)
+    top, _ = _km.topk_class_counts(relevant, order, offsets, kk, np.ones(1, dtype=np.int64))
+    return _reduce(top[:, 0] / kk, per_query)
+
+
+def err(y, scores, qid=None, *, k: int | None = None, max_grade: int = 4, per_query: bool = False):
+    """Expected reciprocal rank at k, as RankLib's ``ERR@k`` (Chapelle et al., CIKM 2009).
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Relevance grades 0..max_grade.
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=None
+        Cut-off; None for the whole list.
+    max_grade : int, default=4
+        Highest grade of the scale: R = (2^l − 1) / 2^max_grade (RankLib's default 16
+        assumes grades 0..4).
+    per_query : bool, default=False
+
+    Returns
+    -------
+    float or ndarray
+    """
+    labels = as_int_labels(y)
+    s = as_1d_float(scores, "scores")
+    if labels.shape != s.shape:
+        raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
+    if labels.size and labels.max() > max_grade:
+        raise ValueError(f"err: labels reach {int(labels.max())} but max_grade={max_grade}; pass max_grade")
+    offsets = group_offsets(labels.shape[0], qid=qid)
+    order = sort_within_groups(s, offsets, True)
+    values = _km.err_groups(labels.astype(np.float64), order, offsets, _cutoff(k), 2.0 ** max_grade)
+    return _reduce(values, per_query)
+
+
 def precision_at(y, scores, qid=None, *, k: int = 10, average: str = "micro",
                  classes: Sequence[int] | None = None, per_query: bool = False):
-    """Multi-class precision at k, Welleck eqs. (2) and (4).
+    """Multi-class precision at k, Welleck eqs. (2) and (4) (the ``mcp@k`` metric).
 
     Parameters
     ----------
@@ -308,14 +379,15 @@ def precision_at(y, scores, qid=None, *, k: int = 10, average: str = "micro",
       equations coincide; averaging each class over the queries that contain it gives
       each class equal weight, the property Welleck §3.1.2 asks of macro-averaging.
 
-    With binary labels micro P@k is trec_eval's ``P_k``.
+    With binary labels micro P@k is trec_eval's ``P_k``; with graded labels it is not
+    (on MQ2008, micro P@5 .106 against trec_eval's P_5 .213): use :func:`precision`.
     """
     _choice(average, {"micro", "macro"}, "average")
     labels = as_int_labels(y)
     s = as_1d_float(scores, "scores")
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
-    offsets = offsets_from_qid(qid, labels.shape[0])
+    offsets = group_offsets(labels.shape[0], qid=qid)
     kk = _cutoff(k)
     if kk == 0:
         raise ValueError("precision_at needs a finite k")
@@ -359,7 +431,7 @@ def minrank(scores, qid=None) -> np.ndarray:
     [7, 7, 6, 5, 3, 3, 1, 1, 0]
     """
     s = as_1d_float(scores, "scores")
-    offsets = offsets_from_qid(qid, s.shape[0])
+    offsets = group_offsets(s.shape[0], qid=qid)
     return _kr.minrank_groups(s, sort_within_groups(s, offsets, False), offsets)
 
 
@@ -468,19 +540,48 @@ _METRICS: dict[str, Callable] = {
     "ndcg": lambda k, v: lambda y, s, q: ndcg(y, s, q, k=k, convention=v or "lightgbm"),
     "map": lambda k, v: lambda y, s, q: mean_average_precision(
         y, s, q, k=k, convention=v or "lightgbm"),
-    "p": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=10 if k is None else k, average=v or "micro"),
+    "p": lambda k, v: lambda y, s, q: precision(y, s, q, k=10 if k is None else k),
+    "mcp": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=10 if k is None else k, average=v or "micro"),
+    "err": lambda k, v: lambda y, s, q: err(y, s, q, k=k),
 }
 METRIC_NAMES = tuple(_METRICS)
 _WHOLE_LIST = {"auc", "mauc", "wmw"}
 _NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d{1,9}))?(?::(?P<variant>[a-z]+))?$")
 
 
-def get_metric(spec: str) -> Callable:
+class Metric:
+    """A metric from :func:`get_metric`: ``metric(y, scores, qid)``.
+
+    :meth:`from_offsets` takes query offsets instead of a qid column (engines hold
+    groups that way), skipping the conversion.
+    """
+
+    def __init__(self, name: str, fn: Callable):
+        self.name = name
+        self._fn = fn
+        self.__name__ = name
+
+    def __repr__(self):
+        return f"get_metric({self.name!r})"
+
+    def __call__(self, y, scores, qid=None):
+        return self._fn(y, scores, qid)
+
+    def from_offsets(self, y, scores, offsets):
+        """The metric with query ``g`` = rows ``offsets[g]:offsets[g + 1]``."""
+        return self._fn(y, scores, GroupOffsets(offsets))
+
+
+def get_metric(spec: str) -> Metric:
     """Metric callable ``f(y, scores, qid)`` from a name like ``"ndcg@10"``.
 
-    Grammar: ``name[@k][:variant]`` with name in auc, mauc, wmw, ndcg, map, p, and
-    variant a ties rule (``auc:pessimistic``), a convention (``ndcg@10:trec``) or an
-    average (``p@5:macro``).
+    Grammar: ``name[@k][:variant]`` with name in
+
+    * ``auc``, ``mauc``, ``wmw`` (variant: ties rule, ``auc:pessimistic``);
+    * ``ndcg``, ``map`` (variant: convention, ``ndcg@10:trec``; default LightGBM's);
+    * ``p`` — trec_eval's ``P_k`` on binarised labels (:func:`precision`);
+    * ``mcp`` — Welleck's multi-class precision (:func:`precision_at`; ``mcp@5:macro``);
+    * ``err`` — RankLib's ``ERR@k`` (:func:`err`).
     """
     m = _NAME.match(spec.strip().lower())
     if m is None or m["name"] not in _METRICS:
@@ -492,6 +593,39 @@ def get_metric(spec: str) -> Callable:
         raise ValueError(f"metric {spec!r}: {m['name']} is computed on whole lists and takes no @k")
     if k is not None and k < 1:
         raise ValueError(f"metric {spec!r}: the cut-off k must be at least 1")
-    fn = _METRICS[m["name"]](k, m["variant"])
-    fn.__name__ = spec
-    return fn
+    if m["variant"] and m["name"] in ("p", "err"):
+        raise ValueError(f"metric {spec!r}: {m['name']} takes no :variant (Welleck's multi-class precision is mcp)")
+    return Metric(spec, _METRICS[m["name"]](k, m["variant"]))
+
+
+def metric_table(y, qid, runs: dict, metrics: Sequence[str]) -> dict:
+    """``{run: {metric: value}}`` plus the number of queries AUC was defined on.
+
+    Parameters
+    ----------
+    y, qid : array-like
+        Labels and query ids of the rows.
+    runs : dict of str to array-like
+        Scores of each run, aligned with ``y``.
+    metrics : sequence of str
+        :func:`get_metric` names.
+    """
+    fns = [(m, get_metric(m)) for m in metrics]
+    offsets = group_offsets(np.shape(y)[0], qid=qid)
+    table = {}
+    for name, scores in runs.items():
+        row = {m: float(fn.from_offsets(y, scores, offsets)) for m, fn in fns}
+        row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, GroupOffsets(offsets),
+                                                                       per_query=True))))
+        table[name] = row
+    return table
+
+
+def format_table(table: dict, metrics: Sequence[str]) -> str:
+    """Plain-text table of :func:`metric_table`, one run per row."""
+    head = ["run"] + list(metrics)
+    width = max([len(r) for r in table] + [3])
+    lines = [f"{head[0]:<{width}}  " + "  ".join(f"{m:>9}" for m in metrics)]
+    for name, row in table.items():
+        lines.append(f"{name:<{width}}  " + "  ".join(f"{row[m]:>9.4f}" for m in metrics))
+    return "\n".join(lines)

@@ -1,19 +1,24 @@
-"""λ-gradient objectives: the one place that turns (scores, labels, groups) into grad/hess.
+"""λ-gradient objectives: (scores, labels, groups) → (grad, hess) for every engine.
 
 The engine adapters (:mod:`boostrank.lightgbm`, :mod:`boostrank.xgboost`) only
-translate call forms into :meth:`LambdaObjective.gradients`.
+translate call forms into :meth:`LambdaObjective.gradients`.  The kernel of an
+objective is chosen from one table keyed by (metric, link); the probit link's
+linear-time λ lives in :mod:`boostrank.probit`.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 import numba
 import numpy as np
 
 from ._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
-from ._validation import as_1d_float, as_int_labels, dense_grades
+from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
+from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
+from .probit import lambda_auc_probit
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
 
@@ -40,19 +45,46 @@ _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "n
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
-def check_group_offsets(group_offsets, n: int) -> np.ndarray:
-    """Offsets ``[0, ..., n]`` as int64; None means one list of all ``n`` rows."""
-    if group_offsets is None:
-        return np.array([0, n], dtype=np.int64)
-    raw = np.asarray(group_offsets)
-    if raw.size and (not np.issubdtype(raw.dtype, np.number) or np.any(raw != np.round(raw))):
-        raise ValueError(f"group_offsets must be integers, got {raw.tolist()[:6]}")
-    off = np.ascontiguousarray(raw.astype(np.int64))
-    if off.ndim != 1 or off.size == 0 or off[0] != 0 or np.any(np.diff(off) < 0):
-        raise ValueError("group_offsets must start at 0 and be non-decreasing")
-    if off[-1] != n:
-        raise ValueError(f"group sizes add up to {int(off[-1])} rows but there are {n} rows")
-    return off
+def _logistic_auc(obj, s, y, offsets, gain, grad, hess):
+    lambda_auc_kernel(s, y, offsets, obj.sigma, grad, hess)
+
+
+def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess):
+    lambda_ndcg_kernel(s, y, offsets, obj.sigma, obj.truncation_level, obj.norm, gain, grad, hess)
+
+
+def _probit(obj, s, y, offsets, gain, grad, hess):
+    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess)
+
+
+@contextlib.contextmanager
+def numba_threads(n_threads: int):
+    """Run the enclosed Numba kernels on ``n_threads`` threads, then restore the count.
+
+    Numba's thread count is a per-thread mask (``numba.set_num_threads`` is thread
+    local), so this scopes the choice to the calling thread and the enclosed calls —
+    what scikit-learn's ``n_threads`` argument does for its Cython kernels.  One
+    thread enters no parallel region at all.
+    """
+    before = numba.get_num_threads()
+    if n_threads == before:
+        yield
+        return
+    numba.set_num_threads(n_threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+#: The λ kernel of each (metric, link); MAUC's λ is AUC's on class ids (Welleck eq. 19).
+KERNELS: dict[tuple[str, str], Callable] = {
+    ("auc", "logistic"): _logistic_auc,
+    ("mauc", "logistic"): _logistic_auc,
+    ("ndcg", "logistic"): _logistic_ndcg,
+    ("auc", "probit"): _probit,
+    ("mauc", "probit"): _probit,
+}
 
 
 class LambdaObjective:
@@ -87,8 +119,13 @@ class LambdaObjective:
         Accuracy of the series.
     auto_min_rows : int, default=128
         ``method="auto"`` sums pairs exactly in shorter lists; 128 is about where
-        the series becomes faster on this project's 2-core machine (100 rows:
-        23 µs exact vs 24 µs fast; 1 600 rows: 4.5 ms vs 0.25 ms).
+        the series became faster when measured on 2 cores (100 rows: 23 µs exact vs
+        24 µs fast; 1 600 rows: 4.5 ms vs 0.25 ms).
+    n_threads : int, default=None
+        Threads of the λ kernels.  None: one thread for batches below
+        ``PARALLEL_MIN_ROWS`` (200 000) rows, Numba's thread count above — a parallel
+        region's idle threads spin against the engine's own threads, which doubled
+        XGBoost's round time on MQ2008.  The XGBoost adapter passes 1.
 
     Notes
     -----
@@ -103,7 +140,8 @@ class LambdaObjective:
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool = True, label_gain=None,
-                 link: str = "logistic", method: str = "exact", eps: float = 1e-6, auto_min_rows: int = 128):
+                 link: str = "logistic", method: str = "exact", eps: float = 1e-6, auto_min_rows: int = 128,
+                 n_threads: int | None = None):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
         if method not in ("exact", "fast", "auto"):
@@ -114,6 +152,8 @@ class LambdaObjective:
             raise ValueError("the probit link is for metric='auc' or 'mauc'")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
+        if n_threads is not None and int(n_threads) < 1:
+            raise ValueError(f"n_threads must be at least 1, got {n_threads!r}")
         if not (sigma > 0 and np.isfinite(sigma)):
             raise ValueError(f"sigma must be positive and finite, got {sigma!r}")
         if int(truncation_level) < 1:
@@ -128,8 +168,8 @@ class LambdaObjective:
         self.method = method
         self.eps = float(eps)
         self.auto_min_rows = int(auto_min_rows)
-        # rows from which the kernels use Numba's threads; None: never (see gradients)
-        self.parallel_min_rows = PARALLEL_MIN_ROWS
+        self.n_threads = None if n_threads is None else int(n_threads)
+        self._kernel = KERNELS[metric, link]
         self._cache: dict = {}
 
     def __repr__(self):
@@ -139,6 +179,20 @@ class LambdaObjective:
         state = self.__dict__.copy()
         state["_cache"] = {}
         return state
+
+    def check_labels(self, labels, group_offsets=None, weight=None):
+        """Validate labels (and weights) for this objective; returns the prepared data.
+
+        Call it before training to fail on bad labels up front rather than from inside an
+        engine callback.  ``group_offsets`` as in :func:`lambda_gradients`.
+
+        Returns
+        -------
+        tuple
+            ``(labels, offsets, gain, weight, grad buffer, hess buffer)`` for :meth:`gradients`.
+        """
+        y = as_1d_float(labels, "labels")
+        return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
 
     def _prepare(self, labels, offsets, weight=None):
         y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
@@ -176,8 +230,7 @@ class LambdaObjective:
         if hit is not None and hit[0] is key:
             return hit[1]
         labels, offsets, weight = load()
-        n = np.shape(labels)[0]
-        prep = self._prepare(labels, check_group_offsets(offsets, n), weight)
+        prep = self.check_labels(labels, offsets, weight)
         if len(self._cache) > 8:
             self._cache.clear()
         self._cache[id(key)] = (key, prep)
@@ -191,31 +244,17 @@ class LambdaObjective:
         s = as_1d_float(np.reshape(scores, -1), "scores")
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
-        # Numba's thread pool spins after a parallel region and then competes with the
-        # engine's own OpenMP threads (XGBoost ships its own libgomp): on MQ2008 that
-        # doubled XGBoost's round time.  Below parallel_min_rows one thread is faster.
-        threads = numba.get_num_threads()
-        limit = self.parallel_min_rows
-        numba.set_num_threads(threads if limit is not None and s.shape[0] >= limit else 1)
-        try:
-            self._kernel(s, y, offsets, gain, grad, hess)
-        finally:
-            numba.set_num_threads(threads)
+        with numba_threads(self._threads(s.shape[0])):
+            self._kernel(self, s, y, offsets, gain, grad, hess)
         if weight is not None:
             return grad * weight, hess * weight
         return grad, hess
 
-    def _kernel(self, s, y, offsets, gain, grad, hess):
-        if self.link == "probit":
-            from .longlists import lambda_auc_probit
-
-            lambda_auc_probit(s, y, offsets, self.sigma, self.method, self.eps, self.auto_min_rows, grad, hess)
-            return
-        if self.metric == "ndcg":
-            lambda_ndcg_kernel(s, y, offsets, self.sigma, self.truncation_level, self.norm,
-                               gain, grad, hess)
-        else:
-            lambda_auc_kernel(s, y, offsets, self.sigma, grad, hess)
+    def _threads(self, n_rows):
+        available = numba.get_num_threads()
+        if self.n_threads is not None:
+            return min(self.n_threads, available)
+        return available if n_rows >= PARALLEL_MIN_ROWS else 1
 
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
@@ -265,7 +304,7 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     shape = np.shape(labels)
     if len(shape) != 1 or shape[0] != n:
         raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
-    prep = obj._prepare(labels, check_group_offsets(group_offsets, n), weight)
+    prep = obj.check_labels(labels, group_offsets, weight)
     grad, hess = obj.gradients(s, prep)
     return grad.copy(), hess.copy()
 
@@ -283,6 +322,8 @@ class EvalMetric:
     def __init__(self, name: str = "auc"):
         aliases = {"auc_pessimistic": "auc:pessimistic", "mauc_pessimistic": "mauc:pessimistic"}
         self.name = name
+        #: the name engines log: never one of LightGBM's or XGBoost's built-in metric names
+        self.engine_name = "br_" + name
         self._fn = get_metric(aliases.get(name, name))
         self._cache: dict = {}
 
@@ -301,10 +342,8 @@ class EvalMetric:
         hit = self._cache.get(id(key))
         if hit is None or hit[0] is not key:
             labels, offsets, _ = load()
-            n = np.shape(labels)[0]
-            off = check_group_offsets(offsets, n)
-            qid = np.repeat(np.arange(off.shape[0] - 1), np.diff(off))
-            hit = (key, np.asarray(labels, dtype=np.float64), qid)
+            y = as_1d_float(labels, "labels")
+            hit = (key, y, GroupOffsets(offsets_of(y.shape[0], offsets=offsets)))
             if len(self._cache) > 8:
                 self._cache.clear()
             self._cache[id(key)] = hit

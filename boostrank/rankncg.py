@@ -4,15 +4,17 @@ L(w) = −λ/2 ‖w‖² + Σ_{(a ≻ b) ∈ graph} Σ_{l ∈ a, k ∈ b} log σ
 
 (Raykar eq. 2) is maximised with Polak–Ribière nonlinear conjugate gradients (§4).
 The gradient −λw + Σ (x_l − x_k) σ(−wᵀ(x_l − x_k)) is Xᵀc for per-document pair
-coefficients c; ``gradient="exact"`` sums the logistic over all pairs (O(M²)),
-``gradient="fast"`` replaces σ by 1 − ½ erfc(αu), α = √3/(√2 π) (eq. 3) and gets c
-from :func:`boostrank.erfc_sum` in O(p n) per edge of the graph.
+coefficients c.  The vocabulary is the λ objectives': ``link="logistic",
+method="exact"`` sums the logistic over all pairs (O(M²)); ``link="probit"``
+replaces σ by 1 − ½ erfc(αu), α = √3/(√2 π) (eq. 3), summed pair by pair
+(``method="exact"``) or, with ``method="fast"``, from :func:`boostrank.erfc_sum` in
+O(p n) per edge of the graph.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +23,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
 from ._kernels.rankncg import pair_coefficients
-from ._validation import as_int_labels, offsets_from_qid
-from .erfc import erfc_sum, series_parameters
+from ._validation import as_int_labels, group_offsets
+from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
 
 __all__ = ["RankNCG", "pair_gradient", "load_linear_model", "ERFC_ALPHA"]
 
-#: Scale of Raykar's erfc approximation σ(u) ≈ 1 − ½ erfc(ERFC_ALPHA · u).
-ERFC_ALPHA = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
 
 
 class _Pairs:
@@ -40,7 +40,7 @@ class _Pairs:
         if self.classes.shape[0] < 2:
             raise ValueError("y has one class (a single label value): there are no preference pairs to learn from")
         self.cls = np.searchsorted(self.classes, labels).astype(np.int64)
-        self.offsets = offsets_from_qid(qid, labels.shape[0])
+        self.offsets = group_offsets(labels.shape[0], qid=qid)
         S = self.classes.shape[0]
         prefer = np.zeros((S, S), dtype=np.bool_)
         if isinstance(graph, str):
@@ -83,15 +83,31 @@ class _Pairs:
         return out
 
 
-def _coefficients(f, pairs: _Pairs, gradient: str, eps: float):
+_OLD_GRADIENT = {"exact": ("logistic", "exact"), "fast": ("probit", "fast"), "erfc-direct": ("probit", "exact")}
+
+
+def _link_method(link, method, gradient):
+    """(link, method) from the current names or the deprecated ``gradient``."""
+    if gradient is not None:
+        if gradient not in _OLD_GRADIENT:
+            raise ValueError(f"gradient must be one of {list(_OLD_GRADIENT)}, got {gradient!r}")
+        warnings.warn(f"gradient={gradient!r} is deprecated: use link={_OLD_GRADIENT[gradient][0]!r}, "
+                      f"method={_OLD_GRADIENT[gradient][1]!r}", FutureWarning, stacklevel=3)
+        return _OLD_GRADIENT[gradient]
+    if link not in ("logistic", "probit"):
+        raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
+    if method not in ("exact", "fast"):
+        raise ValueError(f"method must be 'exact' or 'fast', got {method!r}")
+    if method == "fast" and link != "probit":
+        raise ValueError("method='fast' needs link='probit' (the series sums erfc, not the logistic)")
+    return link, method
+
+
+def _coefficients(f, pairs: _Pairs, link: str, method: str, eps: float):
     """Per-document pair coefficients c (gradient of the pair sum = Xᵀc)."""
-    if gradient == "exact":
+    if method == "exact":
         coef = np.empty_like(f)
-        pair_coefficients(f, pairs.cls, pairs.offsets, pairs.prefer, 0, ERFC_ALPHA, coef)
-        return coef
-    if gradient == "erfc-direct":  # the erfc link summed pair by pair: the fast path's target
-        coef = np.empty_like(f)
-        pair_coefficients(f, pairs.cls, pairs.offsets, pairs.prefer, 1, ERFC_ALPHA, coef)
+        pair_coefficients(f, pairs.cls, pairs.offsets, pairs.prefer, link == "probit", ERFC_ALPHA, coef)
         return coef
     t = ERFC_ALPHA * f
     n_groups = pairs.offsets.shape[0] - 1
@@ -116,8 +132,8 @@ def _coefficients(f, pairs: _Pairs, gradient: str, eps: float):
     return coef
 
 
-def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, gradient: str = "exact",
-                  eps: float = 1e-6) -> np.ndarray:
+def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: str = "logistic",
+                  method: str = "exact", eps: float = 1e-6, gradient: str | None = None) -> np.ndarray:
     """Gradient of RankNCG's penalised log-likelihood at ``w`` (Raykar §4 and eq. 3).
 
     Parameters
@@ -127,9 +143,14 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, gradie
         As in :meth:`RankNCG.fit` (no standardisation here).
     alpha : float, default=1.0
         λ of the Gaussian prior.
-    gradient : {"exact", "fast", "erfc-direct"}, default="exact"
-        Logistic σ summed over all pairs; the erfc approximation by
-        :func:`boostrank.erfc_sum`; or the erfc approximation summed pair by pair.
+    link : {"logistic", "probit"}, default="logistic"
+        The logistic σ, or its erfc approximation (Raykar eq. 3).
+    method : {"exact", "fast"}, default="exact"
+        Sum pair by pair, or (probit) through :func:`boostrank.erfc_sum`.
+    eps : float, default=1e-6
+        Accuracy of the fast sums.
+    gradient : {"exact", "fast", "erfc-direct"}, default=None
+        Deprecated spelling of (link, method).
 
     Returns
     -------
@@ -138,7 +159,8 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, gradie
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     pairs = _Pairs(y, qid, graph)
-    return -alpha * w + X.T @ _coefficients(X @ w, pairs, gradient, eps)
+    link, method = _link_method(link, method, gradient)
+    return -alpha * w + X.T @ _coefficients(X @ w, pairs, link, method, eps)
 
 
 def log_likelihood(w, X, y, qid=None, *, graph="full", alpha: float = 1.0) -> float:
@@ -147,7 +169,7 @@ def log_likelihood(w, X, y, qid=None, *, graph="full", alpha: float = 1.0) -> fl
     w = np.asarray(w, dtype=np.float64)
     pairs = _Pairs(y, qid, graph)
     coef = np.empty(X.shape[0])
-    ll = pair_coefficients(X @ w, pairs.cls, pairs.offsets, pairs.prefer, 0, ERFC_ALPHA, coef)
+    ll = pair_coefficients(X @ w, pairs.cls, pairs.offsets, pairs.prefer, False, ERFC_ALPHA, coef)
     return float(-0.5 * alpha * w @ w + ll)
 
 
@@ -163,9 +185,11 @@ class RankNCG(BaseEstimator):
     graph : "full" or array-like of shape (n_edges, 2), default="full"
         Preference graph between label classes: Raykar's full order graph (every
         higher class above every lower one), or (lo, hi) label pairs.
-    gradient : {"fast", "exact"}, default="fast"
-        ``"fast"``: erfc approximation of σ with the ε-exact linear-time sums
-        (O(dn + pn) per gradient); ``"exact"``: logistic σ over all pairs (O(dM²)).
+    link : {"probit", "logistic"}, default="probit"
+        ``"probit"``: Raykar's erfc approximation of σ (eq. 3); ``"logistic"``: σ itself.
+    method : {"fast", "exact"}, default="fast"
+        ``"fast"`` (probit only): the ε-exact linear-time sums (O(dn + pn) per
+        gradient); ``"exact"``: sums over all pairs (O(dM²)).
     eps : float, default=1e-6
         Accuracy of the fast sums (the paper's setting).
     tol : float, default=1e-3
@@ -174,6 +198,9 @@ class RankNCG(BaseEstimator):
         Conjugate-gradient iterations.
     verbose : bool, default=False
         Print the gradient norm every iteration.
+    gradient : {"fast", "exact"}, default=None
+        Deprecated: ``"fast"`` is ``link="probit", method="fast"``, ``"exact"`` is
+        ``link="logistic", method="exact"``.
 
     Attributes
     ----------
@@ -200,10 +227,13 @@ class RankNCG(BaseEstimator):
     the direction stops ascending.
     """
 
-    def __init__(self, alpha: float = 1.0, graph="full", gradient: str = "fast", eps: float = 1e-6,
-                 tol: float = 1e-3, max_iter: int = 200, verbose: bool = False):
+    def __init__(self, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "fast",
+                 eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: bool = False,
+                 gradient: str | None = None):
         self.alpha = alpha
         self.graph = graph
+        self.link = link
+        self.method = method
         self.gradient = gradient
         self.eps = eps
         self.tol = tol
@@ -217,8 +247,9 @@ class RankNCG(BaseEstimator):
         -------
         self
         """
-        if self.gradient not in ("fast", "exact"):
-            raise ValueError(f"gradient must be 'fast' or 'exact', got {self.gradient!r}")
+        if self.gradient == "erfc-direct":
+            raise ValueError("gradient must be 'fast' or 'exact'")
+        self._link, self._method = _link_method(self.link, self.method, self.gradient)
         if not self.alpha >= 0:
             raise ValueError(f"alpha must be >= 0, got {self.alpha}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
@@ -236,7 +267,7 @@ class RankNCG(BaseEstimator):
         return self
 
     def _grad(self, w, f, pairs, Xs):
-        return -self.alpha * w + Xs.T @ _coefficients(f, pairs, self.gradient, self.eps)
+        return -self.alpha * w + Xs.T @ _coefficients(f, pairs, self._link, self._method, self.eps)
 
     def _conjugate_gradient(self, Xs, pairs):
         lam = self.alpha
@@ -257,7 +288,7 @@ class RankNCG(BaseEstimator):
             fd = Xs @ d
 
             def slope(eta):  # φ'(η) = ∇L(w + ηd) · d, without a new Xᵀc
-                c = _coefficients(f + eta * fd, pairs, self.gradient, self.eps)
+                c = _coefficients(f + eta * fd, pairs, self._link, self._method, self.eps)
                 return float(-lam * d @ (w + eta * d) + c @ fd)
 
             eta = _line_search(slope, float(g @ d), step)

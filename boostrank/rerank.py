@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ._validation import as_1d_float, offsets_from_qid
+from ._validation import as_1d_float, group_offsets
 from .metrics import auc, rank_risk
 from .mip import MIPRanker
 from .weights import weight_family
@@ -116,7 +116,7 @@ def _fit_base(est, X, y, qid):
     if "qid" in params:
         return est.fit(X, y, qid=qid)
     if "group" in params:
-        offsets = offsets_from_qid(qid, X.shape[0])
+        offsets = group_offsets(X.shape[0], qid=qid)
         return est.fit(X, y, group=np.diff(offsets))
     return est.fit(X, y)
 
@@ -158,7 +158,7 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
     y = np.asarray(y).reshape(-1)
     n = X.shape[0]
     q = np.arange(n) if qid is None else np.asarray(qid)
-    offsets = offsets_from_qid(q, n)
+    offsets = group_offsets(n, qid=q)
     n_lists = offsets.shape[0] - 1
     cv = int(cv)
     if cv < 2 or cv > n_lists:
@@ -440,7 +440,7 @@ class TopKReranker(BaseEstimator):
         n, d = X.shape
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
-        offsets = offsets_from_qid(qid, n)
+        offsets = group_offsets(n, qid=qid)
         self.n_features_in_ = d
         self.base_estimator_ = None
         cross_fitted = False
@@ -499,6 +499,8 @@ class TopKReranker(BaseEstimator):
                         if kind == "exact":
                             bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
                             w = self._fit_w(Z, y, base, tr_rows, tr_off, k, l0, per_fit)
+                            bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} "
+                                                f"{self._progress_text()}", refresh=False)
                             bar.update()
                         elif kind == "logistic":
                             w = self._fit_logistic(Z, y, base, tr_rows, tr_off, k)
@@ -533,6 +535,8 @@ class TopKReranker(BaseEstimator):
                     w = _blend(w, self._fit_logistic(Z, y, base, all_rows, offsets, k), Z, all_rows)
             else:
                 w = self._fit_logistic(Z, y, base, all_rows, offsets, k)
+            bar.set_postfix_str(f"final fit k={k} l0={l0:.3g} {self._progress_text() if kind != 'logistic' else ''}",
+                                refresh=False)
             bar.update()
         finally:
             bar.close()
@@ -572,6 +576,7 @@ class TopKReranker(BaseEstimator):
         if self.include_base:
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
+        self._last_mip = mip
         if self.include_base and (self.warm_start == "auto" or self.warm_start == "logistic"):
             mip.set_params(warm_start=start)
         with warnings.catch_warnings(record=True) as caught:
@@ -585,6 +590,15 @@ class TopKReranker(BaseEstimator):
         if any("every w is optimal" in str(w.message) for w in caught):
             return None
         return mip.coef_
+
+    def _progress_text(self):
+        """Incumbent and bound of the last MIP fit, for the progress bar."""
+        r = getattr(getattr(self, "_last_mip", None), "result_", None)
+        if r is None:
+            return ""
+        inc = "none" if r.statistic is None else f"{r.statistic:.4g}"
+        bound = "" if r.bound is None else f", bound {r.bound:.4g}"
+        return f"(incumbent {inc}{bound}, {r.status})"
 
     def _fit_logistic(self, Z, y, base, rows_all, sub_off, k):
         """Standardised logistic regression on the top k rows of the lists (in Z's units)."""
@@ -685,7 +699,7 @@ class TopKReranker(BaseEstimator):
             A permutation of 0 … n − 1 that keeps every list in its own block.
         """
         scores = self.predict(X, base_scores, qid)
-        offsets = offsets_from_qid(qid, scores.shape[0])
+        offsets = group_offsets(scores.shape[0], qid=qid)
         out = [a + np.argsort(-scores[a:b], kind="stable") for a, b in zip(offsets[:-1], offsets[1:])]
         return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
@@ -708,7 +722,7 @@ class TopKReranker(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
         base = self._base(X, base_scores)
-        offsets = offsets_from_qid(qid, X.shape[0])
+        offsets = group_offsets(X.shape[0], qid=qid)
         k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]
         s = None if self.fallback_ else self._features(X, base) @ self.coef_
         return self._positions(base, offsets, k, s)

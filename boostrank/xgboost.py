@@ -3,20 +3,43 @@
 Query groups come from ``dtrain.get_uint_info("group_ptr")`` (uint32, cast to int64
 before arithmetic); a DMatrix without groups is one list.  ``XGBRanker`` refuses
 callable objectives: use :class:`boostrank.LambdaRanker` for a scikit-learn API.
+
+:func:`train_ranker` is what :class:`boostrank.LambdaRanker` and the Dask helpers
+run: everything boostrank knows about XGBoost (per-query weights, the
+``min_child_weight`` its λ hessians need, one Numba thread beside XGBoost's
+OpenMP) lives in this module.  XGBoost is optional: ``pip install 'boostrank[xgboost]'``.
 """
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 
-from .objectives import EvalMetric, LambdaObjective
+from ._validation import group_offsets
+from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
-__all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric"]
+__all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
+           "query_weights", "objective_params", "import_xgboost", "NATIVE_OBJECTIVES"]
+
+#: XGBoost's own ranking objectives, accepted by name.
+NATIVE_OBJECTIVES = ("rank:ndcg", "rank:pairwise", "rank:map")
+
+
+def import_xgboost():
+    """The ``xgboost`` module, or an ImportError that names the extra to install."""
+    try:
+        import xgboost
+    except ImportError as exc:
+        raise ImportError("XGBoost is not installed; install it with pip install 'boostrank[xgboost]' "
+                          "(or pip install xgboost)") from exc
+    return xgboost
 
 
 def _groups(dtrain):
     ptr = dtrain.get_uint_info("group_ptr").astype(np.int64)
-    return ptr if ptr.size else None
+    return group_offsets(dtrain.num_row(), offsets=ptr) if ptr.size else None
 
 
 def _row_weights(dtrain, offsets):
@@ -34,11 +57,6 @@ class XGBoostObjective:
 
     def __init__(self, objective: LambdaObjective):
         self.objective = objective
-        # XGBoost runs its own bundled libgomp, Numba the system one: each runtime's idle
-        # threads spin against the other's work on the same cores.  With Numba's two
-        # threads a 10^6-row fast λ-AUC round took 247 ms (objective 115 ms, trees 132 ms);
-        # with one, 227 ms (190 ms + 37 ms).  LightGBM shares Numba's libgomp and keeps both.
-        objective.parallel_min_rows = None
 
     def __repr__(self):
         return f"xgboost_objective({self.objective.metric!r})"
@@ -51,14 +69,40 @@ class XGBoostObjective:
 
 
 class XGBoostMetric:
-    """``custom_metric`` for ``xgb.train``; higher is better (pass ``maximize=True``)."""
+    """``custom_metric`` for ``xgb.train``; higher is better.
+
+    XGBoost minimises a custom metric unless told otherwise: pass ``maximize=True`` to
+    ``xgb.train`` or use :meth:`early_stopping`, which carries the direction.
+    """
+
+    maximize = True
 
     def __init__(self, metric: EvalMetric):
         self.metric = metric
 
+    @property
+    def name(self) -> str:
+        """The name XGBoost logs: ``br_`` and the metric (``br_mauc``)."""
+        return self.metric.engine_name
+
     def __call__(self, predt, dtrain):
-        return self.metric.name, self.metric.value(
+        return self.metric.engine_name, self.metric.value(
             dtrain, predt, lambda: (dtrain.get_label(), _groups(dtrain), None))
+
+    def early_stopping(self, rounds: int, *, data_name: str | None = None, save_best: bool = False):
+        """An ``xgb.callback.EarlyStopping`` on this metric, maximising it.
+
+        Parameters
+        ----------
+        rounds : int
+        data_name : str, default=None
+            Eval set to watch (default: XGBoost's, the last one).
+        save_best : bool, default=False
+            Keep only the best trees (otherwise ``booster.best_iteration`` marks them).
+        """
+        xgb = import_xgboost()
+        return xgb.callback.EarlyStopping(rounds=rounds, metric_name=self.name, data_name=data_name,
+                                          maximize=True, save_best=save_best)
 
 
 def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
@@ -68,16 +112,132 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
-        ``sigma``, ``threshold``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``n_threads`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
+        system one, and each runtime's idle threads spin against the other's work (a
+        10^6-row fast λ-AUC round took 247 ms with Numba's two threads, 227 ms with one).
 
     Notes
     -----
     λ-AUC hessians are small (about 0.1 per document), so XGBoost's default
-    ``min_child_weight=1`` blocks most splits; use something like 1e-3.
+    ``min_child_weight=1`` blocks most splits; use something like 1e-3
+    (:func:`objective_params` gives the settings :class:`boostrank.LambdaRanker` uses).
     """
+    kw.setdefault("n_threads", 1)
     return XGBoostObjective(LambdaObjective(metric, **kw))
 
 
 def xgboost_metric(name: str = "auc") -> XGBoostMetric:
-    """Eval metric for ``xgb.train(custom_metric=...)``; see :func:`boostrank.lightgbm_metric`."""
+    """Eval metric for ``xgb.train(custom_metric=...)``; see :func:`boostrank.lightgbm_metric`.
+
+    Higher is better: pass ``maximize=True`` to ``xgb.train`` (with
+    ``disable_default_eval_metric=1`` in the parameters), or early-stop with
+    :meth:`XGBoostMetric.early_stopping`.
+    """
     return XGBoostMetric(EvalMetric(name))
+
+
+def objective_params(objective: str) -> dict:
+    """XGBoost parameters for a boostrank objective name or a native one.
+
+    boostrank's λ objectives get ``min_child_weight=1e-3`` (their hessians are about 0.1
+    per document) and no default eval metric; a native objective is set by name.
+    """
+    if objective in OBJECTIVE_NAMES:
+        return {"min_child_weight": 1e-3, "disable_default_eval_metric": 1}
+    return {"objective": objective}
+
+
+def query_weights(weight, offsets) -> np.ndarray:
+    """One weight per query, as XGBoost's ranking objectives want.
+
+    Accepts one weight per query, or one per row that is constant within each query.
+    """
+    w = np.asarray(weight, dtype=np.float64)
+    n_groups = offsets.shape[0] - 1
+    if w.shape[0] == n_groups:
+        return w
+    if w.shape[0] != offsets[-1]:
+        raise ValueError(f"sample_weight needs one value per query ({n_groups}) or per row")
+    first = w[offsets[:-1]]
+    if not np.allclose(np.repeat(first, np.diff(offsets)), w):
+        raise ValueError("XGBoost ranking weights are per query: make sample_weight constant "
+                         "within each query")
+    return first
+
+
+_UNUSED = re.compile(r"Parameters: \{(.*?)\} are not used")
+
+
+def check_params(params: dict) -> None:
+    """Refuse parameters XGBoost would ignore (it only warns "are not used").
+
+    A one-round probe on four rows with XGBoost's own parameter validation.
+    """
+    xgb = import_xgboost()
+    probe = xgb.DMatrix(np.zeros((4, 1)), np.array([1.0, 0.0, 1.0, 0.0]))
+    probe.set_group([4])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        xgb.train({**params, "verbosity": 1, "validate_parameters": True}, probe, 1,
+                  obj=(lambda p, d: (np.zeros(4), np.ones(4))) if "objective" not in params else None)
+    for w in caught:
+        m = _UNUSED.search(str(w.message))
+        if m:
+            names = ", ".join(n.strip() for n in m.group(1).split(","))
+            raise ValueError(f"unknown XGBoost parameter(s): {names}")
+
+
+def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
+                 evals=(), metrics=(), early_stopping_rounds=None, objective_kw=None, progress=None):
+    """Train an XGBoost ranker on query groups with a boostrank or native objective.
+
+    Parameters are those of :func:`boostrank.lightgbm.train_ranker`, except that
+    ``sample_weight`` is one per query (or per row, constant within each query) and
+    DataFrames go in with ``enable_categorical=True`` (``tree_method="hist"``).
+
+    Returns
+    -------
+    booster, evals_result, best_iteration
+        ``best_iteration`` indexes rounds from 0 (XGBoost's convention); it is also stored in
+        the booster, so a saved and reloaded model predicts with the best trees.
+    """
+    xgb = import_xgboost()
+
+    def dmatrix(Xm, ym, off, weight=None):
+        d = xgb.DMatrix(Xm, ym, enable_categorical=True)
+        d.set_group(np.diff(off))
+        if weight is not None:
+            d.set_weight(query_weights(weight, off))
+        return d
+
+    custom = objective in OBJECTIVE_NAMES
+    full = {"tree_method": "hist", "verbosity": 0, **objective_params(objective), **params}
+    if evals:
+        full["disable_default_eval_metric"] = 1
+    check_params(full)
+    train = dmatrix(X, y, offsets, sample_weight)
+    watch = [(dmatrix(Xe, ye, oe), name) for name, Xe, ye, oe in evals]
+    scorers = [xgboost_metric(m) for m in metrics]
+
+    def custom_metric(predt, dmat):
+        return [s(predt, dmat) for s in scorers]
+
+    callbacks = []
+    if progress is not None:
+        class Progress(xgb.callback.TrainingCallback):
+            def after_iteration(self, model, epoch, evals_log):
+                last = [(d, m, v[-1]) for d, ms in evals_log.items() for m, v in ms.items()][-1:]
+                progress(" ".join(f"{d}:{m}={v:.4f}" for d, m, v in last))
+                return False
+
+        callbacks.append(Progress())
+    stop = bool(early_stopping_rounds) and bool(watch)
+    if stop:
+        callbacks.append(scorers[0].early_stopping(early_stopping_rounds))
+    record: dict = {}
+    booster = xgb.train(full, train, num_boost_round=n_estimators, evals=watch,
+                        obj=xgboost_objective(objective, **(objective_kw or {})) if custom else None,
+                        custom_metric=custom_metric if watch else None, maximize=True,
+                        evals_result=record, verbose_eval=False, callbacks=callbacks)
+    return booster, record, (booster.best_iteration if stop else None)

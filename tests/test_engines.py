@@ -88,15 +88,15 @@ def test_eval_metrics_in_both_engines(letor):
                         feval=[br.lightgbm_metric("auc"), br.lightgbm_metric("auc_pessimistic")],
                         callbacks=[lgb.record_evaluation(record)])
     p = booster.predict(letor.X)
-    assert record["train"]["auc"][-1] == pytest.approx(br.auc(letor.y, p, letor.qid))
-    assert record["train"]["auc_pessimistic"][-1] == pytest.approx(
+    assert record["train"]["br_auc"][-1] == pytest.approx(br.auc(letor.y, p, letor.qid))
+    assert record["train"]["br_auc_pessimistic"][-1] == pytest.approx(
         br.auc(letor.y, p, letor.qid, ties="pessimistic"))
     d = xgb.DMatrix(letor.X, letor.y, qid=letor.qid)
     res = {}
     b = xgb.train({"min_child_weight": 1e-3, "disable_default_eval_metric": 1}, d, 3,
                   obj=br.xgboost_objective("mauc"), evals=[(d, "train")],
                   custom_metric=br.xgboost_metric("mauc"), evals_result=res, verbose_eval=False)
-    assert res["train"]["mauc"][-1] == pytest.approx(br.mauc(letor.y, b.predict(d), letor.qid), abs=1e-6)
+    assert res["train"]["br_mauc"][-1] == pytest.approx(br.mauc(letor.y, b.predict(d), letor.qid), abs=1e-6)
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
@@ -108,7 +108,7 @@ def test_lambda_ranker_learns(letor, letor_test, engine, objective):
     ranker.fit(letor.X, letor.y, letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
     p = ranker.predict(test.X)
     assert br.auc(test.y, p, test.qid) > 0.7
-    hist = ranker.evals_result_["valid_0"]["auc"]
+    hist = ranker.evals_result_["valid_0"]["br_auc"]
     assert len(hist) == 40 and hist[-1] == pytest.approx(br.auc(test.y, p, test.qid), abs=1e-6)
 
 
@@ -136,7 +136,7 @@ def test_ranker_misuse(letor):
     X, y = letor.X[:6], letor.y[:6]
     with pytest.raises(ValueError, match="qid 1 is not contiguous"):
         br.LambdaRanker("xgboost").fit(X, y, [1, 1, 2, 2, 1, 1])
-    with pytest.raises(ValueError, match="group sizes add up to 5 rows but X has 6"):
+    with pytest.raises(ValueError, match="group sizes add up to 5 rows but there are 6 rows"):
         br.LambdaRanker().fit(X, y, group=[2, 3])
     with pytest.raises(ValueError, match="not available on xgboost"):
         br.LambdaRanker("xgboost", "lambdarank").fit(X, y)
@@ -156,7 +156,7 @@ def test_ranker_params_clone_and_save(letor, tmp_path):
     r = br.LambdaRanker("lightgbm", "auc", n_estimators=7, num_leaves=5, min_data_in_leaf=3)
     assert r.get_params()["num_leaves"] == 5
     c = clone(r).set_params(num_leaves=9, n_estimators=3)
-    assert c.get_params()["num_leaves"] == 9 and c.n_estimators == 3 and r.engine_params["num_leaves"] == 5
+    assert c.get_params()["num_leaves"] == 9 and c.n_estimators == 3 and r.num_leaves == 5
     for engine in ("lightgbm", "xgboost"):
         fitted = br.LambdaRanker(engine, n_estimators=5).fit(letor.X, letor.y, letor.qid)
         path = tmp_path / f"model.{engine}.json"

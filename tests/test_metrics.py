@@ -318,7 +318,7 @@ def test_get_metric_names():
     assert M.get_metric("ndcg@3")(y, s, qid) == br.ndcg(y, s, qid, k=3)
     assert M.get_metric("ndcg@3:trec")(y, s, qid) == br.ndcg(y, s, qid, k=3, convention="trec")
     assert M.get_metric("auc:pessimistic")(y, s, qid) == br.auc(y, s, qid, ties="pessimistic")
-    assert M.get_metric("p@2:macro")(y, s, qid) == br.precision_at(y, s, qid, k=2, average="macro")
+    assert M.get_metric("mcp@2:macro")(y, s, qid) == br.precision_at(y, s, qid, k=2, average="macro")
     with pytest.raises(ValueError, match="unknown metric"):
         M.get_metric("ndgc@10")
 

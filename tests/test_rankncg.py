@@ -42,10 +42,10 @@ def test_fast_gradient_within_eps_of_erfc_link_gradient(seed, qid, eps):
     X, y, q = _problem(seed + 10, n=200, qid=qid)
     w = np.random.default_rng(seed).normal(size=X.shape[1])
     _, g_ref = rankncg_loglik(w, X[:60], y[:60], None if q is None else q[:60], alpha=1.0, link="erfc")
-    g_direct = pair_gradient(w, X[:60], y[:60], None if q is None else q[:60], gradient="erfc-direct")
+    g_direct = pair_gradient(w, X[:60], y[:60], None if q is None else q[:60], link="probit", method="exact")
     np.testing.assert_allclose(g_direct, g_ref, rtol=1e-10, atol=1e-9)
-    direct = pair_gradient(w, X, y, q, gradient="erfc-direct")
-    fast = pair_gradient(w, X, y, q, gradient="fast", eps=eps)
+    direct = pair_gradient(w, X, y, q, link="probit", method="exact")
+    fast = pair_gradient(w, X, y, q, link="probit", method="fast", eps=eps)
     # each coefficient sums erfc over its pair partners, each off by at most eps/2 relative
     # to the sources of one erfc_sum call (all documents of the partner class)
     counts = np.bincount(_Pairs(y, q, "full").cls)
@@ -56,8 +56,8 @@ def test_fast_gradient_within_eps_of_erfc_link_gradient(seed, qid, eps):
 @pytest.mark.parametrize("seed", range(4))
 def test_fast_and_exact_reach_the_same_wmw(seed):
     X, y, q = _problem(seed + 20, n=400, d=5, classes=3 + seed % 2, qid=seed % 2 == 1)
-    fast = br.RankNCG(gradient="fast").fit(X, y, q)
-    exact = br.RankNCG(gradient="exact").fit(X, y, q)
+    fast = br.RankNCG(link="probit", method="fast").fit(X, y, q)
+    exact = br.RankNCG(link="logistic", method="exact").fit(X, y, q)
     assert abs(fast.score(X, y, q) - exact.score(X, y, q)) <= 0.002
     assert fast.n_iter_ >= 1 and exact.n_iter_ >= 1
 
@@ -96,6 +96,12 @@ def test_explicit_graph_and_errors():
         br.RankNCG().fit(np.full_like(X, np.nan), y)
     with pytest.raises(ValueError, match="gradient"):
         br.RankNCG(gradient="slow").fit(X, y)
+    with pytest.raises(ValueError, match="method"):
+        br.RankNCG(method="slow").fit(X, y)
+    with pytest.raises(ValueError, match="needs link='probit'"):
+        br.RankNCG(link="logistic", method="fast").fit(X, y)
+    with pytest.warns(FutureWarning, match="deprecated"):
+        br.RankNCG(gradient="exact", max_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="nothing to learn"):
         br.RankNCG().fit(X[:4], [0, 0, 1, 1], qid=[1, 1, 2, 2])
 

@@ -20,6 +20,10 @@ import math
 import numpy as np
 from numba import njit
 
+#: Raykar's probit link: the logistic σ(u) ≈ 1 − ½ erfc(ERFC_ALPHA · u), α = √3/(√2 π)
+#: (Raykar eq. 3; the erfc with the logistic's slope and variance matched).
+ERFC_ALPHA = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
+
 
 @njit(cache=True)
 def erfc_sum_direct(y, z, q, kind, side, out):
@@ -44,7 +48,7 @@ def erfc_sum_direct(y, z, q, kind, side, out):
 
 
 @njit(cache=True)
-def _harmonics(theta, p, c, s):
+def harmonics(theta, p, c, s):
     """cos and sin of (2n+1)·theta, n = 0..p-1, by rotation."""
     c1 = math.cos(theta)
     s1 = math.sin(theta)
@@ -95,7 +99,7 @@ def _blocks(y, z, lo, width):
 
 
 @njit(cache=True)
-def _series_weights(h, p):
+def series_weights(h, p):
     """Weights of harmonic 2n+1 in the erfc series (Raykar eq. 5) and its Gaussian derivative."""
     ae = np.empty(p)
     ag = np.empty(p)
@@ -123,7 +127,7 @@ def _block_series(z, Q, kz, occ, centres, h, p):
     sn = np.empty(p)
     for i in range(z.shape[0]):
         k = kz[i]
-        _harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
+        harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
         for c in range(k_w):
             w = Q[c, i]
             QB[k, c] += w
@@ -150,14 +154,14 @@ def _block_series(z, Q, kz, occ, centres, h, p):
         for c in range(k_w):
             FQ[k, c] = far[upper, c]
         if has_above:  # exact rotation by (2n+1)·2h·(c_{k+1} − c_k)
-            _harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
+            harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
             for c in range(k_w):
                 UQ[k, c] = QB[k + 1, c]
                 for n in range(p):
                     UC[k, c, n] = C[k + 1, c, n] * rc[n] - S[k + 1, c, n] * rs[n]
                     US[k, c, n] = S[k + 1, c, n] * rc[n] + C[k + 1, c, n] * rs[n]
         if has_below:
-            _harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
+            harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
             for c in range(k_w):
                 LQ[k, c] = QB[k - 1, c]
                 for n in range(p):
@@ -184,7 +188,7 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
     kz, ky, occ, centres = _blocks(y, z, lo, width)
     Q = q.reshape(1, -1)
     C, S, QB, LC, LS, LQ, UC, US, UQ, FQ = _block_series(z, Q, kz, occ, centres, h, p)
-    ae, ag = _series_weights(h, p)
+    ae, ag = series_weights(h, p)
     a = ae if kind == 0 else ag
     # neighbourhood totals per block, weighted by the series: one product per harmonic
     nb = occ.shape[0]
@@ -200,7 +204,7 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
     sy = np.empty(p)
     for j in range(y.shape[0]):
         k = ky[j]
-        _harmonics(2.0 * h * (y[j] - centres[k]), p, cy, sy)
+        harmonics(2.0 * h * (y[j] - centres[k]), p, cy, sy)
         acc = 0.0
         if kind == 0:
             for n in range(p):
@@ -234,7 +238,7 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, e_below, g_below, e_total, g_tota
         return
     kz, ky, occ, centres = _blocks(y, z, lo, width)
     C, S, QB, LC, LS, LQ, UC, US, UQ, FQ = _block_series(z, Q, kz, occ, centres, h, p)
-    ae, ag = _series_weights(h, p)
+    ae, ag = series_weights(h, p)
     cn = np.empty(p)
     sn = np.empty(p)
     RC = np.zeros((k_w, p))
@@ -257,14 +261,14 @@ def side_sums_sorted(y, z, Q, lo, width, h, p, e_below, g_below, e_total, g_tota
                 i += 1
         centre = centres[k]
         while i < n_src and kz[i] == k and z[i] < y[j]:
-            _harmonics(2.0 * h * (z[i] - centre), p, cn, sn)
+            harmonics(2.0 * h * (z[i] - centre), p, cn, sn)
             for c in range(k_w):
                 rq[c] += Q[c, i]
                 for n in range(p):
                     RC[c, n] += Q[c, i] * cn[n]
                     RS[c, n] += Q[c, i] * sn[n]
             i += 1
-        _harmonics(2.0 * h * (y[j] - centre), p, cy, sy)
+        harmonics(2.0 * h * (y[j] - centre), p, cy, sy)
         for c in range(k_w):
             eb = 0.0
             gb = 0.0

@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .erfc import _harmonics
+from .erfc import harmonics
 from .groups import radix_sort_u64
 
 
@@ -141,7 +141,7 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
             if k == cur + 1:
                 # the finished block becomes the "previous block" term, rotated to the
                 # new centre and its row-1 weights rebased to the new block's first index
-                _harmonics(2.0 * h * (new_centre - centre), p, rc, rs)
+                harmonics(2.0 * h * (new_centre - centre), p, rc, rs)
                 db = float(i - base)
                 for c in range(C):
                     o0 = Rq[c, 0] - Lq[c, 0]
@@ -174,7 +174,7 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
             base = i
         d = float(i - base)
         c = cls[row]
-        _harmonics(2.0 * h * (y - centre), p, cn, sn)
+        harmonics(2.0 * h * (y - centre), p, cn, sn)
         acc_e = 0.0
         acc_g = 0.0
         for m in range(p):
@@ -228,7 +228,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         |ω_a − ω_b| (Welleck eq. 18), zero on the diagonal.
     width, h, p, ae, ag
         Cut-off/block width, series step, truncation and the erfc / Gaussian
-        series weights (:func:`boostrank._kernels.erfc._series_weights`).
+        series weights (:func:`boostrank._kernels.erfc.series_weights`).
     """
     n = scores.shape[0]
     order, t, cls = ascending_pessimistic(scores, labels, wmat.shape[0], alpha * sigma)

@@ -321,3 +321,43 @@ def topk_class_counts(labels, order_desc, offsets, k, classes):
                     if i < kk:
                         top[g, c] += 1.0
     return top, present
+
+
+@njit(cache=True, parallel=True)
+def err_groups(labels, order_desc, offsets, k, max_gain):
+    """Expected reciprocal rank at k of each group (Chapelle et al. 2009; RankLib's ``ERR@k``).
+
+    ERR@k = Σ_{i < k} R_(i)/(i + 1) Π_{j < i} (1 − R_(j)) with R = (2^l − 1)/max_gain
+    over the list in descending score order.
+
+    Parameters
+    ----------
+    labels : ndarray of float64, shape (n,)
+    order_desc : ndarray of int64, shape (n,)
+    offsets : ndarray of int64, shape (n_groups + 1,)
+    k : int
+        Cut-off; ``k <= 0`` means the whole list.
+    max_gain : float
+        2^g_max (RankLib: 16, grades 0..4).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_groups,)
+        NaN for an empty group.
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.full(n_groups, np.nan)
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if b == a:
+            continue
+        stop = b if k <= 0 else min(b, a + k)
+        total = 0.0
+        keep = 1.0
+        for i in range(a, stop):
+            r = (2.0 ** labels[order_desc[i]] - 1.0) / max_gain
+            total += keep * r / (i - a + 1)
+            keep *= 1.0 - r
+        out[g] = total
+    return out

@@ -3,7 +3,7 @@
 For every preferred pair (l ≻ k) in the same query, with u = f_l − f_k, the
 gradient of Σ log σ(u) is Σ (x_l − x_k) σ(−u): the kernels return the per-document
 coefficient c (c_l += σ(−u), c_k −= σ(−u)) so that the gradient is Xᵀc.
-``link`` 0 is the logistic σ, 1 Raykar's approximation σ(u) ≈ 1 − ½ erfc(αu).
+``probit`` False is the logistic σ, True Raykar's approximation σ(u) ≈ 1 − ½ erfc(αu).
 """
 
 import math
@@ -19,7 +19,7 @@ def _log_sigmoid(u):
 
 
 @njit(cache=True)
-def pair_coefficients(f, cls, offsets, prefer, link, alpha, coef):
+def pair_coefficients(f, cls, offsets, prefer, probit, alpha, coef):
     """Fill ``coef`` and return Σ log σ(u) over the preferred pairs.
 
     Parameters
@@ -31,8 +31,8 @@ def pair_coefficients(f, cls, offsets, prefer, link, alpha, coef):
     offsets : int64 (n_groups + 1,)
     prefer : bool (S, S)
         ``prefer[a, b]``: class a should rank above class b.
-    link : int
-        0 logistic, 1 erfc approximation (then the log-likelihood uses log σ too).
+    probit : bool
+        False: logistic σ; True: the erfc approximation (then the log-likelihood uses log σ too).
     alpha : float
         √3/(√2 π) for the erfc link.
     """
@@ -48,7 +48,7 @@ def pair_coefficients(f, cls, offsets, prefer, link, alpha, coef):
                 if not prefer[cls[i], cls[j]]:
                     continue
                 u = f[i] - f[j]
-                if link == 0:
+                if not probit:
                     if u >= 0:
                         e = math.exp(-u)
                         s = e / (1.0 + e)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._validation import as_1d_float, offsets_from_qid
+from .._validation import as_1d_float, group_offsets
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
 from .search import exact_low_dimension, penalised, search
@@ -288,7 +288,7 @@ class MIPRanker(BaseEstimator):
             raise ValueError("sample_weight must hold one non-negative weight per row")
         if self.statistic == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
-        offsets = offsets_from_qid(qid, n)
+        offsets = group_offsets(n, qid=qid)
         groups = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)).astype(np.int64)
         if pairs is not None:
             pairs = np.asarray(pairs)

@@ -9,7 +9,7 @@ import boostrank as br
 from boostrank._kernels.groups import radix_sort_u64
 from boostrank._kernels.lambda_series import ascending_pessimistic
 from boostrank._kernels.lambdas import pessimistic_order
-from boostrank.longlists import fast_error_bound, lambda_auc_probit
+from boostrank.probit import fast_error_bound, lambda_auc_probit
 
 from .reference import lambda_auc_probit_reference
 

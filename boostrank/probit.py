@@ -1,0 +1,154 @@
+"""The probit λ: λ-AUC / λ-MAUC with Raykar's erfc link, exact or at linear cost per list (Raykar §5).
+
+With ρ_hl = ½ erfc(ασ(s_h − s_l)) (Raykar's approximation of the RankNet logistic,
+α = √3/(√2 π)) and |ΔAUC_hl| = |p_h − p_l|/(mn) on the pessimistic score order
+(Welleck Thm 4.1), every document's λ and hessian is a sum of erfc and Gaussian
+kernels over the documents of the other classes, weighted by the distance in
+positions:
+
+    grad_i = σ/2 · (2 Σ_{l_j > l_i} w |p_i − p_j| − Σ_j w |p_i − p_j| erfc(t_i − t_j)),
+
+t = ασs.  After one sort, positions are indices, and each sum splits into the
+documents below and above i: an ascending sweep and a mirrored one, each carrying
+Beaulieu's series coefficients of the neighbouring blocks
+(:mod:`boostrank._kernels.lambda_series`), give all of them in O(p n).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ._kernels.erfc import ERFC_ALPHA, series_weights
+from ._kernels.lambda_series import lambda_auc_series_kernel
+from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
+from ._kernels.metrics import mauc_class_weights
+from .erfc import joint_parameters
+
+__all__ = ["lambda_auc_probit", "fast_error_bound"]
+
+ERFC_ALPHA_SQRT_PI = ERFC_ALPHA / math.sqrt(math.pi)
+
+
+def _positions(s, y):
+    order = pessimistic_order(s, y, 0, s.shape[0])
+    p = np.empty(s.shape[0], dtype=np.float64)
+    p[order] = np.arange(s.shape[0], dtype=np.float64)
+    return p
+
+
+@functools.lru_cache(maxsize=16)
+def _series(eps):
+    par = joint_parameters(eps)
+    ae, ag = series_weights(par.h, par.p)
+    ae.flags.writeable = ag.flags.writeable = False
+    return par, ae, ag
+
+
+def _fast_one_list(s, y, sigma, eps, grad, hess):
+    n = s.shape[0]
+    if n < 2:
+        grad[:] = 0.0
+        hess[:] = 0.0
+        return
+    counts = np.bincount(y).astype(np.float64)
+    w = mauc_class_weights(counts, float(n))
+    present = counts > 0
+    if not present.all():  # the sweep costs O(classes) per row: drop absent grades
+        w = w[present]
+        y = (np.cumsum(present) - 1)[y]
+    wmat = np.abs(w[:, None] - w[None, :])
+    par, ae, ag = _series(eps)
+    if np.abs(s).max() * ERFC_ALPHA * sigma > 2.0**52 * par.r:
+        # block numbers would lose integer precision and the series its validity
+        raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
+                         "(|score| · sigma must stay below about 4e16); use method='exact'")
+    lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
+                             grad, hess)
+
+
+def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
+                      auto_min_rows=128, grad=None, hess=None):
+    """λ-AUC gradients and hessians with the probit link, exact or through the series.
+
+    Parameters
+    ----------
+    scores : ndarray of float64
+    labels : ndarray of float64
+        > 0 is positive.
+    group_offsets : ndarray of int64
+    method : {"exact", "fast", "auto"}
+        ``"exact"`` sums pairs (O(n²) per list), ``"fast"`` uses the series
+        (O(p n) per list: a radix sort and two series sweeps), ``"auto"`` picks
+        ``fast`` for lists of at least ``auto_min_rows`` rows.
+    eps : float
+        Accuracy of the series; see :func:`fast_error_bound`.
+    auto_min_rows : int
+        Shortest list ``method="auto"`` sends through the series.
+    grad, hess : ndarray of float64, default=None
+        Output buffers (allocated when None).
+
+    The series kernel runs on Numba's thread count of the calling thread; see
+    :func:`boostrank.objectives.numba_threads`.
+
+    Returns
+    -------
+    grad, hess : ndarray
+    """
+    n = scores.shape[0]
+    labels = np.ascontiguousarray(labels).astype(np.int64, copy=False)
+    if labels.size and labels.min() < 0:
+        raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
+    grad = np.empty(n) if grad is None else grad
+    hess = np.empty(n) if hess is None else hess
+    if method == "exact":
+        limit = n + 1
+    elif method == "fast":
+        limit = 1
+    elif method == "auto":
+        limit = auto_min_rows - 1
+    else:
+        raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
+    lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, grad, hess)
+    sizes = np.diff(group_offsets)
+    for g in np.flatnonzero(sizes > limit):
+        a, b = group_offsets[g], group_offsets[g + 1]
+        _fast_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b])
+    return grad, hess
+
+
+def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
+    """Per-document bound on |fast − exact| for gradients and hessians.
+
+    Each series sum is within eps/2 per pair (:func:`boostrank.erfc.series_parameters`);
+    a document's λ combines four of them weighted by its own position p_i and its
+    partners' positions p_j, so, with W_ij = |ω_{l_i} − ω_{l_j}| (1/(mn) for AUC),
+
+        |Δgrad_i| ≤ 2 eps · σ · Σ_j W_ij (p_i + p_j),
+        |Δhess_i| ≤ 4 eps · σ² α/√π · Σ_j W_ij (p_i + p_j)
+
+    over the partners j of i in other classes: ε times (twice) the sum of the pair
+    weights W_ij (p_i + p_j) ≥ |ΔM_ij|.
+
+    Returns
+    -------
+    grad_bound, hess_bound : ndarray
+    """
+    labels = np.asarray(labels).astype(np.int64)
+    gb = np.zeros(scores.shape[0])
+    hb = np.zeros(scores.shape[0])
+    for a, b in zip(group_offsets[:-1], group_offsets[1:]):
+        s, y = scores[a:b], labels[a:b]
+        if len(y) < 2:
+            continue
+        counts = np.bincount(y).astype(np.float64)
+        w = mauc_class_weights(counts, float(len(y)))
+        p = _positions(s, y)
+        psum = np.bincount(y, weights=p, minlength=counts.size)
+        W = np.abs(w[:, None] - w[None, :])
+        total = W[y] @ counts * p + W[y] @ psum  # Σ_j W_ij (p_i + p_j)
+        gb[a:b] = 2 * eps * sigma * total
+        hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA_SQRT_PI * total
+    return gb, hb

@@ -172,3 +172,37 @@ def check_ranking_inputs(y, scores, qid=None):
         raise ValueError(f"y has {y.shape[0]} entries but scores has {scores.shape[0]}")
     offsets = group_offsets(y.shape[0], qid=qid)
     return y, scores, offsets
+
+
+def check_features(estimator, X, reset: bool):
+    """``X`` as a boosting engine takes it, with scikit-learn's feature checks.
+
+    DataFrames stay DataFrames (column names, categorical columns); the same columns
+    in another order than at fit are realigned by name.  Arrays and sparse matrices
+    are checked as float64 (NaN allowed: the engines route missing values).
+    ``n_features_in_`` and ``feature_names_in_`` are set (``reset``) or checked.
+    """
+    from sklearn.utils.validation import check_array, validate_data
+
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        names = getattr(estimator, "feature_names_in_", None)
+        if not reset and names is not None and list(X.columns) != list(names) and set(X.columns) == set(names):
+            X = X[list(names)]
+        validate_data(estimator, X, reset=reset, skip_check_array=True)
+        if X.shape[0] < 1:
+            raise ValueError("X has 0 rows")
+        return X
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite="allow-nan")
+    validate_data(estimator, X, reset=reset, skip_check_array=True)
+    return X
+
+
+def check_sample_weight(weight, offsets: np.ndarray, per_query: bool = False) -> np.ndarray:
+    """Non-negative, not all zero, one per row (or one per query when ``per_query``)."""
+    w = as_1d_float(weight, "sample_weight")
+    n, n_groups = int(offsets[-1]), offsets.shape[0] - 1
+    if w.shape[0] != n and not (per_query and w.shape[0] == n_groups):
+        raise ValueError(f"sample_weight has {w.shape[0]} entries for {n} rows")
+    if w.size and (w.min() < 0 or not w.any()):
+        raise ValueError("sample_weight must be non-negative and not all zero")
+    return w

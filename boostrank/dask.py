@@ -10,6 +10,7 @@ objective because no pair crosses a query.
 
 from __future__ import annotations
 
+import importlib
 from typing import Sequence
 
 import numpy as np
@@ -17,7 +18,9 @@ import pandas as pd
 
 from ._validation import group_offsets
 from .lightgbm import lightgbm_objective
-from .xgboost import xgboost_objective
+from .objectives import OBJECTIVE_NAMES
+from .xgboost import import_xgboost, xgboost_objective
+from .xgboost import objective_params as xgb_objective_params
 
 __all__ = ["partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost", "per_partition_agreement"]
 
@@ -165,7 +168,7 @@ def train_lightgbm(client, df, *, label: str, qid: str | None = "qid", features:
     group = group_sizes(df, qid) if qid is not None else _one_list_groups(df, one_list)
     features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
     obj = objective
-    if objective in ("auc", "mauc", "ndcg"):
+    if objective in OBJECTIVE_NAMES:
         obj = lightgbm_objective(objective, **(objective_params or {}))
     params.setdefault("verbose", -1)
     model = lgb.DaskLGBMRanker(client=client, objective=obj, **params)
@@ -182,18 +185,12 @@ def train_xgboost(client, df, *, label: str, qid: str = "qid", features: Sequenc
     dict
         ``xgboost.dask.train``'s output: ``{"booster": Booster, "history": ...}``.
     """
-    import xgboost as xgb
-    import xgboost.dask  # noqa: F401  (registers xgb.dask)
+    xgb = import_xgboost()
+    importlib.import_module("xgboost.dask")  # registers xgb.dask
 
     _check_whole_queries(_partition_runs(df, qid))
     features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
     dtrain = xgb.dask.DaskDMatrix(client, df[features], df[label], qid=df[qid])
-    params = {"tree_method": "hist", **(params or {})}
-    obj = None
-    if objective in ("auc", "mauc", "ndcg"):
-        obj = xgboost_objective(objective, **(objective_params or {}))
-        params.setdefault("min_child_weight", 1e-3)
-        params.setdefault("disable_default_eval_metric", 1)
-    else:
-        params["objective"] = objective
+    params = {"tree_method": "hist", **xgb_objective_params(objective), **(params or {})}
+    obj = xgboost_objective(objective, **(objective_params or {})) if objective in OBJECTIVE_NAMES else None
     return xgb.dask.train(client, params, dtrain, num_boost_round=num_boost_round, obj=obj)

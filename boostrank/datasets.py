@@ -21,6 +21,7 @@ def make_letor(
     noise: float = 1.0,
     decimals: int | None = 6,
     random_state: int | None = 0,
+    relevance: str = "linear",
 ) -> LetorData:
     """Deterministic synthetic LETOR data: queries, graded labels, informative and noise features.
 
@@ -28,8 +29,10 @@ def make_letor(
     relevant documents from Beta(2, 5), so some queries have no relevant document
     and a few are mostly relevant, as in LETOR 4.0.  A latent utility
     ``u = X[:, :n_informative] @ w + noise * N(0, 1)`` orders documents; the top share
-    is relevant and split into grades 1..n_grades-1 by utility.  Features are
-    min-max normalised within each query (LETOR's QueryLevelNorm).
+    is relevant and split into grades 1..n_grades-1 by utility.  With
+    ``relevance="nonlinear"`` the utility adds a gated interaction, a U-shaped term and
+    a product of the informative features (what trees find and a linear ranker cannot).
+    Features are min-max normalised within each query (LETOR's QueryLevelNorm).
 
     Parameters
     ----------
@@ -46,6 +49,8 @@ def make_letor(
     decimals : int or None, default=6
         Round features like LETOR files do (None keeps full precision).
     random_state : int or None, default=0
+    relevance : {"linear", "nonlinear"}, default="linear"
+        Form of the latent utility (``"nonlinear"`` needs ``n_informative >= 4``).
 
     Returns
     -------
@@ -59,6 +64,10 @@ def make_letor(
         raise ValueError("n_informative must be between 0 and n_features")
     if n_grades < 2:
         raise ValueError("n_grades must be at least 2")
+    if relevance not in ("linear", "nonlinear"):
+        raise ValueError(f"relevance must be 'linear' or 'nonlinear', got {relevance!r}")
+    if relevance == "nonlinear" and n_informative < 4:
+        raise ValueError("relevance='nonlinear' needs n_informative >= 4")
     rng = np.random.default_rng(random_state)
     w = rng.normal(size=n_informative)
     w /= max(np.linalg.norm(w), 1e-12)
@@ -67,6 +76,8 @@ def make_letor(
     for m in sizes:
         X = rng.normal(size=(m, n_features))
         u = X[:, :n_informative] @ w + noise * rng.normal(size=m)
+        if relevance == "nonlinear":
+            u += 1.5 * np.tanh(2.0 * X[:, 1]) * X[:, 2] + 0.8 * (X[:, 3] ** 2 - 1.0) + 0.7 * X[:, 0] * X[:, 3]
         n_rel = int(np.floor(rng.beta(2.0, 5.0) * (m + 1)))
         y = np.zeros(m, dtype=np.int64)
         if n_rel:
@@ -89,20 +100,24 @@ def make_letor(
     return LetorData(X=X, y=y, qid=qid, group_sizes=sizes.astype(np.int64), docid=docid)
 
 
-SAMPLE_ARGS = {"n_queries": 100, "random_state": 2026}
-SAMPLE_TRAIN_QUERIES = 60
+SAMPLE_ARGS = {"n_queries": 450, "random_state": 2026, "relevance": "nonlinear", "noise": 0.7}
+SAMPLE_TRAIN_QUERIES = 300
 
 
 def load_sample() -> tuple[LetorData, LetorData]:
-    """The bundled sample: ``make_letor(**SAMPLE_ARGS)`` split into 60 train and 40 test queries.
+    """The bundled sample: ``make_letor(**SAMPLE_ARGS)`` split into 300 train and 150 test queries.
+
+    About 5 000 training rows with graded labels from a non-linear utility: boosted
+    rankers beat a linear model on it by a wide margin, as on real LETOR data where
+    relevance is not linear in the features.
 
     Returns
     -------
     train, test : LetorData
     """
     root = resources.files("boostrank") / "sample_data"
-    with resources.as_file(root / "sample_train.txt") as train_path, \
-            resources.as_file(root / "sample_test.txt") as test_path:
+    with resources.as_file(root / "sample_train.txt.gz") as train_path, \
+            resources.as_file(root / "sample_test.txt.gz") as test_path:
         train = load_letor(train_path, sparse=False)
         test = load_letor(test_path, sparse=False, n_features=train.n_features)
     return train, test

@@ -20,7 +20,7 @@ from ._validation import group_offsets
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
 __all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
-           "check_params", "NATIVE_OBJECTIVES"]
+           "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
 
 #: LightGBM's own ranking objectives, accepted by name.
 NATIVE_OBJECTIVES = ("lambdarank", "rank_xendcg")
@@ -186,8 +186,12 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     import lightgbm as lgb
 
     check_params(params)
-    train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False)
-    valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train) for _, Xe, ye, oe in evals]
+    # without the pre-filter a set too small for min_data_in_leaf trains constant trees instead of
+    # failing "num_features() > 0" when LightGBM swaps in the callable objective
+    train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,
+                        params={"feature_pre_filter": False})
+    valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
+             for _, Xe, ye, oe in evals]
     base = {"verbose": -1, "metric": "None",
             "objective": (lightgbm_objective(objective, **(objective_kw or {}))
                           if objective in OBJECTIVE_NAMES else objective)}
@@ -203,3 +207,13 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     booster = lgb.train({**base, **params}, train, num_boost_round=n_estimators, valid_sets=valid,
                         valid_names=[e[0] for e in evals], feval=fevals, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)
+
+
+def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
+    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as LightGBM parameters."""
+    params = {"learning_rate": learning_rate}
+    if random_state is not None:
+        params["seed"] = random_state
+    if n_jobs is not None:
+        params["num_threads"] = n_jobs
+    return params

@@ -40,6 +40,7 @@ __all__ = [
     "GroupOffsets",
     "metric_table",
     "format_table",
+    "query_mean",
 ]
 
 _AUC_TIES = {"pessimistic": 0.0, "average": 0.5}
@@ -596,6 +597,26 @@ def get_metric(spec: str) -> Metric:
     if m["variant"] and m["name"] in ("p", "err"):
         raise ValueError(f"metric {spec!r}: {m['name']} takes no :variant (Welleck's multi-class precision is mcp)")
     return Metric(spec, _METRICS[m["name"]](k, m["variant"]))
+
+
+def query_mean(values, offsets, sample_weight=None) -> float:
+    """Mean of per-query values over the queries where defined, each weighted by its rows' mean weight.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_queries,)
+        NaN where a query's statistic is undefined.
+    offsets : ndarray of int64
+        Query offsets of the rows.
+    sample_weight : array-like of shape (n_samples,), default=None
+    """
+    values = np.asarray(values, dtype=np.float64)
+    sizes = np.diff(offsets)
+    w = np.ones_like(values) if sample_weight is None else np.bincount(
+        np.repeat(np.arange(sizes.shape[0]), sizes), weights=as_1d_float(sample_weight, "sample_weight"),
+        minlength=sizes.shape[0]) / np.maximum(sizes, 1)
+    ok = ~np.isnan(values)
+    return float(np.average(values[ok], weights=w[ok])) if ok.any() and w[ok].sum() > 0 else float("nan")
 
 
 def metric_table(y, qid, runs: dict, metrics: Sequence[str]) -> dict:

@@ -9,14 +9,17 @@ evaluates with boostrank's metrics.  The engines' own knowledge lives in
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
 
 from . import lightgbm as _lgb_adapter
+from . import models
 from . import xgboost as _xgb_adapter
-from ._validation import as_1d_float, group_offsets
-from .metrics import get_metric
+from ._validation import as_1d_float, check_features, check_sample_weight, group_offsets
+from .metrics import GroupOffsets, auc, get_metric, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, LambdaObjective
 
 __all__ = ["LambdaRanker"]
@@ -140,26 +143,6 @@ class LambdaRanker(BaseEstimator):
             kw.update(link=self.link, method=self.method)
         return kw
 
-    def _metrics(self):
-        metrics = self.eval_metric
-        if metrics is None:
-            return [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
-        return [metrics] if isinstance(metrics, str) else list(metrics)
-
-    def _features(self, X, reset):
-        """X as the engine takes it: DataFrames kept (names, categories), arrays checked."""
-        if hasattr(X, "columns") and hasattr(X, "iloc"):
-            if not reset and hasattr(self, "feature_names_in_") and list(X.columns) != list(self.feature_names_in_):
-                if set(X.columns) == set(self.feature_names_in_):
-                    X = X[list(self.feature_names_in_)]  # same columns, another order: realign by name
-            validate_data(self, X, reset=reset, skip_check_array=True)
-            if X.shape[0] < 1:
-                raise ValueError("X has 0 rows")
-            return X
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite="allow-nan")
-        validate_data(self, X, reset=reset, skip_check_array=True)
-        return X
-
     def fit(self, X, y, qid=None, *, group=None, sample_weight=None, eval_set=None,
             eval_qid=None, eval_group=None):
         """Fit on ``X, y`` grouped by ``qid`` (or ``group`` sizes; neither: one list).
@@ -190,64 +173,48 @@ class LambdaRanker(BaseEstimator):
         if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
             raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
                              f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
-        metrics = self._metrics()
-        for m in metrics:
-            get_metric(m)
+        metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
+        metrics = [get_metric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
         if y is None:
-            raise ValueError("LambdaRanker requires y (relevance labels)")
-        X = self._features(X, reset=True)
+            raise ValueError("LambdaRanker requires y to be passed, but the target y is None")
+        X = check_features(self, X, reset=True)
         y = as_1d_float(y, "y")
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
         offsets = group_offsets(y.shape[0], qid=qid, group=group)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, offsets, per_query=self.engine == "xgboost")
         if self.objective in OBJECTIVE_NAMES:  # bad labels fail here, not inside an engine callback
             LambdaObjective(self.objective, **self._objective_kw()).check_labels(y, offsets)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
-            q = eval_qid[k] if eval_qid is not None else None
-            gr = eval_group[k] if eval_group is not None else None
-            evals.append((f"valid_{k}", self._features(Xe, reset=False), ye, group_offsets(ye.shape[0], qid=q, group=gr)))
+            off = group_offsets(ye.shape[0], qid=None if eval_qid is None else eval_qid[k],
+                                group=None if eval_group is None else eval_group[k])
+            evals.append((f"valid_{k}", check_features(self, Xe, reset=False), ye, off))
         self._n_groups = offsets.shape[0] - 1
-        params = {"learning_rate": self.learning_rate}
-        if self.random_state is not None:
-            params["seed"] = self.random_state
-        if self.n_jobs is not None:
-            params["num_threads" if self.engine == "lightgbm" else "nthread"] = self.n_jobs
-        params.update(self._engine_params())
-        bar = None
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=self.n_estimators, unit="round", desc="boosting")
-
-        def progress(text):
-            bar.update(1)
-            if text:
-                bar.set_postfix_str(text, refresh=False)
-
-        try:
+        params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs),
+                  **self._engine_params()}
+        with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=not self.verbose) as bar:
             self.booster_, self.evals_result_, self.best_iteration_ = adapter.train_ranker(
                 X, y, offsets, objective=self.objective, params=params, n_estimators=self.n_estimators,
                 sample_weight=sample_weight, evals=evals, metrics=metrics,
                 early_stopping_rounds=self.early_stopping_rounds, objective_kw=self._objective_kw(),
-                progress=progress if bar is not None else None)
-        finally:
-            if bar is not None:
-                bar.close()
+                progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
+                if self.verbose else None)
         return self
 
     def predict(self, X):
         """Ranking scores (higher is better) of the rows of ``X``, with the best round if early-stopped."""
         check_is_fitted(self, "booster_")
-        X = self._features(X, reset=False)
+        X = check_features(self, X, reset=False)
         if self.engine == "lightgbm":
             return self.booster_.predict(X, num_iteration=self.best_iteration_)
         xgb = _xgb_adapter.import_xgboost()
         rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_ + 1)
         return self.booster_.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=rng)
 
-    def score(self, X, y, qid=None, *, group=None) -> float:
+    def score(self, X, y, qid=None, *, group=None, sample_weight=None) -> float:
         """Mean per-query statistic of the objective: AUC, MAUC, else NDCG@10 (higher is better).
 
         Parameters
@@ -256,38 +223,29 @@ class LambdaRanker(BaseEstimator):
         qid, group : array-like, default=None
             Query groups of ``X``.  Required when the model was trained on several
             queries: scoring a fold as one list would silently measure something else.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each query counts with the mean weight of its rows.
 
         Returns
         -------
         float
             ``boostrank.auc`` for ``objective="auc"``, ``boostrank.mauc`` for ``"mauc"``,
-            ``boostrank.ndcg(k=10)`` otherwise.
+            ``boostrank.ndcg(k=10)`` otherwise, averaged over the queries where defined.
         """
         if qid is None and group is None and getattr(self, "_n_groups", 1) > 1:
-            raise ValueError("score needs qid (or group): the model was trained on several queries, and scoring "
-                             "all rows as one list would measure something else.  In GridSearchCV/cross_validate, "
-                             "enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) and "
-                             "pass qid=... to fit")
+            raise ValueError("score needs qid (or group): the model was trained on several queries.  In "
+                             "GridSearchCV, set sklearn.set_config(enable_metadata_routing=True) and pass qid to fit")
         y = as_1d_float(y, "y")
         offsets = group_offsets(y.shape[0], qid=qid, group=group)
-        name = DEFAULT_METRIC.get(self.objective, "ndcg@10")
-        return float(get_metric(name).from_offsets(y, self.predict(X), offsets))
+        statistic = {"auc": auc, "mauc": mauc}.get(self.objective, functools.partial(ndcg, k=10))
+        return query_mean(statistic(y, self.predict(X), GroupOffsets(offsets), per_query=True), offsets,
+                          sample_weight)
 
     def save_model(self, path) -> None:
-        """Write the booster in the engine's own format (XGBoost: JSON; LightGBM: text).
-
-        See :func:`boostrank.models.save_model`.
-        """
-        from .models import save_model
-
-        save_model(self, path)
+        """Write the booster in the engine's own format; see :func:`boostrank.models.save_model`."""
+        models.save_model(self, path)
 
     @classmethod
     def load_model(cls, path, engine: str = "lightgbm") -> "LambdaRanker":
-        """A fitted ranker for prediction from a model written by :meth:`save_model`.
-
-        See :func:`boostrank.models.load_model`, which also recognises the engine.
-        """
-        from .models import load_booster
-
-        return load_booster(path, engine)
+        """A fitted ranker from :meth:`save_model`'s file; :func:`boostrank.load_model` finds the engine."""
+        return models.load_booster(path, engine)

@@ -21,7 +21,8 @@ from ._validation import group_offsets
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
-           "query_weights", "objective_params", "import_xgboost", "NATIVE_OBJECTIVES"]
+           "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
+           "NATIVE_OBJECTIVES"]
 
 #: XGBoost's own ranking objectives, accepted by name.
 NATIVE_OBJECTIVES = ("rank:ndcg", "rank:pairwise", "rank:map")
@@ -241,3 +242,13 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
                         custom_metric=custom_metric if watch else None, maximize=True,
                         evals_result=record, verbose_eval=False, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)
+
+
+def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
+    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as XGBoost parameters."""
+    params = {"eta": learning_rate}
+    if random_state is not None:
+        params["seed"] = random_state
+    if n_jobs is not None:
+        params["nthread"] = n_jobs
+    return params

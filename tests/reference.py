@@ -83,6 +83,28 @@ def ndcg_list(y, s, k=None, exp_gain=True, empty=1.0):
     return dcg / idcg if idcg > 0 else empty
 
 
+def err_list(y, s, k=None, max_grade=4):
+    """RankLib's ERR@k: Σ_i R_i/i Π_{j<i}(1 − R_j), R = (2^l − 1)/2^max_grade (ERRScorer.java)."""
+    if len(y) == 0:
+        return math.nan
+    order = desc_order(s)
+    kk = len(y) if k is None else min(k, len(y))
+    total, keep = 0.0, 1.0
+    for i in range(kk):
+        r = (2.0 ** y[order[i]] - 1.0) / 2.0 ** max_grade
+        total += keep * r / (i + 1)
+        keep *= 1.0 - r
+    return total
+
+
+def trec_precision_list(y, s, k):
+    """trec_eval's P_k: relevant (label > 0) among the first k, divided by k."""
+    if len(y) == 0:
+        return math.nan
+    order = desc_order(s)
+    return sum(1 for i in order[:k] if y[i] > 0) / k
+
+
 def ap_list(y, s, k=None, lightgbm=True):
     """Average precision at k: Σ_{hits i <= k} P@i / (min(k, R) or R)."""
     if len(y) == 0:

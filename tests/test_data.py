@@ -173,7 +173,7 @@ def test_bundled_sample_is_make_letor_output():
     cut = full.group_offsets[SAMPLE_TRAIN_QUERIES]
     np.testing.assert_array_equal(train.X, full.X[:cut])
     np.testing.assert_array_equal(test.y, full.y[cut:])
-    assert train.n_queries == 60 and test.n_queries == 40
+    assert train.n_queries == 300 and test.n_queries == 150
 
 
 def test_take_queries():

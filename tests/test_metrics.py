@@ -354,3 +354,40 @@ def test_mauc_cost_follows_the_grades_present_not_their_values():
     g2, h2 = br.lambda_gradients(s, [0, 2, 1, 0], metric="mauc")
     np.testing.assert_array_equal(g1, g2)
     np.testing.assert_array_equal(h1, h2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [None, 1, 3, 20])
+def test_err_matches_ranklib_reference(seed, k):
+    y, s, qid = random_ranking(seed, n_grades=5)
+    expect = ref.per_query(ref.err_list, y, s, qid, k=k)
+    np.testing.assert_allclose(br.err(y, s, qid, k=k, per_query=True), expect, rtol=1e-12)
+    assert br.get_metric("err" if k is None else f"err@{k}")(y, s, qid) == pytest.approx(ref.nanmean(expect))
+
+
+def test_err_refuses_grades_above_its_scale():
+    with pytest.raises(ValueError, match="max_grade"):
+        br.err([5, 0], [1.0, 0.0])
+    assert br.err([5, 0], [1.0, 0.0], max_grade=5) == pytest.approx(31 / 32)
+    assert np.isnan(br.err([], []))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [1, 5, 30])
+def test_p_at_k_is_trec_precision_on_binarised_labels(seed, k):
+    y, s, qid = random_ranking(seed, n_grades=4)
+    expect = ref.per_query(ref.trec_precision_list, y, s, qid, k)
+    np.testing.assert_allclose(br.precision(y, s, qid, k=k, per_query=True), expect, rtol=1e-12)
+    assert br.get_metric(f"p@{k}")(y, s, qid) == pytest.approx(ref.nanmean(expect))
+    # the multi-class precision is a different number on graded labels and has its own name
+    assert br.get_metric(f"mcp@{k}")(y, s, qid) == br.precision_at(y, s, qid, k=k)
+    with pytest.raises(ValueError, match="mcp"):
+        br.get_metric("p@5:macro")
+
+
+def test_metrics_take_query_offsets_instead_of_qid():
+    y, s, qid = random_ranking(4)
+    off = br.group_offsets(len(y), qid=qid)
+    for name in ("auc", "mauc", "ndcg@5", "map", "p@3", "err@4", "mcp@2:macro"):
+        m = br.get_metric(name)
+        assert m.from_offsets(y, s, off) == m(y, s, qid)

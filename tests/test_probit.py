@@ -206,3 +206,13 @@ def test_fast_refuses_scores_beyond_block_precision():
         lambda_auc_probit(s, y, np.array([0, 3]), method="fast")
     g, _ = lambda_auc_probit(s, y, np.array([0, 3]), method="exact")
     assert np.isfinite(g).all()
+
+
+def test_the_old_module_name_still_works_for_one_release():
+    import importlib
+    import sys
+
+    sys.modules.pop("boostrank.longlists", None)
+    with pytest.warns(DeprecationWarning, match="boostrank.probit"):
+        old = importlib.import_module("boostrank.longlists")
+    assert old.lambda_auc_probit is lambda_auc_probit

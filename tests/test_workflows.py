@@ -1,0 +1,275 @@
+"""The workflows LightGBM/XGBoost/scikit-learn users bring: model selection, pandas,
+early stopping that survives a save, metric names that do not collide, TREC runs."""
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+import boostrank as br
+from boostrank.cli import main
+
+
+def letor(n_queries=40, seed=0):
+    return br.make_letor(n_queries, random_state=seed, relevance="nonlinear", noise=0.5)
+
+
+# ------------------------------------------------------------------ early stopping
+
+
+def early_stopped(engine, tmp_path):
+    train, valid = letor(60, 1), letor(30, 2)
+    r = br.LambdaRanker(engine, "mauc", n_estimators=200, learning_rate=0.3, early_stopping_rounds=3,
+                        eval_metric="mauc", random_state=0)
+    r.fit(train.X, train.y, train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    path = tmp_path / f"model.{engine}.json"
+    r.save_model(path)
+    return r, path, valid
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_early_stopping_survives_save_and_load(engine, tmp_path):
+    r, path, valid = early_stopped(engine, tmp_path)
+    assert r.best_iteration_ is not None
+    if engine == "xgboost":  # XGBoost keeps the later trees (LightGBM's booster already ends at the best)
+        assert r.best_iteration_ + 1 < r.booster_.num_boosted_rounds(), "the test needs trees after the best"
+    back = br.load_model(path)
+    np.testing.assert_allclose(back.predict(valid.X), r.predict(valid.X), rtol=1e-6)
+    if engine == "xgboost":
+        assert back.best_iteration_ == r.best_iteration_
+        all_trees = r.booster_.predict(__import__("xgboost").DMatrix(valid.X))
+        assert not np.allclose(all_trees, r.predict(valid.X))
+
+
+def test_cli_predict_uses_the_best_xgboost_round(tmp_path, capsys):
+    train, valid = letor(60, 1), letor(30, 2)
+    tp, vp, model = tmp_path / "train.txt", tmp_path / "valid.txt", tmp_path / "m.json"
+    br.save_letor(tp, train)
+    br.save_letor(vp, valid)
+    assert main(["train", "--engine", "xgboost", "--objective", "mauc", "--train", str(tp), "--valid", str(vp),
+                 "--rounds", "200", "--learning-rate", "0.3", "--early-stopping", "3", "--quiet",
+                 "--seed", "0", "--out", str(model)]) == 0
+    best = int(json.loads(model.read_text())["learner"]["attributes"]["best_iteration"])
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", str(vp)]) == 0
+    scores = np.array(capsys.readouterr().out.split(), dtype=float)
+    import xgboost as xgb
+
+    booster = xgb.Booster(model_file=str(model))
+    expect = booster.predict(xgb.DMatrix(valid.X), iteration_range=(0, best + 1))
+    np.testing.assert_allclose(scores, expect, rtol=1e-6)
+
+
+def test_raw_xgboost_early_stopping_maximises_our_metric():
+    import xgboost as xgb
+
+    train, valid = letor(60, 1), letor(30, 2)
+    metric = br.xgboost_metric("mauc")
+    dt, dv = xgb.DMatrix(train.X, train.y, qid=train.qid), xgb.DMatrix(valid.X, valid.y, qid=valid.qid)
+    log = {}
+    b = xgb.train({"min_child_weight": 1e-3, "disable_default_eval_metric": 1, "eta": 0.3}, dt, 100,
+                  obj=br.xgboost_objective("mauc"), evals=[(dv, "valid")], custom_metric=metric,
+                  callbacks=[metric.early_stopping(3)], evals_result=log, verbose_eval=False)
+    hist = log["valid"]["br_mauc"]
+    assert b.best_iteration == int(np.argmax(hist)) and hist[b.best_iteration] > hist[0]
+
+
+# ------------------------------------------------------------------ metric names
+
+
+def test_our_metrics_never_merge_with_lightgbm_builtins():
+    import lightgbm as lgb
+
+    d = letor(30, 3)
+    ds = lgb.Dataset(d.X, d.y, group=d.group_sizes)
+    record = {}
+    lgb.train({"objective": "lambdarank", "metric": "auc", "verbose": -1}, ds, 3, valid_sets=[ds],
+              valid_names=["train"], feval=br.lightgbm_metric("auc"), callbacks=[lgb.record_evaluation(record)])
+    assert set(record["train"]) == {"auc", "br_auc"}
+    assert len(record["train"]["br_auc"]) == 3
+
+
+# ------------------------------------------------------------------ scikit-learn
+
+
+def test_grid_search_with_group_kfold_in_a_pipeline():
+    d = letor(30, 4)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = Pipeline([("scale", StandardScaler()),
+                         ("rank", br.LambdaRanker(n_estimators=10, min_data_in_leaf=3, random_state=0))])
+        grid = GridSearchCV(pipe, {"rank__num_leaves": [3, 7]}, cv=GroupKFold(3))
+        grid.fit(d.X, d.y, qid=d.qid, groups=d.qid)
+        # each fold's score is the mean per-query AUC of its own queries, not one list
+        est = grid.best_estimator_
+        assert est.score(d.X, d.y, qid=d.qid) == pytest.approx(br.auc(d.y, est.predict(d.X), d.qid))
+    assert set(grid.cv_results_["param_rank__num_leaves"]) == {3, 7}
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+
+
+def test_score_refuses_to_treat_many_queries_as_one_list():
+    d = letor(10, 5)
+    r = br.LambdaRanker(n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, d.qid)
+    with pytest.raises(ValueError, match="score needs qid"):
+        r.score(d.X, d.y)
+    assert r.score(d.X, d.y, qid=d.qid) == pytest.approx(br.auc(d.y, r.predict(d.X), d.qid))
+    nd = br.LambdaRanker(objective="lambdarank", n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, d.qid)
+    assert nd.score(d.X, d.y, d.qid) == pytest.approx(br.ndcg(d.y, nd.predict(d.X), d.qid, k=10))
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_unknown_engine_parameters_raise(engine):
+    d = letor(5, 6)
+    with pytest.raises(ValueError, match="num_leafs"):
+        br.LambdaRanker(engine, n_estimators=2, num_leafs=7).fit(d.X, d.y, d.qid)
+
+
+# per-query weights are XGBoost's ranking rule: these checks give per-row weights that vary within a query
+XGBOOST_WEIGHT_CHECKS = {
+    "check_sample_weights_not_overwritten": "XGBoost ranking weights are per query",
+    "check_sample_weight_equivalence_on_dense_data": "XGBoost ranking weights are per query",
+    "check_sample_weight_equivalence_on_sparse_data": "XGBoost ranking weights are per query",
+}
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_lambda_ranker_passes_check_estimator(engine):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    expected = XGBOOST_WEIGHT_CHECKS if engine == "xgboost" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(br.LambdaRanker(engine, n_estimators=3), on_fail=None,
+                                  expected_failed_checks=expected)
+    failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
+    assert not failed
+    assert len(results) >= 45
+
+
+# ------------------------------------------------------------------ pandas
+
+
+def frame(seed, n_queries=30):
+    d = letor(n_queries, seed)
+    df = pd.DataFrame(d.X, columns=[f"feat_{j}" for j in range(d.n_features)])
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue"], size=len(d))
+    df["colour"] = pd.Categorical(colour, categories=["red", "green", "blue"])
+    # the category carries signal, so a model that drops or mangles it scores worse
+    y = np.where(colour == "red", np.maximum(d.y, 1), d.y)
+    return df, y, d.qid
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_dataframes_keep_names_and_categories(engine):
+    df, y, qid = frame(7)
+    r = br.LambdaRanker(engine, n_estimators=20, min_data_in_leaf=2, random_state=0) if engine == "lightgbm" \
+        else br.LambdaRanker(engine, n_estimators=20, random_state=0)
+    r.fit(df, y, qid)
+    assert list(r.feature_names_in_) == list(df.columns)
+    names = r.booster_.feature_name() if engine == "lightgbm" else r.booster_.feature_names
+    assert list(names) == list(df.columns)
+    p = r.predict(df)
+    reordered = df[list(df.columns[::-1])]
+    np.testing.assert_allclose(r.predict(reordered), p)
+    with pytest.raises(ValueError, match="feature names"):
+        r.predict(df.rename(columns={"feat_0": "other"}))
+    # the categorical column is used as a category: red rows rank higher
+    red = (df["colour"] == "red").to_numpy()
+    assert p[red].mean() > p[~red].mean()
+
+
+# ------------------------------------------------------------------ TREC runs
+
+
+def test_evaluate_a_trec_run_matches_by_docid(tmp_path, capsys):
+    d = letor(12, 8)
+    d.docid = np.array([f"D{i:04d}" for i in range(len(d))], dtype=object)
+    data_path = tmp_path / "data.txt"
+    br.save_letor(data_path, d)
+    scores = d.X @ np.arange(d.n_features) + 0.001 * np.arange(len(d))
+    aligned = tmp_path / "scores.txt"
+    np.savetxt(aligned, scores)
+    lines = []
+    for q in np.unique(d.qid):
+        rows = np.flatnonzero(d.qid == q)
+        for rank, i in enumerate(rows[np.argsort(-scores[rows])], start=1):
+            lines.append(f"{q} Q0 {d.docid[i]} {rank} {float(scores[i])!r} run")
+    lines.append("999 Q0 NOPE 1 5.0 run")  # a document the data does not have
+    np.random.default_rng(0).shuffle(lines)
+    run = tmp_path / "run.trec"
+    run.write_text("\n".join(lines) + "\n")
+    metrics = "ndcg@10,map,auc,mauc,p@5,err@10"
+    outs = []
+    for path in (aligned, run):
+        assert main(["evaluate", "--data", str(data_path), "--scores", str(path), "--metrics", metrics,
+                     "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["runs"][str(path)])
+    assert outs[0] == pytest.approx(outs[1])
+    np.testing.assert_allclose(br.read_scores(run, br.load_letor(data_path)), scores)
+
+
+def test_a_run_needs_docids_and_unique_lines(tmp_path):
+    d = letor(3, 9)
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 2.0 t\n")
+    with pytest.raises(ValueError, match="docid"):
+        br.read_scores(run, br.load_letor(path))
+    d.docid = np.array([f"d{i}" for i in range(len(d))], dtype=object)
+    br.save_letor(path, d)
+    q = int(d.qid[0])
+    run.write_text(f"{q} Q0 d0 1 2.0 t\n{q} Q0 d0 2 1.0 t\n")
+    with pytest.raises(br.LetorFormatError, match=":2: .*repeats line 1"):
+        br.read_scores(run, br.load_letor(path))
+
+
+# ------------------------------------------------------------------ CLI and packaging
+
+
+def test_help_lists_six_commands_in_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for cmd in ("demo", "evaluate", "train", "predict", "fit-linear", "rerank"):
+        assert cmd in out
+    assert "``" not in out
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"boostrank {br.__version__}"
+    for cmd in ("evaluate", "train", "predict", "rerank", "demo"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "--metrics" in capsys.readouterr().out
+
+
+def test_import_loads_no_heavy_dependency():
+    code = ("import sys, boostrank as br; br.auc([1, 0], [1.0, 0.0]); "
+            "print(sorted(m for m in ('sklearn', 'lightgbm', 'xgboost', 'pulp', 'highspy', 'matplotlib') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_missing_xgboost_names_the_extra(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_xgboost(name, *args, **kw):
+        if name == "xgboost":
+            raise ImportError("No module named 'xgboost'")
+        return real(name, *args, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_xgboost)
+    d = letor(3, 1)
+    with pytest.raises(ImportError, match=r"boostrank\[xgboost\]"):
+        br.LambdaRanker("xgboost", n_estimators=2).fit(d.X, d.y, d.qid)

@@ -76,7 +76,7 @@ def part1(sizes, exact_max, rate):
         s = rng.normal(size=n)
         y = (rng.random(n) < rate).astype(np.float64)
         fast = LambdaObjective("auc", link="probit", method="fast")
-        prep = fast._prepare(y, np.array([0, n]))
+        prep = fast.check_labels(y, np.array([0, n]))
         fast.gradients(s, prep)
         t_fast = best(lambda: fast.gradients(s, prep), 3)
 
@@ -88,8 +88,8 @@ def part1(sizes, exact_max, rate):
         for name, kw in (("exact_logistic", {}), ("exact_probit", {"link": "probit"})):
             obj = LambdaObjective("auc", **kw)
             if n <= exact_max:
-                p2 = obj._prepare(y, np.array([0, n]))
-                obj.gradients(s[:100], obj._prepare(y[:100], np.array([0, 100])))
+                p2 = obj.check_labels(y, np.array([0, n]))
+                obj.gradients(s[:100], obj.check_labels(y[:100], np.array([0, 100])))
                 row[name + "_s"] = best(lambda: obj.gradients(s, p2), 1)
                 row[name + "_measured"] = True
             else:

@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ._validation import as_1d_float, group_offsets
 from .metrics import auc, rank_risk
-from .mip import MIPRanker
+from .mip.estimator import MIPRanker
 from .weights import weight_family
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]

@@ -28,10 +28,12 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .formulations import MIPModel
+if TYPE_CHECKING:  # annotations only: the solvers read a model's arrays, never build one
+    from .formulations import MIPModel
 
 __all__ = ["SolverResult", "solve", "cbc_path", "SOLVERS"]
 

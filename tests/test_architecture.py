@@ -1,0 +1,92 @@
+"""Where things live: one home per idea, imports that only go down."""
+
+import ast
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+import boostrank as br
+
+PKG = Path(br.__file__).resolve().parent
+
+
+def module_imports():
+    """{module: [(imported module, names)]} of the package's own top-level imports."""
+    out = {}
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        parts = list(rel.parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        name = ".".join(parts)
+        found = []
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = parts if is_pkg else parts[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+                found.append((target, [a.name for a in node.names]))
+        out[name] = found
+    return out
+
+
+def test_kernels_import_nothing_of_the_package():
+    for mod, imports in module_imports().items():
+        if mod.startswith("boostrank._kernels"):
+            assert all(t.startswith("boostrank._kernels") for t, _ in imports), mod
+
+
+def test_no_private_name_crosses_a_module():
+    for mod, imports in module_imports().items():
+        for target, names in imports:
+            private = [n for n in names if n.startswith("_") and n != "__version__"]
+            assert not private, f"{mod} imports {private} from {target}"
+
+
+def test_boosting_modules_do_not_lean_on_the_linear_ranker():
+    boosting = {"boostrank.objectives", "boostrank.probit", "boostrank.lightgbm", "boostrank.xgboost",
+                "boostrank.ranker", "boostrank.dask"}
+    for mod, imports in module_imports().items():
+        if mod in boosting:
+            assert "boostrank.rankncg" not in {t for t, _ in imports}, mod
+
+
+def test_the_probit_link_constant_has_one_home():
+    from boostrank._kernels.erfc import ERFC_ALPHA
+    from boostrank.erfc import ERFC_ALPHA as public
+
+    assert public is ERFC_ALPHA and ERFC_ALPHA == pytest.approx(np.sqrt(3) / (np.sqrt(2) * np.pi))
+
+
+@pytest.mark.parametrize("spelling", [
+    {"qid": [7, 7, 3, 3, 3]}, {"group": [2, 3]}, {"offsets": [0, 2, 5]},
+])
+def test_every_group_spelling_gives_the_same_offsets(spelling):
+    np.testing.assert_array_equal(br.group_offsets(5, **spelling), [0, 2, 5])
+
+
+def test_one_group_rule_everywhere():
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    y = np.array([1, 0, 1, 0, 1, 0])
+    q = [1, 1, 2, 2, 1, 1]
+    for call in (lambda: br.auc(y, X[:, 0], q), lambda: br.MIPRanker("auc", time_limit=1).fit(X, y, qid=q),
+                 lambda: br.LambdaRanker(n_estimators=1).fit(X, y, q), lambda: br.RankNCG().fit(X, y, q)):
+        with pytest.raises(ValueError, match="qid 1 is not contiguous"):
+            call()
+    with pytest.raises(ValueError, match="pass one of"):
+        br.group_offsets(6, qid=q, group=[6])
+
+
+def test_thread_count_is_a_parameter_and_is_left_as_found():
+    before = numba.get_num_threads()
+    for n_threads in (None, 1, before):
+        obj = br.LambdaObjective("auc", n_threads=n_threads)
+        obj.gradients(np.zeros(4), obj.check_labels(np.array([1.0, 0, 0, 1])))
+        assert numba.get_num_threads() == before
+    assert br.xgboost_objective("auc").objective.n_threads == 1
+    assert br.lightgbm_objective("auc").objective.n_threads is None
+    with pytest.raises(ValueError, match="n_threads"):
+        br.LambdaObjective("auc", n_threads=0)

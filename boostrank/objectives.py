@@ -45,15 +45,15 @@ _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "n
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
-def _logistic_auc(obj, s, y, offsets, gain, grad, hess):
-    lambda_auc_kernel(s, y, offsets, obj.sigma, grad, hess)
+def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order):
+    lambda_auc_kernel(s, y, offsets, obj.sigma, grad, hess, order)
 
 
-def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess):
+def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order):
     lambda_ndcg_kernel(s, y, offsets, obj.sigma, obj.truncation_level, obj.norm, gain, grad, hess)
 
 
-def _probit(obj, s, y, offsets, gain, grad, hess):
+def _probit(obj, s, y, offsets, gain, grad, hess, order):
     lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess)
 
 
@@ -189,7 +189,9 @@ class LambdaObjective:
         Returns
         -------
         tuple
-            ``(labels, offsets, gain, weight, grad buffer, hess buffer)`` for :meth:`gradients`.
+            ``(labels, offsets, gain, weight, grad buffer, hess buffer, order)`` for
+            :meth:`gradients`; ``order`` keeps each query's last score order, which the
+            next round re-sorts in near-linear time.
         """
         y = as_1d_float(labels, "labels")
         return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
@@ -216,7 +218,8 @@ class LambdaObjective:
                 raise ValueError(f"{weight.shape[0]} weights for {n} rows")
         else:
             weight = None
-        return y, offsets, gain, weight, np.empty(n), np.empty(n)
+        order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+        return y, offsets, gain, weight, np.empty(n), np.empty(n), order
 
     def prepared(self, key, load):
         """Validated labels, offsets, weights and output buffers, cached on ``key``.
@@ -238,14 +241,14 @@ class LambdaObjective:
 
     def gradients(self, scores, prep):
         """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`."""
-        y, offsets, gain, weight, grad, hess = prep
+        y, offsets, gain, weight, grad, hess, order = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
         # not sort NaN into the λs (1 ms at 10^6 rows)
         s = as_1d_float(np.reshape(scores, -1), "scores")
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
         with numba_threads(self._threads(s.shape[0])):
-            self._kernel(self, s, y, offsets, gain, grad, hess)
+            self._kernel(self, s, y, offsets, gain, grad, hess, order)
         if weight is not None:
             return grad * weight, hess * weight
         return grad, hess

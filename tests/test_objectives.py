@@ -43,6 +43,20 @@ def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, 
         assert np.all(h[a:b] >= 0)
 
 
+@pytest.mark.parametrize("seed,levels,metric,grades", [(0, 3, "auc", 2), (1, 1000, "mauc", 4)])
+def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric, grades):
+    # past the insertion-sort length, and short queries beside long ones in one call
+    y, s, qid = random_ranking(seed, n_queries=4, max_len=90, n_grades=grades, tie_levels=levels)
+    s = s / 7.0
+    off = offsets_of(qid)
+    g, h = br.lambda_gradients(s, y, off, metric=metric)
+    for a, b in zip(off[:-1], off[1:]):
+        lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 1.0)
+        np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
+
+
 @pytest.mark.parametrize("seed,levels", CASES)
 @pytest.mark.parametrize("truncation,norm", [(30, True), (3, True), (30, False)])
 def test_lambda_ndcg_matches_lightgbm_transcription(seed, levels, truncation, norm):
@@ -136,3 +150,34 @@ def test_lambda_auc_descends_pairwise_logistic_loss():
 def test_odd_inputs_raise_value_errors_that_say_what_is_wrong(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rounds_reuse_the_last_order_without_changing_the_gradients(seed):
+    # an objective keeps each query's order between calls; any start must give the fresh result
+    y, s, qid = random_ranking(seed, n_queries=8, max_len=60, n_grades=3, tie_levels=6)
+    off = offsets_of(qid)
+    obj = br.LambdaObjective("mauc")
+    prep = obj.check_labels(y, off)
+    rng = np.random.default_rng(seed)
+    for step in range(6):
+        s = s + rng.normal(scale=0.3 if step % 2 else 5.0, size=s.shape)  # small and large moves
+        if step == 3:
+            s = np.round(s)  # ties again
+        g, h = obj.gradients(s, prep)
+        g0, h0 = br.lambda_gradients(s, y, off, metric="mauc")
+        np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(h, h0, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_reorder_from_any_start_is_the_pessimistic_order(seed):
+    from boostrank._kernels.lambdas import pessimistic_order, pessimistic_reorder
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    s = rng.integers(0, 5, size=n).astype(float)
+    y = rng.integers(0, 3, size=n)
+    order = rng.permutation(n).astype(np.int64)
+    pessimistic_reorder(s, y, 0, n, order)
+    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n))

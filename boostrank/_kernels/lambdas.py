@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .metrics import mauc_class_weights
+from .metrics import mauc_class_weights, mauc_class_weights_into
 
 
 @njit(cache=True)
@@ -71,7 +71,7 @@ def _class_weights(labels, a, b):
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
+def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess, order):
     """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
 
     On the pessimistic score order of each query, swapping the documents at
@@ -82,8 +82,10 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
 
     Documents are bucketed by label (in position order) so each pair of classes is
     a dense double loop, and ρ = E_l / (E_l + E_h) with E = exp(σ (s − s_max)) costs
-    one division per pair instead of an exp; pairs whose E both underflow fall back
-    to the direct formula.
+    one division per pair instead of an exp; a query where some E could underflow
+    takes the direct formula for those pairs.  Work arrays are allocated once per
+    call and each query uses its own slice: per-query allocations cost more than the
+    pairs of a 20-document query.
 
     Parameters
     ----------
@@ -94,70 +96,160 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess):
     sigma : float
     grad, hess : ndarray of float64, shape (n,)
         Written in place.
+    order : ndarray of int64, shape (n,)
+        In: any permutation of ``0..b-a-1`` in each query's rows ``a:b`` (the last
+        call's order, or the identity).  Out: the query's pessimistic order.  Boosting
+        moves scores a little per round, so the last order is nearly sorted and
+        re-sorting it costs O(n + moves) (:func:`pessimistic_reorder`).
     """
     n_groups = offsets.shape[0] - 1
+    n_all = scores.shape[0]
+    top_all = 0
+    for i in range(n_all):
+        top_all = max(top_all, labels[i])
+    n_cls = top_all + 1
+    # per-call work arrays; query g uses rows a:b (and row g of the class tables)
+    doc = np.empty(n_all, dtype=np.int64)
+    pos = np.empty(n_all)
+    ex = np.empty(n_all)
+    sc = np.empty(n_all)
+    acc_g = np.empty(n_all)
+    acc_h = np.empty(n_all)
+    counts = np.zeros((n_groups, n_cls))
+    weights = np.zeros((n_groups, n_cls))
+    start = np.zeros((n_groups, n_cls + 1), dtype=np.int64)
+    fill = np.zeros((n_groups, n_cls), dtype=np.int64)
     s2 = sigma * sigma
     for g in prange(n_groups):
         a = offsets[g]
         b = offsets[g + 1]
+        n = b - a
         for i in range(a, b):
             grad[i] = 0.0
             hess[i] = 0.0
-        n = b - a
         if n < 2:
             continue
-        counts, w = _class_weights(labels, a, b)
-        top = counts.shape[0] - 1
-        order = pessimistic_order(scores, labels, a, b)
-        # bucket documents by label, each bucket in position order
-        start = np.zeros(top + 2, dtype=np.int64)
+        cnt = counts[g]
+        w = weights[g]
+        st = start[g]
+        top = 0
+        for i in range(a, b):
+            cnt[labels[i]] += 1.0
+            top = max(top, labels[i])
+        if top == 0:
+            continue
+        mauc_class_weights_into(cnt, float(n), w)
+        pessimistic_reorder(scores, labels, a, b, order)
         for c in range(top + 1):
-            start[c + 1] = start[c] + np.int64(counts[c])
-        cursor = start[:-1].copy()
-        doc = np.empty(n, dtype=np.int64)
-        pos = np.empty(n)
-        ex = np.empty(n)
-        sc = np.empty(n)
-        s_max = scores[a + order[0]]
+            st[c + 1] = st[c] + np.int64(cnt[c])
+        # bucket documents by label, each bucket in position order
+        fl = fill[g]
+        s_max = scores[a + order[a]]
+        ex_min = 1.0
         for r in range(n):
-            d = a + order[r]
-            slot = cursor[labels[d]]
-            cursor[labels[d]] += 1
+            d = a + order[a + r]
+            lab = labels[d]
+            slot = a + st[lab] + fl[lab]
+            fl[lab] += 1
             doc[slot] = d
             pos[slot] = r
             sc[slot] = scores[d]
             ex[slot] = math.exp(sigma * (scores[d] - s_max))
-        acc_g = np.zeros(n)
-        acc_h = np.zeros(n)
+            ex_min = min(ex_min, ex[slot])
+            acc_g[slot] = 0.0
+            acc_h[slot] = 0.0
+        # E_l + E_h can only underflow when both are below 1e-250
+        safe = ex_min > 1e-250
         for ch in range(1, top + 1):
             for cl in range(ch):
                 dw = abs(w[ch] - w[cl])
                 if dw == 0.0:
                     continue
-                for u in range(start[ch], start[ch + 1]):
-                    eu = ex[u]
-                    pu = pos[u]
-                    su = sc[u]
-                    lam_u = 0.0
-                    h_u = 0.0
-                    for v in range(start[cl], start[cl + 1]):
-                        den = ex[v] + eu
-                        if den > 1e-250:
-                            rho = ex[v] / den
-                        else:
-                            rho = 1.0 / (1.0 + math.exp(sigma * (su - sc[v])))
-                        delta = abs(pu - pos[v]) * dw
-                        lam = sigma * delta * rho
-                        h = s2 * delta * rho * (1.0 - rho)
-                        lam_u += lam
-                        h_u += h
-                        acc_g[v] += lam
-                        acc_h[v] += h
+                lo = a + st[cl]
+                hi = a + st[cl + 1]
+                for u in range(a + st[ch], a + st[ch + 1]):
+                    if safe:
+                        lam_u, h_u = _pair_sums(ex, pos, ex[u], pos[u], dw, sigma, s2, lo, hi, acc_g, acc_h)
+                    else:
+                        lam_u, h_u = _pair_sums_guarded(ex, pos, sc, ex[u], pos[u], sc[u], dw, sigma, s2,
+                                                        lo, hi, acc_g, acc_h)
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
-        for t in range(n):
+        for t in range(a, b):
             grad[doc[t]] = acc_g[t]
             hess[doc[t]] = acc_h[t]
+
+
+@njit(cache=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
+def _pair_sums(ex, pos, eu, pu, dw, sigma, s2, lo, hi, acc_g, acc_h):
+    """λ and hessian sums of one document against rows lo:hi of a lower class (no underflow)."""
+    lam_u = 0.0
+    h_u = 0.0
+    for v in range(lo, hi):
+        rho = ex[v] / (ex[v] + eu)
+        delta = abs(pu - pos[v]) * dw
+        lam = sigma * delta * rho
+        h = s2 * delta * rho * (1.0 - rho)
+        lam_u += lam
+        h_u += h
+        acc_g[v] += lam
+        acc_h[v] += h
+    return lam_u, h_u
+
+
+@njit(cache=True)
+def _pair_sums_guarded(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h):
+    """:func:`_pair_sums` with the direct logistic where E_l + E_h underflows."""
+    lam_u = 0.0
+    h_u = 0.0
+    for v in range(lo, hi):
+        den = ex[v] + eu
+        if den > 1e-250:
+            rho = ex[v] / den
+        else:
+            rho = 1.0 / (1.0 + math.exp(sigma * (su - sc[v])))
+        delta = abs(pu - pos[v]) * dw
+        lam = sigma * delta * rho
+        h = s2 * delta * rho * (1.0 - rho)
+        lam_u += lam
+        h_u += h
+        acc_g[v] += lam
+        acc_h[v] += h
+    return lam_u, h_u
+
+
+@njit(cache=True)
+def pessimistic_reorder(scores, labels, a, b, order):
+    """Turn ``order[a:b]`` (a permutation of local indices) into the pessimistic order.
+
+    Insertion sort from the given order, O(n + moves): near-sorted input (last
+    round's order) costs a pass.  Past 8 moves per document it stops and sorts
+    afresh (:func:`pessimistic_order`), so a shuffled start stays O(n log n).
+    Comparison: higher score first; equal scores lower label first; then input
+    order — the result does not depend on the starting permutation.
+    """
+    n = b - a
+    budget = 8 * n + 64
+    moves = 0
+    for t in range(1, n):
+        cur = order[a + t]
+        sc_ = scores[a + cur]
+        lab = labels[a + cur]
+        j = t
+        while j > 0:
+            prev = order[a + j - 1]
+            sp = scores[a + prev]
+            if sp > sc_ or (sp == sc_ and (labels[a + prev] < lab or (labels[a + prev] == lab and prev < cur))):
+                break
+            order[a + j] = prev
+            j -= 1
+        order[a + j] = cur
+        moves += t - j
+        if moves > budget:
+            fresh = pessimistic_order(scores, labels, a, b)
+            for k in range(n):
+                order[a + k] = fresh[k]
+            return
 
 
 @njit(cache=True, parallel=True)

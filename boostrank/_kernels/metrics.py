@@ -80,13 +80,21 @@ def mauc_class_weights(counts, n):
         Length of the list.
     """
     w = np.zeros(counts.shape[0])
+    mauc_class_weights_into(counts, n, w)
+    return w
+
+
+@njit(cache=True)
+def mauc_class_weights_into(counts, n, w):
+    """:func:`mauc_class_weights` written into ``w`` (no allocation, for per-query loops)."""
     n_rel = n - counts[0]
+    for c in range(w.shape[0]):
+        w[c] = 0.0
     if n_rel <= 0.0:
-        return w
+        return
     for c in range(1, counts.shape[0]):
         if 0.0 < counts[c] < n:
             w[c] = 1.0 / (n_rel * (n - counts[c]))
-    return w
 
 
 @njit(cache=True, parallel=True)

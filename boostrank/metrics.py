@@ -41,6 +41,7 @@ __all__ = [
     "metric_table",
     "format_table",
     "query_mean",
+    "query_scorer",
 ]
 
 _AUC_TIES = {"pessimistic": 0.0, "average": 0.5}
@@ -617,6 +618,30 @@ def query_mean(values, offsets, sample_weight=None) -> float:
         minlength=sizes.shape[0]) / np.maximum(sizes, 1)
     ok = ~np.isnan(values)
     return float(np.average(values[ok], weights=w[ok])) if ok.any() and w[ok].sum() > 0 else float("nan")
+
+
+def query_scorer(metric: str = "ndcg@10"):
+    """A scikit-learn scorer of any :func:`get_metric` name that takes ``qid`` as metadata.
+
+    ``GridSearchCV(..., scoring=br.query_scorer("ndcg@10"), cv=GroupKFold(5)).fit(X, y, qid=qid,
+    groups=qid)`` with ``sklearn.set_config(enable_metadata_routing=True)`` scores every
+    fold per query, on any scikit-learn from 1.6 (the estimator's own ``score`` is routed
+    ``qid`` inside a Pipeline from scikit-learn 1.8).
+
+    Returns
+    -------
+    scorer
+        Higher is better; requests ``qid`` for scoring.
+    """
+    from sklearn.metrics import make_scorer
+
+    fn = get_metric(metric)
+
+    def score(y_true, y_pred, qid=None):
+        return float(fn(y_true, y_pred, qid))
+
+    score.__name__ = metric
+    return make_scorer(score).set_score_request(qid=True)
 
 
 def metric_table(y, qid, runs: dict, metrics: Sequence[str]) -> dict:

@@ -86,9 +86,10 @@ class LambdaRanker(BaseEstimator):
     0.1 per document.  ``qid`` need only be contiguous, not sorted.
 
     In scikit-learn's model selection, ``qid`` is fit and score metadata (requested by
-    default): ``sklearn.set_config(enable_metadata_routing=True)`` then
-    ``GridSearchCV(Pipeline([..., ("rank", LambdaRanker())]), grid, cv=GroupKFold(3))
-    .fit(X, y, qid=qid, groups=qid)`` fits and scores every fold per query.
+    default): with ``sklearn.set_config(enable_metadata_routing=True)``,
+    ``GridSearchCV(pipe, grid, cv=GroupKFold(3), scoring=br.query_scorer("auc"))
+    .fit(X, y, qid=qid, groups=qid)`` fits and scores every fold per query (from
+    scikit-learn 1.8 the default scoring reaches :meth:`score` with ``qid`` too).
     """
 
     __metadata_request__fit = {"qid": True}

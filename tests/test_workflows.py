@@ -100,6 +100,28 @@ def test_our_metrics_never_merge_with_lightgbm_builtins():
 # ------------------------------------------------------------------ scikit-learn
 
 
+SKLEARN_ROUTES_SCORE = tuple(int(v) for v in sklearn.__version__.split(".")[:2]) >= (1, 8)
+
+
+def test_grid_search_with_a_query_scorer_on_any_supported_sklearn():
+    d = letor(30, 4)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = Pipeline([("scale", StandardScaler()),
+                         ("rank", br.LambdaRanker(n_estimators=10, min_data_in_leaf=3, random_state=0))])
+        grid = GridSearchCV(pipe, {"rank__num_leaves": [3, 7]}, cv=GroupKFold(3), scoring=br.query_scorer("auc"))
+        grid.fit(d.X, d.y, qid=d.qid, groups=d.qid)
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+    # the per-fold score is the per-query mean of the fold's own queries
+    folds = list(GroupKFold(3).split(d.X, d.y, d.qid))
+    test_rows = folds[0][1]
+    est = grid.best_estimator_
+    expect = br.auc(d.y[test_rows], est.predict(d.X[test_rows]), d.qid[test_rows])
+    with sklearn.config_context(enable_metadata_routing=True):
+        got = br.query_scorer("auc")(est, d.X[test_rows], d.y[test_rows], qid=d.qid[test_rows])
+    assert got == pytest.approx(expect)
+
+
+@pytest.mark.skipif(not SKLEARN_ROUTES_SCORE, reason="Pipeline.score routes qid to the step's score from sklearn 1.8")
 def test_grid_search_with_group_kfold_in_a_pipeline():
     d = letor(30, 4)
     with sklearn.config_context(enable_metadata_routing=True):

@@ -102,6 +102,28 @@ def floors(train, rounds, repeat):
     return out
 
 
+def round_times(train, rounds, repeat, threads):
+    """Best-of-``repeat`` training seconds of lambdarank, λ-AUC and the fixed-gradient floor.
+
+    The three run interleaved (lambdarank, λ-AUC, floor, lambdarank, ...) so that the
+    machine's drift between runs hits all of them alike; LightGBM and the λ kernels use
+    ``threads`` threads.
+    """
+    grad, hess = br.lambda_gradients(np.zeros(len(train)), train.y, train.group_offsets, metric="auc")
+    ds = lgb.Dataset(train.X, train.y, group=np.diff(train.group_offsets), free_raw_data=False).construct()
+    methods = {"lambdarank": lambda: "lambdarank",
+               "λ-AUC": lambda: br.lightgbm_objective("auc", n_threads=threads),
+               "fixed gradient (floor)": lambda: (lambda preds, data: (grad, hess))}
+    best = {name: float("inf") for name in methods}
+    for _ in range(repeat):
+        for name, make in methods.items():
+            params = {**lgb_params("lambdarank"), "num_threads": threads, "objective": make()}
+            t = time.perf_counter()
+            lgb.train(params, ds, num_boost_round=rounds)
+            best[name] = min(best[name], time.perf_counter() - t)
+    return best
+
+
 def evaluate(y, s, q):
     return {m: float(fn(y, s, q)) for m, fn in METRICS.items()}
 
@@ -138,6 +160,14 @@ def main(argv=None):
             times.append(secs)
         results["holdout"][f"{engine} {objective}"] = {"seconds": min(times), **evaluate(test.y, scores, test.qid)}
     results["floors"] = floors(vali, args.rounds, args.repeat)
+    results["round_times"] = {}
+    print(f"\nround time, {args.rounds} rounds, best of {2 * args.repeat + 1} interleaved runs (÷ lambdarank)")
+    for threads in (2, 1):
+        rt = round_times(vali, args.rounds, 2 * args.repeat + 1, threads)
+        results["round_times"][f"{threads} threads"] = rt
+        base = rt["lambdarank"]
+        print(f"  {threads} thread(s): " + ", ".join(f"{k} {v:.3f} s ({v / base:.2f}x)" for k, v in rt.items())
+              + f";  λ-AUC − floor = {(rt['λ-AUC'] - rt['fixed gradient (floor)']) / base:+.3f}x")
 
     native = results["holdout"]["lightgbm lambdarank"]["seconds"]
     print(f"\nvali -> test{'':<24}{'seconds':>8} {'÷lambdarank':>11} " + " ".join(f"{m:>8}" for m in METRICS))

@@ -45,16 +45,16 @@ _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "n
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
-def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order):
+def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
     lambda_auc_kernel(s, y, offsets, obj.sigma, grad, hess, order)
 
 
-def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order):
+def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order, work):
     lambda_ndcg_kernel(s, y, offsets, obj.sigma, obj.truncation_level, obj.norm, gain, grad, hess)
 
 
-def _probit(obj, s, y, offsets, gain, grad, hess, order):
-    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess)
+def _probit(obj, s, y, offsets, gain, grad, hess, order, work):
+    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess, work)
 
 
 @contextlib.contextmanager
@@ -189,9 +189,10 @@ class LambdaObjective:
         Returns
         -------
         tuple
-            ``(labels, offsets, gain, weight, grad buffer, hess buffer, order)`` for
+            ``(labels, offsets, gain, weight, grad buffer, hess buffer, order, work)`` for
             :meth:`gradients`; ``order`` keeps each query's last score order, which the
-            next round re-sorts in near-linear time.
+            next round re-sorts in near-linear time, and ``work`` the long-list series'
+            work arrays.
         """
         y = as_1d_float(labels, "labels")
         return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
@@ -219,7 +220,7 @@ class LambdaObjective:
         else:
             weight = None
         order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-        return y, offsets, gain, weight, np.empty(n), np.empty(n), order
+        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, {}
 
     def prepared(self, key, load):
         """Validated labels, offsets, weights and output buffers, cached on ``key``.
@@ -241,14 +242,14 @@ class LambdaObjective:
 
     def gradients(self, scores, prep):
         """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`."""
-        y, offsets, gain, weight, grad, hess, order = prep
+        y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
         # not sort NaN into the λs (1 ms at 10^6 rows)
         s = as_1d_float(np.reshape(scores, -1), "scores")
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
         with numba_threads(self._threads(s.shape[0])):
-            self._kernel(self, s, y, offsets, gain, grad, hess, order)
+            self._kernel(self, s, y, offsets, gain, grad, hess, order, work)
         if weight is not None:
             return grad * weight, hess * weight
         return grad, hess

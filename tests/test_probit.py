@@ -216,3 +216,17 @@ def test_the_old_module_name_still_works_for_one_release():
     with pytest.warns(DeprecationWarning, match="boostrank.probit"):
         old = importlib.import_module("boostrank.longlists")
     assert old.lambda_auc_probit is lambda_auc_probit
+
+
+def test_series_work_arrays_are_reused_between_calls_without_changing_results():
+    rng = np.random.default_rng(3)
+    obj = br.LambdaObjective("mauc", link="probit", method="fast")
+    y = rng.integers(0, 3, size=700).astype(float)
+    prep = obj.check_labels(y, [0, 300, 300, 700])
+    for step in range(3):
+        s = rng.normal(size=700) * (1 + step)
+        g, h = obj.gradients(s, prep)
+        g0, h0 = br.lambda_gradients(s, y, [0, 300, 300, 700], metric="mauc", link="probit", method="fast")
+        np.testing.assert_array_equal(g, g0)
+        np.testing.assert_array_equal(h, h0)
+    assert prep[-1]["series"][0].shape[1] >= 400

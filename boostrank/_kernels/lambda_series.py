@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .erfc import harmonics
+from .erfc import harmonics, harmonics_near
 from .groups import radix_sort_u64
 
 
@@ -192,7 +192,7 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
             base = i
         d = float(i - base)
         c = cls[row]
-        harmonics(2.0 * h * (y - centre), p, cn, sn)
+        harmonics_near(2.0 * h * (y - centre), p, cn, sn)
         acc_e = 0.0
         acc_g = 0.0
         for m in range(p):

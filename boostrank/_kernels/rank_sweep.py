@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .groups import radix_sort_u64
+from .groups import radix_sort_u32, radix_sort_u64
 
 MODE_PAIRS = 0
 MODE_MIN = 1
@@ -198,6 +198,8 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
     """
     P = pu.shape[0]
     m = x0.shape[0]
+    if mode == MODE_PAIRS and 0 < P < 2**31:
+        return _angle_sweep_pairs(x0, x1, pu, pv, c_plus, c_minus)
     alpha = np.empty(P)
     for p in range(P):
         dx = x0[pu[p]] - x0[pv[p]]
@@ -263,6 +265,152 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
                 best = value
                 best_theta = 0.5 * (here + nxt)
     return best, best_theta
+
+
+@njit(cache=True)
+def _pseudo_angle(dx, dy):
+    """A number in [0, 2) increasing with (atan2(dy, dx) + π/2) mod π, without trigonometry.
+
+    The direction is folded to the upper half plane (angle φ ∈ [0, π)); q = dy/(|dx| + dy)
+    grows with φ on each quarter, so φ maps to q (dx ≥ 0) or 2 − q (dx < 0); the fold's
+    shift by π/2 is a shift by 1 (mod 2).
+    """
+    if dy < 0.0 or (dy == 0.0 and dx < 0.0):
+        dx = -dx
+        dy = -dy
+    den = abs(dx) + dy
+    if den == 0.0:
+        return 0.0
+    q = dy / den
+    ps = q if dx >= 0.0 else 2.0 - q
+    return ps + 1.0 if ps < 1.0 else ps - 1.0
+
+
+@njit(cache=True)
+def _true_angle(dx, dy):
+    a = (math.atan2(dy, dx) + 0.5 * math.pi) % math.pi
+    return a if a < math.pi else 0.0
+
+
+@njit(cache=True)
+def _angle_sweep_pairs(x0, x1, pu, pv, c_plus, c_minus):
+    """:func:`angle_sweep` for pair-additive statistics, at a fraction of the memory traffic.
+
+    Pairs are ordered by a trigonometry-free pseudo-angle on 32-bit keys (four radix
+    passes instead of eight); runs of equal keys are put in exact order by insertion.
+    A flip only trades c_plus for c_minus, so the sweep needs per pair its pseudo-angle
+    and signed credit difference, computed in pair order (the rows' features stay in
+    cache) and gathered once.  True angles are computed for the few events that bound
+    the starting and the best arc.  Equal directions are grouped to 1e-13 (in
+    pseudo-angle, 1–2e-13 rad).
+    """
+    P = pu.shape[0]
+    ps = np.empty(P)
+    keys = np.empty(P, dtype=np.uint32)
+    order = np.empty(P, dtype=np.uint32)
+    for p in range(P):
+        v = _pseudo_angle(x0[pu[p]] - x0[pv[p]], x1[pu[p]] - x1[pv[p]])
+        ps[p] = v
+        keys[p] = np.uint32(min(v * 2147483648.0, 4294967295.0))
+        order[p] = np.uint32(p)
+    radix_sort_u32(keys, order, np.empty_like(keys), np.empty_like(order))
+    sa = np.empty(P)
+    for k in range(P):
+        sa[k] = ps[order[k]]
+    k = 0
+    while k < P:  # exact order inside runs of equal keys (ties keep pair order)
+        j = k + 1
+        while j < P and keys[j] == keys[k]:
+            j += 1
+        for t in range(k + 1, j):
+            a_t = sa[t]
+            o_t = order[t]
+            r = t
+            while r > k and (sa[r - 1] > a_t or (sa[r - 1] == a_t and order[r - 1] > o_t)):
+                sa[r] = sa[r - 1]
+                order[r] = order[r - 1]
+                r -= 1
+            sa[r] = a_t
+            order[r] = o_t
+        k = j
+    def angle_at(k):
+        o = order[k]
+        return _true_angle(x0[pu[o]] - x0[pv[o]], x1[pu[o]] - x1[pv[o]])
+
+    def group_end(k):  # directions equal to the one at k, to 1e-13
+        j = k + 1
+        while j < P and sa[j] <= sa[k] + 1e-13:
+            j += 1
+        return j
+
+    last_start = 0  # start of the last group
+    k = 0
+    while k < P:
+        last_start = k
+        k = group_end(k)
+    first = angle_at(0)
+    last = angle_at(last_start)
+    theta = 0.5 * (last - math.pi + first) if last_start > 0 else first - 0.5 * math.pi
+    c, sn = math.cos(theta), math.sin(theta)
+    # in pair order: the start's value and what each pair's next flip adds (in ps's memory)
+    swing0 = ps
+    value = 0.0
+    for p in range(P):
+        d = (x0[pu[p]] - x0[pv[p]]) * c + (x1[pu[p]] - x1[pv[p]]) * sn
+        if d > 0:
+            value += c_plus[p]
+            swing0[p] = c_minus[p] - c_plus[p]
+        elif d < 0:
+            value += c_minus[p]
+            swing0[p] = c_plus[p] - c_minus[p]
+        else:  # the starting arc avoids every event angle; a zero difference never flips
+            swing0[p] = 0.0
+    swing = np.empty(P)
+    for k in range(P):
+        swing[k] = swing0[order[k]]
+    best = value
+    best_half = -1
+    best_k = -1
+    best_j = -1
+    for half in range(2):
+        k = 0
+        while k < P:
+            j = group_end(k)
+            for t in range(k, j):
+                value += swing[t]
+                swing[t] = -swing[t]
+            if half == 1 and j == P:
+                break  # back to the starting arc
+            if value > best + 1e-12 * (1.0 + abs(best)):
+                best = value
+                best_half = half
+                best_k = k
+                best_j = j
+            k = j
+    if best_half < 0:
+        return best, theta
+    here = angle_at(best_k) + best_half * math.pi
+    nxt = angle_at(best_j) + best_half * math.pi if best_j < P else first + (best_half + 1) * math.pi
+    return best, 0.5 * (here + nxt)
+
+
+@njit(cache=True)
+def auc_credits(pu, pv, pos, neg, scale):
+    """Credits of every pair for the AUC: c_plus = pos_u neg_v s_u, c_minus = pos_v neg_u s_u.
+
+    ``scale`` is each row's 1/(m n) / (number of defined lists), by row (one pass over
+    the pairs instead of seven gathers).
+    """
+    P = pu.shape[0]
+    c_plus = np.empty(P)
+    c_minus = np.empty(P)
+    for p in range(P):
+        u = pu[p]
+        v = pv[p]
+        s = scale[u]
+        c_plus[p] = pos[u] * neg[v] * s
+        c_minus[p] = pos[v] * neg[u] * s
+    return c_plus, c_minus
 
 
 @njit(cache=True)

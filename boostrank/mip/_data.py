@@ -163,8 +163,7 @@ def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pai
         per_list = gp * gn
         n_defined = int(np.count_nonzero(per_list > 0))
         norm = np.where(per_list > 0, 1.0 / np.where(per_list > 0, per_list, 1.0) / max(n_defined, 1), 0.0)
-        c_plus = pos[pu] * neg[pv] * norm[g[pu]]
-        c_minus = pos[pv] * neg[pu] * norm[g[pu]]
+        c_plus, c_minus = _ks.auc_credits(pu, pv, pos, neg, norm[g])
         mode = _ks.MODE_PAIRS
     elif statistic == "auc_pi":
         key_u, key_v, wts = _preference_pairs(y, groups, sample_weight, inv, pairs)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import RankData
 
 __all__ = ["SearchResult", "search", "exact_low_dimension"]
@@ -75,7 +76,11 @@ def exact_low_dimension(data: RankData, l0: float = 0.0) -> SearchResult | None:
     cands = [np.zeros(d)] + [s * np.eye(d)[j] for j in range(d) for s in (1.0, -1.0)]
     if d == 2 and data.pu.size:
         _, w = data.circle()
-        cands.append(_normalise(w))
+        # without a penalty, for pair statistics (a tie earns no credit) the sweep has visited
+        # the axis directions too: each lies on an arc or on the boundary of two, where the
+        # ties it makes can only lose; w = 0 and the sweep remain
+        pairwise = data.mode == MODE_PAIRS
+        cands = cands[:1] + [_normalise(w)] if l0 == 0 and pairwise else cands + [_normalise(w)]
     vals = [penalised(data, w, l0) for w in cands]
     best = int(np.argmax(vals))
     return SearchResult(cands[best], vals[best], "angular sweep" if d == 2 else "sign", False, True,

@@ -107,12 +107,12 @@ def round_times(train, rounds, repeat, threads):
 
     The three run interleaved (lambdarank, λ-AUC, floor, lambdarank, ...) so that the
     machine's drift between runs hits all of them alike; LightGBM and the λ kernels use
-    ``threads`` threads.
+    ``threads`` threads (the λ kernels their default, all of Numba's).
     """
     grad, hess = br.lambda_gradients(np.zeros(len(train)), train.y, train.group_offsets, metric="auc")
     ds = lgb.Dataset(train.X, train.y, group=np.diff(train.group_offsets), free_raw_data=False).construct()
     methods = {"lambdarank": lambda: "lambdarank",
-               "λ-AUC": lambda: br.lightgbm_objective("auc", n_threads=threads),
+               "λ-AUC": lambda: br.lightgbm_objective("auc"),
                "fixed gradient (floor)": lambda: (lambda preds, data: (grad, hess))}
     best = {name: float("inf") for name in methods}
     for _ in range(repeat):

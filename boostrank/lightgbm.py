@@ -79,6 +79,8 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``n_threads`` defaults to −1 (all of Numba's threads): LightGBM and Numba share one
+        OpenMP runtime, so the kernels' threads do not compete with LightGBM's.
 
     Returns
     -------
@@ -94,6 +96,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
+    kw.setdefault("n_threads", -1)
     return LightGBMObjective(LambdaObjective(metric, **kw))
 
 

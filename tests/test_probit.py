@@ -6,7 +6,7 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
-from boostrank._kernels.groups import radix_sort_u64
+from boostrank._kernels.groups import radix_sort
 from boostrank._kernels.lambda_series import ascending_pessimistic
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
@@ -85,7 +85,7 @@ def test_radix_sort_is_a_stable_argsort(n, distinct):
     idx = np.arange(n, dtype=np.int64)
     expected = np.argsort(keys, kind="stable")
     sorted_keys, k2, i2 = keys.copy(), np.empty_like(keys), np.empty_like(idx)
-    radix_sort_u64(sorted_keys, idx, k2, i2)
+    radix_sort(sorted_keys, idx, k2, i2, 8)
     np.testing.assert_array_equal(idx, expected)
     np.testing.assert_array_equal(sorted_keys, keys[expected])
 

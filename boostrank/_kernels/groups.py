@@ -38,18 +38,22 @@ def sort_within_groups(scores, offsets, descending):
 
 
 @njit(cache=True)
-def radix_sort_u64(keys, idx, k2, i2):
-    """Stable LSD radix sort of ``keys`` (uint64) carrying ``idx``, in place; 8-bit digits."""
+def radix_sort(keys, idx, k2, i2, n_bytes):
+    """Stable LSD radix sort of unsigned ``keys`` carrying ``idx``, in place; 8-bit digits.
+
+    ``n_bytes`` is the width of the keys (8 for uint64, 4 for uint32); ``k2``, ``i2``
+    are scratch of the same shapes.  A digit every key shares costs only its histogram.
+    """
     n = keys.shape[0]
-    hist = np.zeros((8, 256), dtype=np.int64)
+    hist = np.zeros((n_bytes, 256), dtype=np.int64)
     mask = np.uint64(255)
     for m in range(n):
-        k = keys[m]
-        for d in range(8):
+        k = np.uint64(keys[m])
+        for d in range(n_bytes):
             hist[d, (k >> np.uint64(8 * d)) & mask] += 1
     src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
     swapped = False
-    for d in range(8):
+    for d in range(n_bytes):
         if hist[d].max() == n:  # a digit every key shares: nothing to do
             continue
         shift = np.uint64(8 * d)
@@ -59,7 +63,7 @@ def radix_sort_u64(keys, idx, k2, i2):
             hist[d, v] = total
             total += c
         for m in range(n):
-            v = (src_k[m] >> shift) & mask
+            v = (np.uint64(src_k[m]) >> shift) & mask
             q = hist[d, v]
             hist[d, v] = q + 1
             dst_k[q] = src_k[m]
@@ -71,37 +75,3 @@ def radix_sort_u64(keys, idx, k2, i2):
         keys[:] = k2
         idx[:] = i2
 
-
-@njit(cache=True)
-def radix_sort_u32(keys, idx, k2, i2):
-    """Stable LSD radix sort of ``keys`` (uint32) carrying ``idx`` (uint32), in place; 8-bit digits."""
-    n = keys.shape[0]
-    hist = np.zeros((4, 256), dtype=np.int64)
-    mask = np.uint32(255)
-    for m in range(n):
-        k = keys[m]
-        for d in range(4):
-            hist[d, (k >> np.uint32(8 * d)) & mask] += 1
-    src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
-    swapped = False
-    for d in range(4):
-        if hist[d].max() == n:
-            continue
-        shift = np.uint32(8 * d)
-        total = 0
-        for v in range(256):
-            c = hist[d, v]
-            hist[d, v] = total
-            total += c
-        for m in range(n):
-            v = (src_k[m] >> shift) & mask
-            q = hist[d, v]
-            hist[d, v] = q + 1
-            dst_k[q] = src_k[m]
-            dst_i[q] = src_i[m]
-        src_k, dst_k = dst_k, src_k
-        src_i, dst_i = dst_i, src_i
-        swapped = not swapped
-    if swapped:
-        keys[:] = k2
-        idx[:] = i2

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .erfc import harmonics, harmonics_near
-from .groups import radix_sort_u64
+from .groups import radix_sort
 
 
 @njit(cache=True)
@@ -105,7 +105,7 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
             b_ += 1
     for part in prange(2):
         lo_, hi_ = (0, below) if part == 0 else (below, n)
-        radix_sort_u64(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_])
+        radix_sort(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_], 8)
     t_bits = t[:n].view(np.uint64)
     # serial: Numba's parfors do not see that t_bits and t alias (fused loops read t early)
     for m in range(n):

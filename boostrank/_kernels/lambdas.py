@@ -168,11 +168,8 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess, order):
                 lo = a + st[cl]
                 hi = a + st[cl + 1]
                 for u in range(a + st[ch], a + st[ch + 1]):
-                    if safe:
-                        lam_u, h_u = _pair_sums(ex, pos, ex[u], pos[u], dw, sigma, s2, lo, hi, acc_g, acc_h)
-                    else:
-                        lam_u, h_u = _pair_sums_guarded(ex, pos, sc, ex[u], pos[u], sc[u], dw, sigma, s2,
-                                                        lo, hi, acc_g, acc_h)
+                    lam_u, h_u = _pair_sums(ex, pos, sc, ex[u], pos[u], sc[u], dw, sigma, s2, lo, hi,
+                                            acc_g, acc_h, not safe)
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
         for t in range(a, b):
@@ -181,33 +178,21 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, grad, hess, order):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
-def _pair_sums(ex, pos, eu, pu, dw, sigma, s2, lo, hi, acc_g, acc_h):
-    """λ and hessian sums of one document against rows lo:hi of a lower class (no underflow)."""
-    lam_u = 0.0
-    h_u = 0.0
-    for v in range(lo, hi):
-        rho = ex[v] / (ex[v] + eu)
-        delta = abs(pu - pos[v]) * dw
-        lam = sigma * delta * rho
-        h = s2 * delta * rho * (1.0 - rho)
-        lam_u += lam
-        h_u += h
-        acc_g[v] += lam
-        acc_h[v] += h
-    return lam_u, h_u
+def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, guarded):
+    """λ and hessian sums of one document against rows lo:hi of a lower class.
 
-
-@njit(cache=True)
-def _pair_sums_guarded(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h):
-    """:func:`_pair_sums` with the direct logistic where E_l + E_h underflows."""
+    ``guarded``: take the direct logistic where E_l + E_h underflows.  The flag is the
+    same for the whole loop, which the compiler unswitches: the unguarded loop has no
+    branch and vectorises.
+    """
     lam_u = 0.0
     h_u = 0.0
     for v in range(lo, hi):
         den = ex[v] + eu
-        if den > 1e-250:
-            rho = ex[v] / den
-        else:
+        if guarded and not den > 1e-250:
             rho = 1.0 / (1.0 + math.exp(sigma * (su - sc[v])))
+        else:
+            rho = ex[v] / den
         delta = abs(pu - pos[v]) * dw
         lam = sigma * delta * rho
         h = s2 * delta * rho * (1.0 - rho)

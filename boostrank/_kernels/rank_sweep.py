@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .groups import radix_sort_u32, radix_sort_u64
+from .groups import radix_sort
 
 MODE_PAIRS = 0
 MODE_MIN = 1
@@ -215,7 +215,7 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
     # per-pair array is gathered once so the sweep reads memory in order
     keys = alpha.view(np.uint64).copy()
     order = np.arange(P)
-    radix_sort_u64(keys, order, np.empty_like(keys), np.empty_like(order))
+    radix_sort(keys, order, np.empty_like(keys), np.empty_like(order), 8)
     su = pu[order]
     sv = pv[order]
     sa = alpha[order]
@@ -313,7 +313,7 @@ def _angle_sweep_pairs(x0, x1, pu, pv, c_plus, c_minus):
         ps[p] = v
         keys[p] = np.uint32(min(v * 2147483648.0, 4294967295.0))
         order[p] = np.uint32(p)
-    radix_sort_u32(keys, order, np.empty_like(keys), np.empty_like(order))
+    radix_sort(keys, order, np.empty_like(keys), np.empty_like(order), 4)
     sa = np.empty(P)
     for k in range(P):
         sa[k] = ps[order[k]]

@@ -142,6 +142,9 @@ def _scan(path, text_lines):
         lines.append(number)
         comments.append(comment)
         tokens = body.split(None, 2)
+        if len(tokens) > 1 and tokens[1].startswith("qid") and not tokens[1].startswith("qid:"):
+            # scikit-learn's reader takes "qid1:1" as qid 1; a typo must not pass as a query id
+            raise LetorFormatError(path, number, f"malformed query id {tokens[1]!r}; expected qid:<integer>")
         has_qid.append(len(tokens) > 1 and tokens[1].startswith("qid:"))
     return np.asarray(lines, dtype=np.int64), comments, np.asarray(has_qid, dtype=bool)
 

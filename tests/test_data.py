@@ -265,3 +265,10 @@ def test_huge_feature_indices_and_qids_are_letor_errors(tmp_path, line):
         br.load_letor(path)
     if "2000000000" in line:
         assert br.load_letor(path, max_features=2_000_000_000, sparse=True).X.shape[1] == 2_000_000_000
+
+
+def test_a_misspelt_qid_is_an_error_not_a_feature_or_a_query(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("1 qid:1 1:0.5\n11 qid1:1 1:-0.00942 4:-0.359 #docid = d0\n")
+    with pytest.raises(br.LetorFormatError, match=r"bad.txt:2: malformed query id 'qid1:1'"):
+        br.load_letor(path)

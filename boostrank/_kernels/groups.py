@@ -1,4 +1,4 @@
-"""Sorting kernels: documents inside each group, and a stable radix sort of 64-bit keys."""
+"""Sorting kernels: documents inside each group, and a stable LSD radix sort of 32- or 64-bit keys."""
 
 import numpy as np
 from numba import njit, prange

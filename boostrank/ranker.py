@@ -19,8 +19,8 @@ from . import lightgbm as _lgb_adapter
 from . import models
 from . import xgboost as _xgb_adapter
 from ._validation import as_1d_float, check_features, check_sample_weight, group_offsets
-from .metrics import GroupOffsets, auc, get_metric, mauc, ndcg, query_mean
-from .objectives import OBJECTIVE_NAMES, LambdaObjective
+from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
+from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
 __all__ = ["LambdaRanker"]
 
@@ -175,7 +175,7 @@ class LambdaRanker(BaseEstimator):
             raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
                              f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
         metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
-        metrics = [get_metric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
+        metrics = [EvalMetric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
         if y is None:
             raise ValueError("LambdaRanker requires y to be passed, but the target y is None")
         X = check_features(self, X, reset=True)

@@ -295,3 +295,13 @@ def test_missing_xgboost_names_the_extra(monkeypatch):
     d = letor(3, 1)
     with pytest.raises(ImportError, match=r"boostrank\[xgboost\]"):
         br.LambdaRanker("xgboost", n_estimators=2).fit(d.X, d.y, d.qid)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_eval_metric_aliases_and_names_reach_the_engine(engine):
+    train, valid = letor(20, 1), letor(10, 2)
+    r = br.LambdaRanker(engine, n_estimators=3, eval_metric=["auc_pessimistic", "err@5", "p@3"])
+    r.fit(train.X, train.y, train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    assert set(r.evals_result_["valid_0"]) == {"br_auc_pessimistic", "br_err@5", "br_p@3"}
+    with pytest.raises(ValueError, match="unknown metric"):
+        br.LambdaRanker(engine, n_estimators=3, eval_metric="ndgc@5").fit(train.X, train.y, train.qid)

@@ -306,6 +306,43 @@ def candidate_directions(X):
     return [np.array([math.cos(t), math.sin(t)]) for t in crit + mids] + [np.zeros(2)]
 
 
+def candidate_directions_3d(X, eta=1e-6):
+    """Directions that visit every cell of the arrangement of planes w·(x_i − x_k) = 0 in 3-D.
+
+    Every cell of two or more non-parallel great circles on the sphere has a vertex
+    v = ±D_p × D_q on its boundary; around v the planes through it cut the tangent
+    plane into sectors, and v + η·(the middle of each sector) lies inside each cell
+    next to v.  With fewer than two plane directions, the axes and a few fixed
+    directions are added.  For small-integer X, η = 1e-6 stays clear of every other
+    plane.
+    """
+    X = np.asarray(X, dtype=float)
+    D = [X[i] - X[k] for i in range(len(X)) for k in range(i + 1, len(X)) if np.any(X[i] != X[k])]
+    cands = [np.zeros(3)] + [s * e for e in np.eye(3) for s in (1.0, -1.0)]
+    cands += [np.array(v, dtype=float) for v in ([1, 2, 3], [-3, 1, 2], [2, -1, -3], [1, -2, 1])]
+    for p in range(len(D)):
+        for q in range(p + 1, len(D)):
+            v = np.cross(D[p], D[q])
+            if not np.any(v):
+                continue
+            v = v / np.linalg.norm(v)
+            a = np.cross(v, [1.0, 0.0, 0.0])
+            if np.linalg.norm(a) < 0.5:
+                a = np.cross(v, [0.0, 1.0, 0.0])
+            a /= np.linalg.norm(a)
+            b = np.cross(v, a)
+            for vv in (v, -v):
+                angles = []
+                for r in D:
+                    if abs(r @ vv) < 1e-12 * np.abs(r).sum():
+                        base = math.atan2(r @ b, r @ a) + math.pi / 2
+                        angles += [base % (2 * math.pi), (base + math.pi) % (2 * math.pi)]
+                crit = sorted(set(angles))
+                mids = [(x + y) / 2 for x, y in zip(crit, crit[1:] + [crit[0] + 2 * math.pi])]
+                cands += [vv + eta * (math.cos(t) * a + math.sin(t) * b) for t in mids]
+    return cands
+
+
 def lambda_auc_probit_reference(scores, labels, sigma=1.0):
     """λ-MAUC (λ-AUC for 0/1) of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount."""
     alpha = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)

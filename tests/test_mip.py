@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 import boostrank as br
 from boostrank.mip import build_problem, rank_data, solve
+from boostrank.mip.search import branch_and_bound, widest_margin
 from boostrank.mip import solvers as solvers_module
 from boostrank.weights import local_auc
 
-from .reference import candidate_directions, line_candidates
+from .reference import candidate_directions, candidate_directions_3d, line_candidates
 
 
 def _small(seed, d, n=7):
@@ -100,6 +101,90 @@ def test_exact_2d_solver_equals_exhaustive_enumeration(case, seed):
     best = _best(make(y), X)
     assert m.result_.status == "optimal" and m.result_.solver == "exact"
     assert m.result_.statistic == pytest.approx(best)
+
+
+PAIR_CASES = [
+    ("auc", lambda y, qid: (lambda s: br.auc(y, s, qid, ties="pessimistic"))),
+    ("auc_pi", lambda y, qid: (lambda s: br.wmw(y, s, qid, ties="pessimistic", average="pairs"))),
+]
+
+
+def _pair_set(seed, d, n):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, d)).astype(float) if seed % 3 else rng.normal(size=(n, d)).round(2)
+    X[: n // 4] = X[n // 4: 2 * (n // 4)]  # duplicate rows
+    y = rng.integers(0, 3, size=n)
+    y[0], y[1] = 2, 0
+    qid = None if seed % 2 else np.repeat([0, 1], [n // 2, n - n // 2])
+    return X, y, qid
+
+
+@pytest.mark.parametrize("case", range(len(PAIR_CASES)), ids=[c[0] for c in PAIR_CASES])
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(5))
+def test_branch_and_bound_equals_exhaustive_enumeration(case, d, seed):
+    statistic, make = PAIR_CASES[case]
+    X, y, qid = _pair_set(seed, d, n=int(np.random.default_rng(seed).integers(4, 13)))
+    labels = y if statistic == "auc_pi" else (y > 1).astype(int)
+    stat = make(labels, qid)
+    groups = np.zeros(len(y), dtype=np.int64) if qid is None else qid.astype(np.int64)
+    data = rank_data(X, labels.astype(float), groups, np.ones(len(y)), statistic)
+    cands = candidate_directions_3d(X) if d == 3 else candidate_directions(X)
+    best = max(stat(X @ w) for w in cands)
+    res = branch_and_bound(data, time_budget=None)
+    assert res.proven and res.bound >= res.value
+    assert res.value == pytest.approx(best, abs=1e-12)
+    assert stat(X @ res.w) == pytest.approx(best, abs=1e-12)
+    # from the optimum as incumbent it proves without improving
+    again = branch_and_bound(data, res.w, time_budget=None)
+    assert again.proven and not again.improved and again.value == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_branch_and_bound_stopped_early_keeps_a_valid_bound(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(12, 3)).round(1)
+    y = (X @ rng.normal(size=3) + rng.normal(size=12) > 0).astype(int)
+    y[0], y[1] = 1, 0
+    data = rank_data(X, y.astype(float), np.zeros(12, dtype=np.int64), np.ones(12), "auc")
+    best = max(br.auc(y, X @ w, ties="pessimistic") for w in candidate_directions_3d(X))
+    cut = branch_and_bound(data, time_budget=0.0)  # one chunk of boxes
+    assert cut.value <= best + 1e-12 <= cut.bound + 2e-12
+    assert cut.proven == (cut.bound <= cut.value + 1e-9)
+    assert branch_and_bound(rank_data(X, y.astype(float), np.zeros(12, dtype=np.int64), np.ones(12),
+                                      "rank_risk", a="dcg@3")) is None  # not a pair statistic
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
+    X, y, qid = _pair_set(seed, 3, n=10)
+    labels = (y > 1).astype(int)
+    best = max(br.auc(labels, X @ w, qid, ties="pessimistic") for w in candidate_directions_3d(X))
+    m = br.MIPRanker("auc").fit(X, labels, qid=qid)
+    res = m.result_
+    assert res.status == "optimal" and res.solver == "branch and bound" and res.solver_status is None
+    assert res.statistic == pytest.approx(best) and res.bound == pytest.approx(best) and res.gap == 0
+    assert res.source in ("branch and bound", "search", "warm start") and res.bnb_time > 0
+    mip = br.MIPRanker("auc", method="mip").fit(X, labels, qid=qid).result_
+    assert mip.solver_status == "optimal" and res.statistic >= mip.statistic - 1e-12
+
+
+def test_widest_margin_keeps_the_order_and_centres_w():
+    X, y = br.make_roc_flexibility(120, random_state=0)
+    Xs = X / np.abs(X).max(axis=0)
+    data = rank_data(Xs, y.astype(float), np.zeros(len(y), dtype=np.int64), np.ones(len(y)), "auc")
+    w = branch_and_bound(data).w
+    c = widest_margin(data, w)
+    s_w, s_c = data.U @ w, data.U @ c
+    sign_w = np.sign(s_w[data.pu] - s_w[data.pv])
+    sign_c = np.sign(s_c[data.pu] - s_c[data.pv])
+    assert np.all(sign_c[sign_w != 0] == sign_w[sign_w != 0])
+    assert data.value(c) >= data.value(w) - 1e-12
+    margin = lambda s, sg: np.min(sg * (s[data.pu] - s[data.pv])[sg != 0] /
+                                  np.linalg.norm(data.U[data.pu] - data.U[data.pv], axis=1)[sg != 0])
+    assert margin(s_c, sign_w) >= margin(s_w, sign_w) - 1e-12
+    assert np.abs(c).max() == pytest.approx(1.0)
+    assert widest_margin(data, np.zeros(X.shape[1])) is None  # ties every pair
 
 
 # ---------------------------------------------------------- MIP formulations
@@ -204,7 +289,7 @@ def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, 
     assert got >= _logistic_value(X, y, stat) - 1e-9
     assert got >= stat(X @ w0) - 1e-9
     assert got == pytest.approx(m.result_.statistic)
-    assert m.result_.source in ("solver", "search", "warm start")
+    assert m.result_.source in ("solver", "branch and bound", "search", "warm start")
     if m.result_.bound is not None and m.result_.status == "optimal":
         assert got >= m.result_.bound - 1e-6
 
@@ -254,7 +339,7 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
     for solver in ("cbc", "highs"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = br.MIPRanker("auc", time_limit=1, solver=solver).fit(X, y).result_
+            res = br.MIPRanker("auc", time_limit=1, solver=solver, method="mip").fit(X, y).result_
         assert res.solver_status in ("feasible", "no solution", "optimal")
         assert res.status in ("feasible", "optimal")
         if res.status == "feasible" and res.bound is not None:

@@ -2,8 +2,10 @@
 
 A fit runs, within one time limit: the exact solver when d ≤ 2 (no MIP needed); else
 a primal search on the exact statistic from logistic regression, the warm start and
-every feature alone (:mod:`boostrank.mip.search`), then the MIP started from the best
-of them, then the best of everything by the statistic recomputed exactly.  So
+every feature alone (:mod:`boostrank.mip.search`); for pair statistics (AUC, AUC_π)
+a branch and bound over directions that proves the optimum or bounds it; then, when
+nothing is proven, the MIP started from the best w so far; then the best of
+everything by the statistic recomputed exactly.  So
 ``coef_`` never scores below logistic regression or the warm start on the training
 statistic, whatever the time limit.
 """
@@ -21,13 +23,16 @@ from sklearn.base import BaseEstimator
 from .._validation import as_1d_float, group_offsets
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
-from .search import exact_low_dimension, penalised, search
+from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
 from .solvers import SOLVERS, solve
 
 __all__ = ["MIPRanker", "MIPResult"]
 
 METHODS = ("auto", "mip", "search")
 MAX_MIP_PAIRS = 20_000
+BNB_SHARE = 0.4
+"""Share of the time left after the search that the branch and bound may use (30 s
+without a time limit); the MIP gets the rest when nothing is proven."""
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
 before its first interrupt check, whatever its time limit."""
@@ -56,8 +61,8 @@ class MIPResult:
     w : ndarray
         Weights in the caller's feature units (``coef_``).
     status : str
-        ``"optimal"`` (proven: by the exact 2-D/1-D solver, or the MIP's bound is
-        reached), ``"feasible"`` (a w without proof) or ``"error"`` (the solver
+        ``"optimal"`` (proven: by the exact 2-D/1-D solver, the branch and bound
+        over directions, or the MIP's bound is reached), ``"feasible"`` (a w without proof) or ``"error"`` (the solver
         failed and there was no search to fall back on).  Every formulation is
         feasible (w = 0), so a solver's "infeasible" is reported in
         ``solver_status`` with a warning, never as the fit's status.
@@ -65,14 +70,17 @@ class MIPResult:
         The solver's own status (``"optimal"``, ``"feasible"``, ``"no solution"``,
         ``"infeasible"``, ``"error"``), None when no solver ran.
     source : str
-        What produced w: ``"solver"``, ``"search"`` (the primal search improved on its
-        starts, or the exact sweep) or ``"warm start"`` (a start as given: logistic
-        regression, ``warm_start``, a feature alone).
+        What produced w: ``"solver"`` (the MIP), ``"branch and bound"``, ``"search"``
+        (the primal search improved on its starts, or the exact sweep) or
+        ``"warm start"`` (a start as given: logistic regression, ``warm_start``, a
+        feature alone).
     objective : float or None
         The solver's incumbent in the statistic's units (margin ε, minus the L0
         penalty); for the exact sweep its value.
     bound : float or None
-        Upper bound on the statistic with margin ε (the solver's, or the exact value).
+        Upper bound on the statistic: the smaller of the branch and bound's (over
+        all directions, ties earn nothing) and the MIP's (with margin ε); the exact
+        value when proven.
     gap : float or None
         (bound − value) / max(|value|, |bound|), clipped at 0, where value is the
         penalised statistic of ``w``.
@@ -89,6 +97,10 @@ class MIPResult:
         The statistic of logistic regression and of the search's best w.
     trace : list of (seconds, incumbent, bound)
         CBC's search over time, in the statistic's units.
+    bnb_time : float
+        Seconds in the branch and bound over directions (0 when it did not run).
+    bnb_bound : float or None
+        Its bound on the statistic.
     mip_rows : int
         Rows the MIP saw: all of them, or a random subset of lists when the data has
         more than ``MAX_MIP_PAIRS`` compared pairs (then no objective or bound is
@@ -117,6 +129,8 @@ class MIPResult:
     solver_status: str | None = None
     mip_rows: int = 0
     trace: list = field(default_factory=list)
+    bnb_time: float = 0.0
+    bnb_bound: float | None = None
 
     def summary(self) -> str:
         """One line: status, source, values, bound, gap and sizes."""
@@ -187,8 +201,10 @@ class MIPRanker(BaseEstimator):
         every feature alone; an array (in the caller's units) is added to them;
         ``None`` gives the solver no start (for measuring it alone).
     method : {"auto", "mip", "search"}, default="auto"
-        ``"auto"``: exact sweep for d ≤ 2, else search then MIP; ``"mip"``: the MIP
-        alone (with ``warm_start``); ``"search"``: the search alone, no solver.
+        ``"auto"``: exact sweep for d ≤ 2; else the search, then (AUC, AUC_π without
+        ``l0``) the branch and bound over directions, then the MIP unless the optimum
+        is proven; ``"mip"``: the MIP alone (with ``warm_start``); ``"search"``: the
+        search alone, no solver.
     verbose : bool, default=False
         Stream the solver's log.
     random_state : int, default=0
@@ -347,10 +363,17 @@ class MIPRanker(BaseEstimator):
             found = search(data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
         search_time = time.perf_counter() - t_start
 
+        bnb = None
+        if (self.method == "auto" and exact is None and self.l0 == 0
+                and (deadline is None or deadline - time.perf_counter() > 0.05)):
+            left = 30.0 if deadline is None else BNB_SHARE * (deadline - time.perf_counter())
+            bnb = branch_and_bound(data, None if found is None else found.w, time_budget=left)
+            if bnb is not None and (bnb.improved or found is None):
+                found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)
         sol = None
         model = None
         build_time = 0.0
-        run_solver = exact is None and self.method != "search"
+        run_solver = exact is None and self.method != "search" and not (bnb is not None and bnb.proven)
         if run_solver and deadline is not None and deadline - time.perf_counter() < 0.05:
             run_solver = False
         subset = None
@@ -374,7 +397,8 @@ class MIPRanker(BaseEstimator):
         # the best of the solver's w, the search and the starts, by the exact statistic
         cands = []
         if found is not None:
-            cands.append((found.value, "search" if (found.improved or found.exact) else "warm start", found.w))
+            origin = "branch and bound" if found.origin == "branch and bound" else "search"
+            cands.append((found.value, origin if (found.improved or found.exact) else "warm start", found.w))
         if sol is not None and sol.x is not None:
             w_sol = sol.x[:d]
             cands.append((penalised(data, w_sol, self.l0), "solver", w_sol))
@@ -385,10 +409,19 @@ class MIPRanker(BaseEstimator):
             if c[0] > cands[best_i][0] + 1e-12 * (1 + abs(cands[best_i][0])):
                 best_i = i
         value, source, w_scaled = cands[best_i]
+        if not self.relax:
+            centred = widest_margin(data, w_scaled)
+            if centred is not None:
+                centred_value = penalised(data, centred, self.l0)
+                if centred_value >= value - 1e-12 * (1 + abs(value)):
+                    w_scaled, value = centred, max(value, centred_value)
         self.coef_ = w_scaled / scale
 
         if exact is not None:
             status, objective, bound, solver_status, solver_name = "optimal", exact.value, exact.value, None, "exact"
+        elif bnb is not None and bnb.proven:
+            status, objective, bound, solver_status, solver_name = ("optimal", bnb.value, bnb.bound, None,
+                                                                    "branch and bound")
         else:
             solver_name = self.solver if sol is not None else "none"
             solver_status = None if sol is None else sol.status
@@ -403,6 +436,8 @@ class MIPRanker(BaseEstimator):
             if subset is not None:  # the MIP saw some lists only: its numbers are not the full problem's
                 objective = bound = None
                 status = "feasible"
+            if bnb is not None and (bound is None or bnb.bound < bound):
+                bound = bnb.bound
             if status == "feasible" and bound is not None and value >= bound - 1e-9 * (1 + abs(bound)):
                 status = "optimal"
         gap = None
@@ -420,6 +455,8 @@ class MIPRanker(BaseEstimator):
                         trace=[] if sol is None else [(t, model.to_statistic(i), model.to_statistic(b))
                                                       for t, i, b in sol.trace], **base)
         res.solver = solver_name
+        if bnb is not None:
+            res.bnb_time, res.bnb_bound = bnb.seconds, bnb.bound
         res.mip_rows = n if subset is None else int(subset.size)
         if sol is not None and sol.x is not None and objective is not None:
             own = penalised(data, sol.x[:d], self.l0)

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels import direction_bnb as _kb
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import RankData
 
-__all__ = ["SearchResult", "search", "exact_low_dimension"]
+__all__ = ["SearchResult", "BoundResult", "search", "exact_low_dimension", "branch_and_bound", "widest_margin"]
 
 
 @dataclass
@@ -181,3 +182,284 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
         else:
             misses += 1
     return SearchResult(best_w, best_val, best_name, improved_any, False, time.perf_counter() - t0, lines)
+
+
+@dataclass
+class BoundResult:
+    """Outcome of :func:`branch_and_bound`.
+
+    Attributes
+    ----------
+    w : ndarray (d,)
+        Best direction seen (the start's when nothing beat it), max |w_j| = 1.
+    value : float
+        Its statistic, recomputed by :meth:`RankData.value`.
+    bound : float
+        Upper bound on the statistic of every w (≥ ``value``).
+    proven : bool
+        ``bound`` equals ``value``: the search space is exhausted.
+    improved : bool
+        The branch and bound found a better w than the start.
+    nodes : int
+        Boxes examined.
+    hyperplanes : int
+        Distinct hyperplanes w·D = 0 after merging parallel pair differences.
+    seconds : float
+    """
+
+    w: np.ndarray
+    value: float
+    bound: float
+    proven: bool
+    improved: bool
+    nodes: int
+    hyperplanes: int
+    seconds: float
+
+
+def _merge_parallel(D, c_plus, c_minus):
+    """Hyperplanes w·D = 0 with parallel differences merged (they share a sign everywhere).
+
+    Each difference is scaled to max |D_j| = 1 with its first non-zero coordinate
+    positive; a flipped difference swaps its two credits.  Differences equal to 12
+    decimals after scaling count as parallel; zero rows (ties for every w) are dropped.
+    """
+    top = np.abs(D).max(axis=1) if D.size else np.zeros(D.shape[0])
+    keep = top > 0
+    D, c_plus, c_minus = D[keep] / top[keep, None], c_plus[keep], c_minus[keep]
+    if D.shape[0] == 0:
+        return np.zeros((0, D.shape[1])), np.zeros(0), np.zeros(0)
+    first = np.argmax(D != 0, axis=1)
+    flip = D[np.arange(D.shape[0]), first] < 0
+    D[flip] *= -1.0
+    uniq, inverse = np.unique(np.round(D, 12), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    a = np.bincount(inverse, np.where(flip, c_minus, c_plus), uniq.shape[0])
+    b = np.bincount(inverse, np.where(flip, c_plus, c_minus), uniq.shape[0])
+    Dm = np.zeros_like(uniq)  # the mean of the members, so no member is far from it
+    np.add.at(Dm, inverse, D)
+    Dm /= np.bincount(inverse, minlength=uniq.shape[0])[:, None]
+    return np.ascontiguousarray(Dm), a, b
+
+
+def _credit(D, c_plus, c_minus, w):
+    """Σ credits of w on merged hyperplanes; |w·D| within rounding is a tie."""
+    s = D @ w
+    eta = 1e-12 * np.abs(D).sum(axis=1)
+    return float(np.sum(np.where(s > eta, c_plus, 0.0)) + np.sum(np.where(s < -eta, c_minus, 0.0)))
+
+
+def _resolve_point(D, c_plus, c_minus, centre, base, k, idx, deadline, min_width, tol, cache):
+    """Bound and best candidate of a closed narrow box (kernel units).
+
+    When its undecided hyperplanes share a point w* (to 10⁻¹¹ ‖D‖₁), every cell in
+    the box is a cone at w*: the cells are those of the homogeneous problem of the
+    differences restricted to the facet's free coordinates, one dimension less,
+    solved by the same branch and bound.  Otherwise the box keeps its bound.
+    """
+    key = (k, idx.tobytes())
+    if key in cache:  # the boxes around one point share its hyperplanes
+        local_bound, w, value = cache[key]
+        return base + local_bound, w, value
+    d = D.shape[1]
+    K = D[idx]
+    loose = float(np.maximum(c_plus[idx], c_minus[idx]).sum())
+    free = np.array([j for j in range(d) if j != k], dtype=np.int64)
+    A = K[:, free]
+    w_star = centre.copy()  # the common point nearest the box's centre
+    w_star[free] += np.linalg.lstsq(A, -(K @ centre), rcond=None)[0]
+    if np.any(np.abs(K @ w_star) > 1e-11 * np.abs(K).sum(axis=1)):
+        cache[key] = (loose, None, -np.inf)
+        return base + loose, None, -np.inf
+    Dl, a, b = _merge_parallel(A, c_plus[idx], c_minus[idx])
+    if free.size == 1:
+        vals = [_credit(Dl, a, b, np.array([sg])) for sg in (1.0, -1.0)]
+        local, delta = max(vals), np.array([1.0 if vals[0] >= vals[1] else -1.0])
+        local_bound = local
+    else:
+        local, delta, local_bound, _ = _arrangement_search(Dl, a, b, 0.0, np.zeros(free.size), deadline,
+                                                           min_width, tol)
+    top = np.abs(delta).max()
+    if top == 0:
+        cache[key] = (local_bound, None, -np.inf)
+        return base + local_bound, None, -np.inf
+    # the cone of the local optimum reaches from w* until another hyperplane cuts it:
+    # try steps from well outside the box down to deep inside it
+    best_w, best_value = None, -np.inf
+    for step in (1e4, 1e2, 1.0, 1e-2):
+        w = w_star.copy()
+        w[free] += step * min_width * delta / top
+        value = _credit(D, c_plus, c_minus, w)
+        if value > best_value:
+            best_w, best_value = w, value
+    cache[key] = (local_bound, best_w, best_value)
+    return base + local_bound, best_w, best_value
+
+
+def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol):
+    """Drive :func:`~boostrank._kernels.direction_bnb.direction_bnb` on one arrangement.
+
+    Returns (best value, its w, bound, boxes examined), in the kernel's units (sums
+    of credits over the rows of D).
+    """
+    P, d = D.shape
+    total = float(np.maximum(c_plus, c_minus).sum())
+    w_best = np.asarray(w_best, dtype=np.float64).copy()
+    if P == 0:
+        return best, w_best, best, 0
+    S = 2 * d + (d - 1) * 40 + 8
+    lo = np.empty((S, d))
+    hi = np.empty((S, d))
+    face = np.zeros(S, dtype=np.int64)
+    node_list = np.full(S, -1, dtype=np.int64)
+    node_len = np.full(S, P, dtype=np.int64)
+    node_base = np.zeros(S)
+    node_ub = np.full(S, total)
+    for k in range(d):  # the 2d facets, w_k = ±1
+        for side, sign in enumerate((1.0, -1.0)):
+            t = 2 * k + side
+            lo[t], hi[t] = -1.0, 1.0
+            lo[t, k] = hi[t, k] = sign
+            face[t] = k
+    pool = np.empty(max(4 * P, 64), dtype=np.int64)
+    R = min(4096, 16 * P)
+    rec_w, rec_base = np.empty((R, d)), np.empty(R)
+    rec_face, rec_start = np.empty(R, dtype=np.int64), np.zeros(R + 1, dtype=np.int64)
+    rec_idx = np.empty(max(16 * P, 64), dtype=np.int64)
+    istate = np.array([2 * d, 0, 0, 0, 0], dtype=np.int64)
+    fstate = np.array([best])
+    closed = -np.inf
+    cache = {}
+    chunk = 2000
+    while True:
+        c0 = time.perf_counter()
+        status = _kb.direction_bnb(D, c_plus, c_minus, lo, hi, face, node_list, node_len, node_base, node_ub,
+                                   pool, istate, fstate, w_best, chunk, min_width, tol, rec_w, rec_base,
+                                   rec_face, rec_start, rec_idx)
+        if status == _kb.POOL:
+            if int(istate[0]) + 2 > lo.shape[0]:
+                grow = lo.shape[0]
+                lo, hi = np.vstack([lo, np.empty((grow, d))]), np.vstack([hi, np.empty((grow, d))])
+                face, node_list, node_len = (np.r_[x, np.zeros(grow, dtype=np.int64)]
+                                             for x in (face, node_list, node_len))
+                node_base, node_ub = np.r_[node_base, np.zeros(grow)], np.r_[node_ub, np.zeros(grow)]
+            else:
+                pool = np.r_[pool, np.empty(pool.shape[0], dtype=np.int64)]
+            continue
+        for r in range(int(istate[3])):
+            idx = rec_idx[rec_start[r]:rec_start[r + 1]]
+            if deadline is not None and time.perf_counter() >= deadline:  # out of time: keep its bound
+                closed = max(closed, rec_base[r] + float(np.maximum(c_plus[idx], c_minus[idx]).sum()))
+                continue
+            bound_r, w_r, value_r = _resolve_point(D, c_plus, c_minus, rec_w[r].copy(), rec_base[r],
+                                                   int(rec_face[r]), idx, deadline, min_width, tol, cache)
+            closed = max(closed, bound_r)
+            if w_r is not None and value_r > fstate[0]:
+                fstate[0] = value_r
+                w_best[:] = w_r
+        if istate[3] and rec_idx.shape[0] < int(istate[4]) + P:
+            rec_idx = np.empty(2 * rec_idx.shape[0], dtype=np.int64)
+        istate[3:5] = 0
+        if status == _kb.DONE:
+            break
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            break
+        if status == _kb.BUDGET and now - c0 < 0.02:
+            chunk *= 2
+    top = int(istate[0])
+    open_ub = float(node_ub[:top][node_ub[:top] > fstate[0] + tol].max(initial=-np.inf))
+    return float(fstate[0]), w_best, max(float(fstate[0]), closed, open_ub), int(istate[1])
+
+
+def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.0,
+                     min_width: float = 1e-9) -> BoundResult | None:
+    """The exact optimum of a pair statistic over all directions, or a bound on it.
+
+    Depth-first branch and bound over boxes on the facets of the cube |w|∞ = 1
+    (:mod:`boostrank._kernels.direction_bnb`): a box's bound counts every pair whose
+    sign the box fixes, plus the larger credit of every other pair; its centre is a
+    candidate.  Boxes narrowed to ``min_width`` around a point where hyperplanes meet
+    are solved as the homogeneous problem one dimension down.  Within the time
+    budget it either exhausts the directions (``proven``) or returns the largest
+    bound of the boxes left open.  Pair statistics only (AUC, AUC_π;
+    ``data.mode == MODE_PAIRS``); rank risk returns None.
+
+    This is the exact problem the MIP (thesis (2.6)) approximates with a margin ε:
+    ties earn nothing and the optimum is taken over the open cells of the hyperplane
+    arrangement, so it is at least the MIP's optimum for every ε.
+
+    Parameters
+    ----------
+    data : RankData
+    w0 : ndarray (d,), default=None
+        Incumbent direction (the search's best); prunes from the start.
+    time_budget : float or None, default=10.0
+        Seconds; None runs to the end.
+    min_width : float, default=1e-9
+        Boxes are not split below this width.
+
+    Returns
+    -------
+    BoundResult or None
+    """
+    if data.mode != MODE_PAIRS:
+        return None
+    t0 = time.perf_counter()
+    d = data.U.shape[1]
+    D, c_plus, c_minus = _merge_parallel(data.U[data.pu] - data.U[data.pv], data.c_plus, data.c_minus)
+    w_best = _normalise(np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64))
+    value = float(data.value(w_best))
+    total = float(np.maximum(c_plus, c_minus).sum())
+    tol = 1e-11 * max(1.0, abs(total))
+    deadline = None if time_budget is None else t0 + time_budget
+    found, w_found, bound, nodes = _arrangement_search(D, c_plus, c_minus, _credit(D, c_plus, c_minus, w_best),
+                                                       w_best, deadline, min_width, tol)
+    improved = False
+    cand = _normalise(w_found)
+    cand_value = float(data.value(cand))
+    if cand_value > value:  # re-scored on the rows: the kernel sums merged hyperplanes
+        w_best, value, improved = cand, cand_value, True
+    bound = max(bound, value)
+    return BoundResult(w_best, value, bound, bound <= value + tol, improved, nodes, D.shape[0],
+                       time.perf_counter() - t0)
+
+
+def widest_margin(data: RankData, w, max_pairs: int = 50_000):
+    """The direction with the widest margin among those ordering every pair as w does.
+
+    Solves the LP  max t  s.t.  s_p · w·D_p / ‖D_p‖₂ ≥ t  for every pair p that w
+    does not tie (s_p its sign under w),  |w_j| ≤ 1.  Every strict order of w is kept
+    and pairs it ties may separate either way, so for pair statistics and minimum
+    ranks the statistic cannot drop; the caller re-scores anyway.  Branch-and-bound
+    centres can lie within 10⁻¹¹ of a cell's side; this moves w to the middle of its
+    cell, where a test set's scores are not decided by rounding.
+
+    Returns
+    -------
+    ndarray (d,) or None
+        None when w ties every pair, the LP fails or there are over ``max_pairs``
+        distinct hyperplanes.
+    """
+    from scipy.optimize import linprog
+
+    d = data.U.shape[1]
+    w = np.asarray(w, dtype=np.float64)
+    D = data.U[data.pu] - data.U[data.pv]
+    if D.shape[0] == 0 or D.shape[0] > 2 * max_pairs:
+        return None
+    sign = np.sign(D @ w)
+    keep = sign != 0
+    if not keep.any():
+        return None
+    G = D[keep] * sign[keep, None]
+    G = np.unique(np.round(G / np.linalg.norm(G, axis=1, keepdims=True), 12), axis=0)
+    if G.shape[0] > max_pairs:
+        return None
+    # variables (w, t): minimise −t subject to −G w + t ≤ 0
+    A = np.hstack([-G, np.ones((G.shape[0], 1))])
+    res = linprog(np.r_[np.zeros(d), -1.0], A_ub=A, b_ub=np.zeros(G.shape[0]),
+                  bounds=[(-1.0, 1.0)] * d + [(None, 1.0)], method="highs")
+    if res.status != 0 or res.x[d] <= 0:
+        return None
+    return _normalise(res.x[:d])

@@ -1,7 +1,7 @@
 """λ-AUC on one long list: the erfc-series objective against exact pair sums and log-loss.
 
 Part 1 — time per objective call on one list of n rows (1–10% positives; default 5%):
-``fast`` (probit link, erfc series, eps 1e-6), ``exact`` λ-AUC with the logistic link
+``fast`` (probit link, erfc series, the default eps 1e-4), ``exact`` λ-AUC with the logistic link
 (pair sums, measured up to ``--exact-max`` rows and extrapolated ∝ n² beyond), the
 probit pair sums, and the binary log-loss gradient (what LightGBM's ``binary``
 objective computes per round, here in NumPy).
@@ -239,7 +239,7 @@ def plot(rows, path):
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     n = [r["n"] for r in rows]
-    ax.loglog(n, [r["fast_s"] for r in rows], "-o", label="fast (probit, erfc series, eps 1e-6)")
+    ax.loglog(n, [r["fast_s"] for r in rows], "-o", label="fast (probit, erfc series, eps 1e-4)")
     for key, label, style in (("exact_logistic", "exact λ-AUC, logistic", "s"),
                               ("exact_probit", "exact λ-AUC, probit", "^")):
         measured = [r for r in rows if r[key + "_measured"]]

@@ -6,7 +6,7 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
-from boostrank._kernels.groups import radix_sort
+from boostrank._kernels.groups import radix_sort, repair_runs
 from boostrank._kernels.lambda_series import ascending_pessimistic
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
@@ -88,6 +88,31 @@ def test_radix_sort_is_a_stable_argsort(n, distinct):
     radix_sort(sorted_keys, idx, k2, i2, 8)
     np.testing.assert_array_equal(idx, expected)
     np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
+@pytest.mark.parametrize("n", [0, 1, 40, 3000])
+@pytest.mark.parametrize("run", [2, 20, 33, 500])
+def test_radix_sort_on_top_bytes_then_repair_is_a_stable_argsort(n, run):
+    rng = np.random.default_rng(n + run)
+    top = rng.integers(0, max(n // run, 1), size=n, dtype=np.uint64) << np.uint64(32)
+    low = rng.integers(0, 4, size=n, dtype=np.uint64)  # few low values: ties inside runs too
+    keys = top | low
+    idx = np.arange(n, dtype=np.int64)
+    expected = np.argsort(keys, kind="stable")
+    sorted_keys, k2, i2 = keys.copy(), np.empty_like(keys), np.empty_like(idx)
+    radix_sort(sorted_keys, idx, k2, i2, 8, 4)
+    repair_runs(sorted_keys, idx, 4)
+    np.testing.assert_array_equal(idx, expected)
+    np.testing.assert_array_equal(sorted_keys, keys[expected])
+
+
+@pytest.mark.parametrize("spread", [2.0**-40, 2.0**-30, 2.0**-22])
+def test_ascending_order_of_scores_equal_in_their_top_bytes(spread):
+    rng = np.random.default_rng(7)
+    s = 1.0 + spread * rng.integers(0, 50, size=4000)  # long runs that differ only in low bits
+    y = rng.integers(0, 3, size=4000)
+    order, t, cls = ascending_pessimistic(s, y, 3, 1.0)
+    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, 4000)[::-1])
 
 
 @pytest.mark.parametrize("s", [[], [0.5], [-0.0, 0.0, -0.0], [np.inf, -np.inf, 1e-300, -1e-300, 5e-324],
@@ -230,3 +255,16 @@ def test_series_work_arrays_are_reused_between_calls_without_changing_results():
         np.testing.assert_array_equal(g, g0)
         np.testing.assert_array_equal(h, h0)
     assert prep[-1]["series"][0].shape[1] >= 400
+
+
+def test_objective_default_accuracy_is_within_its_documented_bound():
+    rng = np.random.default_rng(8)
+    obj = br.LambdaObjective("auc", link="probit", method="fast")
+    assert obj.eps == 1e-4
+    y = (rng.random(2000) < 0.1).astype(float)
+    s = rng.normal(size=2000)
+    g, h = obj.gradients(s, obj.check_labels(y, [0, 2000]))
+    ge, he = lambda_auc_probit(s, y.astype(np.int64), np.array([0, 2000]), method="exact")
+    gb, hb = fast_error_bound(s, y.astype(np.int64), np.array([0, 2000]), eps=obj.eps)
+    assert np.all(np.abs(g - ge) <= gb + 1e-14) and np.all(np.abs(h - he) <= hb + 1e-14)
+    assert np.abs(g - ge).max() <= 1e-3 * np.abs(ge).max()  # the bound is about ε times the λ's scale

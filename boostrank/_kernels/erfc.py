@@ -47,47 +47,6 @@ def erfc_sum_direct(y, z, q, kind, side, out):
         out[j] = total + comp
 
 
-@njit(cache=True, fastmath={"contract"})
-def harmonics_near(theta, p, c, s):
-    """:func:`harmonics` for |theta| ≤ π/4, with cos and sin from their Taylor series.
-
-    The series angle of a point about its own block centre is at most h·L < π/4, where
-    the series to x^17 is exact to double precision; two libm calls per point cost
-    more than the rest of the point's work in the sweeps.
-    """
-    x2 = theta * theta
-    c1 = 1.0 + x2 * (-1.0 / 2 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (
-        -1.0 / 3628800 + x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200 + x2 * (
-            1.0 / 20922789888000))))))))
-    s1 = theta * (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 + x2 * (
-        -1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000 + x2 * (
-            1.0 / 355687428096000)))))))))
-    c2 = c1 * c1 - s1 * s1
-    s2 = 2.0 * s1 * c1
-    # two interleaved chains (harmonics 1, 5, 9, ... and 3, 7, 11, ...), each stepping by
-    # 4θ: half the dependent latency of one chain stepping by 2θ
-    c4 = c2 * c2 - s2 * s2
-    s4 = 2.0 * s2 * c2
-    ca = c1
-    sa = s1
-    cb = c1 * c2 - s1 * s2
-    sb = s1 * c2 + c1 * s2
-    for n in range(0, p - 1, 2):
-        c[n] = ca
-        s[n] = sa
-        c[n + 1] = cb
-        s[n + 1] = sb
-        t = ca * c4 - sa * s4
-        sa = sa * c4 + ca * s4
-        ca = t
-        t = cb * c4 - sb * s4
-        sb = sb * c4 + cb * s4
-        cb = t
-    if p % 2:
-        c[p - 1] = ca
-        s[p - 1] = sa
-
-
 @njit(cache=True)
 def harmonics(theta, p, c, s):
     """cos and sin of (2n+1)·theta, n = 0..p-1, by rotation."""
@@ -218,7 +177,7 @@ CHUNKS = 16
 
 
 @njit(cache=True, fastmath={"contract", "reassoc", "nsz"})
-def _unit_rotations(theta, c, s, c2, s2, m):
+def unit_rotations(theta, c, s, c2, s2, m):
     """cos/sin of theta[:m] and of 2·theta[:m] for |theta| < π/4, by polynomials.
 
     Taylor series to x^17 (error below 1e-17 on |x| ≤ 0.8) in Horner form: unlike
@@ -358,7 +317,7 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
                 w[b] = q[first + b]
                 qsum += w[b]
             Qp[t] = qsum
-            _unit_rotations(th, c, s, c2, s2, m)
+            unit_rotations(th, c, s, c2, s2, m)
             for n in range(p):
                 sc = 0.0
                 ss = 0.0
@@ -398,7 +357,7 @@ def _target_sums(y, perm, start, centres, h, p, TC, TS, const, kind, out):
             for b in range(m):
                 th[b] = 2.0 * h * (y[first + b] - centres[k])
                 acc[b] = 0.0
-            _unit_rotations(th, c, s, c2, s2, m)
+            unit_rotations(th, c, s, c2, s2, m)
             for n in range(p):
                 tc = TC[k, n]
                 ts = TS[k, n]

@@ -38,22 +38,24 @@ def sort_within_groups(scores, offsets, descending):
 
 
 @njit(cache=True)
-def radix_sort(keys, idx, k2, i2, n_bytes):
+def radix_sort(keys, idx, k2, i2, n_bytes, low_byte=0):
     """Stable LSD radix sort of unsigned ``keys`` carrying ``idx``, in place; 8-bit digits.
 
     ``n_bytes`` is the width of the keys (8 for uint64, 4 for uint32); ``k2``, ``i2``
     are scratch of the same shapes.  A digit every key shares costs only its histogram.
+    With ``low_byte`` > 0 only bytes ``low_byte`` … ``n_bytes − 1`` are sorted on (see
+    :func:`repair_runs`).
     """
     n = keys.shape[0]
     hist = np.zeros((n_bytes, 256), dtype=np.int64)
     mask = np.uint64(255)
     for m in range(n):
         k = np.uint64(keys[m])
-        for d in range(n_bytes):
+        for d in range(low_byte, n_bytes):
             hist[d, (k >> np.uint64(8 * d)) & mask] += 1
     src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
     swapped = False
-    for d in range(n_bytes):
+    for d in range(low_byte, n_bytes):
         if hist[d].max() == n:  # a digit every key shares: nothing to do
             continue
         shift = np.uint64(8 * d)
@@ -75,3 +77,43 @@ def radix_sort(keys, idx, k2, i2, n_bytes):
         keys[:] = k2
         idx[:] = i2
 
+
+
+@njit(cache=True)
+def repair_runs(keys, idx, low_byte):
+    """Finish :func:`radix_sort` run with ``low_byte``: order each run of keys equal above it.
+
+    Stable.  Short runs (at most 32) by insertion, longer unsorted ones by a stable
+    merge sort of the run; runs of equal keys, which boosting makes in bulk, cost one
+    comparison per element.
+    """
+    n = keys.shape[0]
+    shift = np.uint64(8 * low_byte)
+    a = 0
+    while a < n:
+        top = np.uint64(keys[a]) >> shift
+        b = a + 1
+        ordered = True
+        while b < n and (np.uint64(keys[b]) >> shift) == top:
+            if keys[b] < keys[b - 1]:
+                ordered = False
+            b += 1
+        if not ordered:
+            if b - a <= 32:
+                for i in range(a + 1, b):
+                    k = keys[i]
+                    v = idx[i]
+                    j = i - 1
+                    while j >= a and keys[j] > k:
+                        keys[j + 1] = keys[j]
+                        idx[j + 1] = idx[j]
+                        j -= 1
+                    keys[j + 1] = k
+                    idx[j + 1] = v
+            else:
+                local = np.argsort(keys[a:b], kind="mergesort")
+                ks = keys[a:b][local]
+                vs = idx[a:b][local]
+                keys[a:b] = ks
+                idx[a:b] = vs
+        a = b

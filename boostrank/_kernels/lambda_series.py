@@ -22,8 +22,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .erfc import harmonics, harmonics_near
-from .groups import radix_sort
+from .erfc import harmonics, unit_rotations
+from .groups import radix_sort, repair_runs
 
 
 @njit(cache=True)
@@ -45,9 +45,11 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  Rows
     are first laid out by (label desc, row desc) with a counting sort, then sorted by
     score with a stable LSD radix sort on the order-preserving integer image of the
-    float.  Its cost does not depend on ties, which boosting produces in bulk in
-    early rounds (31 distinct scores after the first tree), where a comparison sort
-    plus a tie repair cost 3× more.  The keys are split at their median 16-bit
+    float, on its top four bytes only, then each run equal on them is finished by
+    insertion (:func:`boostrank._kernels.groups.repair_runs`).  Its cost hardly
+    depends on ties, which boosting produces in bulk in early rounds (31 distinct
+    scores after the first tree), where a comparison sort plus a tie repair cost 3×
+    more.  The keys are split at their median 16-bit
     prefix and the two halves sorted on two threads.
 
     Work arrays are the caller's, so a boosting run reuses them every round: at
@@ -105,7 +107,10 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
             b_ += 1
     for part in prange(2):
         lo_, hi_ = (0, below) if part == 0 else (below, n)
-        radix_sort(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_], 8)
+        # the top four bytes (sign, exponent, 20 mantissa bits) sort; runs equal on them
+        # are short except for exact ties, which need no work
+        radix_sort(keys[lo_:hi_], idx[lo_:hi_], pre_keys[lo_:hi_], pre[lo_:hi_], 8, 4)
+        repair_runs(keys[lo_:hi_], idx[lo_:hi_], 4)
     t_bits = t[:n].view(np.uint64)
     # serial: Numba's parfors do not see that t_bits and t alias (fused loops read t early)
     for m in range(n):
@@ -150,81 +155,105 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
     cur = np.int64(-2)
     base = 0
     centre = 0.0
-    for i in range(n):
-        row = n - 1 - i if mirror else i
-        y = -t[row] if mirror else t[row]
-        k = np.int64(math.floor((y - lo) / width))
-        if k != cur:
-            new_centre = lo + (k + 0.5) * width
-            if k == cur + 1:
-                # the finished block becomes the "previous block" term, rotated to the
-                # new centre and its row-1 weights rebased to the new block's first index
-                harmonics(2.0 * h * (new_centre - centre), p, rc, rs)
-                db = float(i - base)
-                for c in range(C):
-                    o0 = Rq[c, 0] - Lq[c, 0]
-                    o1 = Rq[c, 1] - Lq[c, 1]
-                    Lq[c, 0] = o0
-                    Lq[c, 1] = o1 - db * o0
-                    Rq[c, 0] = Lq[c, 0]
-                    Rq[c, 1] = Lq[c, 1]
-                    for r in range(2):
-                        for m in range(p):
-                            oc = Rc[c, r, m] - Lc[c, r, m]
-                            os_ = Rs[c, r, m] - Ls[c, r, m]
-                            Lc[c, r, m] = oc * rc[m] + os_ * rs[m]
-                            Ls[c, r, m] = os_ * rc[m] - oc * rs[m]
-                    for m in range(p):
-                        Lc[c, 1, m] -= db * Lc[c, 0, m]
-                        Ls[c, 1, m] -= db * Ls[c, 0, m]
+    # the harmonics of a batch of rows first, vectorised across rows (one long dependent
+    # chain per row otherwise sets the pace), then the rows in order
+    B = 64
+    kb = np.empty(B, dtype=np.int64)
+    th = np.empty(B)
+    c2 = np.empty(B)
+    s2 = np.empty(B)
+    Hc = np.empty((p, B))
+    Hs = np.empty((p, B))
+    for i0 in range(0, n, B):
+        nb = min(B, n - i0)
+        for b in range(nb):
+            row = n - 1 - (i0 + b) if mirror else i0 + b
+            y = -t[row] if mirror else t[row]
+            k = np.int64(math.floor((y - lo) / width))
+            kb[b] = k
+            th[b] = 2.0 * h * (y - (lo + (k + 0.5) * width))
+        unit_rotations(th, Hc[0], Hs[0], c2, s2, nb)
+        for m in range(1, p):  # odd harmonics: rotate by 2θ
+            for b in range(nb):
+                Hc[m, b] = Hc[m - 1, b] * c2[b] - Hs[m - 1, b] * s2[b]
+                Hs[m, b] = Hs[m - 1, b] * c2[b] + Hc[m - 1, b] * s2[b]
+        for b in range(nb):
+            i = i0 + b
+            row = n - 1 - i if mirror else i
+            k = kb[b]
+            if k != cur:
+                new_centre = lo + (k + 0.5) * width
+                if k == cur + 1:
+                    # the finished block becomes the "previous block" term, rotated to the
+                    # new centre and its row-1 weights rebased to the new block's first index
+                    harmonics(2.0 * h * (new_centre - centre), p, rc, rs)
+                    db = float(i - base)
+                    for c in range(C):
+                        o0 = Rq[c, 0] - Lq[c, 0]
+                        o1 = Rq[c, 1] - Lq[c, 1]
+                        Lq[c, 0] = o0
+                        Lq[c, 1] = o1 - db * o0
+                        Rq[c, 0] = Lq[c, 0]
+                        Rq[c, 1] = Lq[c, 1]
                         for r in range(2):
-                            Rc[c, r, m] = Lc[c, r, m]
-                            Rs[c, r, m] = Ls[c, r, m]
-            else:
-                Rc[:] = 0.0
-                Rs[:] = 0.0
-                Rq[:] = 0.0
-                Lc[:] = 0.0
-                Ls[:] = 0.0
-                Lq[:] = 0.0
-            cur = k
-            centre = new_centre
-            base = i
-        d = float(i - base)
-        c = cls[row]
-        harmonics_near(2.0 * h * (y - centre), p, cn, sn)
-        acc_e = 0.0
-        acc_g = 0.0
-        for m in range(p):
-            xc = d * Rc[c, 0, m] - Rc[c, 1, m]
-            xs = d * Rs[c, 0, m] - Rs[c, 1, m]
-            acc_e += ae[m] * (sn[m] * xc - cn[m] * xs)
-            acc_g += ag[m] * (cn[m] * xc + sn[m] * xs)
-        W = d * Rq[c, 0] - Rq[c, 1] - acc_e
-        pa = 0.0
-        pu = 0.0
-        for e in range(C):
-            v = wmat[c, e] * (i * cnt[e] - isum[e])
-            pa += v
-            if e > c:
-                pu += v
-        gout[row] = lam * (2.0 * (pu - pa) + W) if mirror else lam * (2.0 * pu - W)
-        hout[row] = hc * acc_g
-        # row i is a source for the targets of every other class
-        for e in range(C):
-            w = wmat[e, c]
-            if w == 0.0:
-                continue
-            wd = w * d
-            Rq[e, 0] += w
-            Rq[e, 1] += wd
+                            for m in range(p):
+                                oc = Rc[c, r, m] - Lc[c, r, m]
+                                os_ = Rs[c, r, m] - Ls[c, r, m]
+                                Lc[c, r, m] = oc * rc[m] + os_ * rs[m]
+                                Ls[c, r, m] = os_ * rc[m] - oc * rs[m]
+                        for m in range(p):
+                            Lc[c, 1, m] -= db * Lc[c, 0, m]
+                            Ls[c, 1, m] -= db * Ls[c, 0, m]
+                            for r in range(2):
+                                Rc[c, r, m] = Lc[c, r, m]
+                                Rs[c, r, m] = Ls[c, r, m]
+                else:
+                    Rc[:] = 0.0
+                    Rs[:] = 0.0
+                    Rq[:] = 0.0
+                    Lc[:] = 0.0
+                    Ls[:] = 0.0
+                    Lq[:] = 0.0
+                cur = k
+                centre = new_centre
+                base = i
+            d = float(i - base)
+            c = cls[row]
             for m in range(p):
-                Rc[e, 0, m] += w * cn[m]
-                Rs[e, 0, m] += w * sn[m]
-                Rc[e, 1, m] += wd * cn[m]
-                Rs[e, 1, m] += wd * sn[m]
-        cnt[c] += 1.0
-        isum[c] += i
+                cn[m] = Hc[m, b]
+                sn[m] = Hs[m, b]
+            acc_e = 0.0
+            acc_g = 0.0
+            for m in range(p):
+                xc = d * Rc[c, 0, m] - Rc[c, 1, m]
+                xs = d * Rs[c, 0, m] - Rs[c, 1, m]
+                acc_e += ae[m] * (sn[m] * xc - cn[m] * xs)
+                acc_g += ag[m] * (cn[m] * xc + sn[m] * xs)
+            W = d * Rq[c, 0] - Rq[c, 1] - acc_e
+            pa = 0.0
+            pu = 0.0
+            for e in range(C):
+                v = wmat[c, e] * (i * cnt[e] - isum[e])
+                pa += v
+                if e > c:
+                    pu += v
+            gout[row] = lam * (2.0 * (pu - pa) + W) if mirror else lam * (2.0 * pu - W)
+            hout[row] = hc * acc_g
+            # row i is a source for the targets of every other class
+            for e in range(C):
+                w = wmat[e, c]
+                if w == 0.0:
+                    continue
+                wd = w * d
+                Rq[e, 0] += w
+                Rq[e, 1] += wd
+                for m in range(p):
+                    Rc[e, 0, m] += w * cn[m]
+                    Rs[e, 0, m] += w * sn[m]
+                    Rc[e, 1, m] += wd * cn[m]
+                    Rs[e, 1, m] += wd * sn[m]
+            cnt[c] += 1.0
+            isum[c] += i
 
 
 @njit(cache=True, parallel=True)

@@ -3,9 +3,10 @@
 A fit runs, within one time limit: the exact solver when d ≤ 2 (no MIP needed); else
 a primal search on the exact statistic from logistic regression, the warm start and
 every feature alone (:mod:`boostrank.mip.search`); for pair statistics (AUC, AUC_π)
-a branch and bound over directions that proves the optimum or bounds it; then, when
-nothing is proven, the MIP started from the best w so far; then the best of
-everything by the statistic recomputed exactly.  So
+it is short, and a branch and bound over directions follows that proves the optimum
+or bounds it, then, when nothing is proven, more search from the best w; then the
+MIP started from the best w so far; then the best of everything by the statistic
+recomputed exactly, moved to the middle of its cell (:func:`widest_margin`).  So
 ``coef_`` never scores below logistic regression or the warm start on the training
 statistic, whatever the time limit.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import as_1d_float, group_offsets
+from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
@@ -32,7 +34,8 @@ METHODS = ("auto", "mip", "search")
 MAX_MIP_PAIRS = 20_000
 BNB_SHARE = 0.4
 """Share of the time left after the search that the branch and bound may use (30 s
-without a time limit); the MIP gets the rest when nothing is proven."""
+without a time limit); the MIP gets the rest when nothing is proven.  When no MIP
+can follow (one list with more than ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
 before its first interrupt check, whatever its time limit."""
@@ -352,34 +355,51 @@ class MIPRanker(BaseEstimator):
 
         exact = None
         found = None
+        pair_bnb = self.method == "auto" and d > 2 and self.l0 == 0 and data.mode == MODE_PAIRS
         if self.method == "auto" and d <= 2:
             exact = exact_low_dimension(data, self.l0)
             found = exact
         elif self.method != "mip" and starts:
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            share = 10.0 if left is None else (left if self.method == "search" else max(0.25 * left, 0.1))
+            # before the branch and bound, which often proves in well under a second, a short search
+            first = 0.1 if pair_bnb else 0.25
+            share = (2.0 if pair_bnb else 10.0) if left is None else \
+                (left if self.method == "search" else max(first * left, 0.1))
             found = search(data, starts, l0=self.l0, time_budget=share, random_state=self.random_state)
         elif starts:  # method="mip": the best start as given
             found = search(data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
         search_time = time.perf_counter() - t_start
+        t_search = search_time
 
+        subset = None
+        if data.pu.size > MAX_MIP_PAIRS:
+            subset = _list_subset(data, groups, self.random_state)
+        mip_possible = data.pu.size <= MAX_MIP_PAIRS or subset is not None
         bnb = None
-        if (self.method == "auto" and exact is None and self.l0 == 0
-                and (deadline is None or deadline - time.perf_counter() > 0.05)):
-            left = 30.0 if deadline is None else BNB_SHARE * (deadline - time.perf_counter())
+        if pair_bnb and (deadline is None or deadline - time.perf_counter() > 0.05):
+            # without a MIP to follow (one list past MAX_MIP_PAIRS) it has all the time left
+            share = BNB_SHARE if mip_possible else 1.0
+            left = 30.0 if deadline is None else share * (deadline - time.perf_counter())
             bnb = branch_and_bound(data, None if found is None else found.w, time_budget=left)
-            if bnb is not None and (bnb.improved or found is None):
+            if bnb.improved or found is None:
                 found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)
+            if not bnb.proven and starts and (deadline is None or deadline - time.perf_counter() > 0.1):
+                # not proven: the rest of the search's share, from the best w so far
+                t0 = time.perf_counter()
+                left = 8.0 if deadline is None else \
+                    (deadline - t0) * (0.25 / (1 - BNB_SHARE) if mip_possible else 1.0)
+                more = search(data, {found.origin: found.w}, l0=self.l0, time_budget=left,
+                              random_state=self.random_state)
+                if more.value > found.value + 1e-12 * (1 + abs(found.value)):
+                    found = SearchResult(more.w, more.value, "search", True, False, more.seconds, more.lines)
+                t_search += time.perf_counter() - t0
         sol = None
         model = None
         build_time = 0.0
         run_solver = exact is None and self.method != "search" and not (bnb is not None and bnb.proven)
         if run_solver and deadline is not None and deadline - time.perf_counter() < 0.05:
             run_solver = False
-        subset = None
-        if run_solver and data.pu.size > MAX_MIP_PAIRS:
-            subset = _list_subset(data, groups, self.random_state)
-            run_solver = subset is not None
+        run_solver = run_solver and mip_possible
         if run_solver:
             t0 = time.perf_counter()
             rows = slice(None) if subset is None else subset
@@ -450,7 +470,7 @@ class MIPRanker(BaseEstimator):
         res = MIPResult(self.coef_, status, objective, bound, gap, time.perf_counter() - t_start,
                         statistic=exact_value, delta=_smallest_gap(s, offsets),
                         n_binaries=0 if model is None else model.n_binaries, source=source, build_time=build_time,
-                        search_time=search_time, logistic_statistic=lr_value,
+                        search_time=t_search, logistic_statistic=lr_value,
                         search_statistic=None if found is None else found.value, solver_status=solver_status,
                         trace=[] if sol is None else [(t, model.to_statistic(i), model.to_statistic(b))
                                                       for t, i, b in sol.trace], **base)

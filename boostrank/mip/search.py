@@ -249,51 +249,71 @@ def _credit(D, c_plus, c_minus, w):
     return float(np.sum(np.where(s > eta, c_plus, 0.0)) + np.sum(np.where(s < -eta, c_minus, 0.0)))
 
 
-def _resolve_point(D, c_plus, c_minus, centre, base, k, idx, deadline, min_width, tol, cache):
+def _local_problem(D, c_plus, c_minus, sub, free, w_star, deadline, min_width, tol):
+    """Best sign pattern of the hyperplanes ``sub`` around their common point w*.
+
+    Returns (local bound, candidate w next to w*, its credit over all of D).
+    """
+    Dl, a, b = _merge_parallel(D[sub][:, free], c_plus[sub], c_minus[sub])
+    if free.size == 1:
+        vals = [_credit(Dl, a, b, np.array([sg])) for sg in (1.0, -1.0)]
+        delta = np.array([1.0 if vals[0] >= vals[1] else -1.0])
+        local_bound = max(vals)
+    else:
+        _, delta, local_bound, _ = _arrangement_search(Dl, a, b, 0.0, np.zeros(free.size), deadline,
+                                                       min_width, tol)
+    best_w, best_value = None, -np.inf
+    top = np.abs(delta).max()
+    if top > 0:
+        # the cone of the local optimum reaches from w* until another hyperplane cuts it:
+        # try steps from well outside the box down to deep inside it
+        for step in (1e4, 1e2, 1.0, 1e-2):
+            w = w_star.copy()
+            w[free] += step * min_width * delta / top
+            value = _credit(D, c_plus, c_minus, w)
+            if value > best_value:
+                best_w, best_value = w, value
+    return local_bound, best_w, best_value
+
+
+def _resolve_point(D, c_plus, c_minus, centre, base, k, idx, best, deadline, min_width, tol, cache):
     """Bound and best candidate of a closed narrow box (kernel units).
 
     When its undecided hyperplanes share a point w* (to 10⁻¹¹ ‖D‖₁), every cell in
-    the box is a cone at w*: the cells are those of the homogeneous problem of the
+    the box is a cone at w*: the box is bounded by the homogeneous problem of those
     differences restricted to the facet's free coordinates, one dimension less,
-    solved by the same branch and bound.  Otherwise the box keeps its bound.
+    solved by the same branch and bound.  If that does not prune it and no other
+    hyperplane passes between w* and the box, each other hyperplane has the sign it
+    has at w* all over the box, so the local problem over every hyperplane through
+    w* bounds the box by a value reached next to w*.
     """
-    key = (k, idx.tobytes())
-    if key in cache:  # the boxes around one point share its hyperplanes
-        local_bound, w, value = cache[key]
-        return base + local_bound, w, value
     d = D.shape[1]
     K = D[idx]
-    loose = float(np.maximum(c_plus[idx], c_minus[idx]).sum())
     free = np.array([j for j in range(d) if j != k], dtype=np.int64)
-    A = K[:, free]
     w_star = centre.copy()  # the common point nearest the box's centre
-    w_star[free] += np.linalg.lstsq(A, -(K @ centre), rcond=None)[0]
+    w_star[free] += np.linalg.lstsq(K[:, free], -(K @ centre), rcond=None)[0]
     if np.any(np.abs(K @ w_star) > 1e-11 * np.abs(K).sum(axis=1)):
-        cache[key] = (loose, None, -np.inf)
-        return base + loose, None, -np.inf
-    Dl, a, b = _merge_parallel(A, c_plus[idx], c_minus[idx])
-    if free.size == 1:
-        vals = [_credit(Dl, a, b, np.array([sg])) for sg in (1.0, -1.0)]
-        local, delta = max(vals), np.array([1.0 if vals[0] >= vals[1] else -1.0])
-        local_bound = local
-    else:
-        local, delta, local_bound, _ = _arrangement_search(Dl, a, b, 0.0, np.zeros(free.size), deadline,
-                                                           min_width, tol)
-    top = np.abs(delta).max()
-    if top == 0:
-        cache[key] = (local_bound, None, -np.inf)
-        return base + local_bound, None, -np.inf
-    # the cone of the local optimum reaches from w* until another hyperplane cuts it:
-    # try steps from well outside the box down to deep inside it
-    best_w, best_value = None, -np.inf
-    for step in (1e4, 1e2, 1.0, 1e-2):
-        w = w_star.copy()
-        w[free] += step * min_width * delta / top
-        value = _credit(D, c_plus, c_minus, w)
-        if value > best_value:
-            best_w, best_value = w, value
-    cache[key] = (local_bound, best_w, best_value)
-    return base + local_bound, best_w, best_value
+        return base + float(np.maximum(c_plus[idx], c_minus[idx]).sum()), None, -np.inf
+    key = (k, idx.tobytes())
+    if key not in cache:  # the boxes around one point share its hyperplanes
+        cache[key] = _local_problem(D, c_plus, c_minus, idx, free, w_star, deadline, min_width, tol)
+    local_bound, w, value = cache[key]
+    bound = base + local_bound
+    if bound <= best + tol:
+        return bound, w, value
+    s = D @ w_star
+    through = np.abs(s) <= 1e-11 * np.abs(D).sum(axis=1)
+    reach = np.linalg.norm(w_star - centre) + 0.5 * np.sqrt(free.size) * min_width
+    if np.all(np.abs(s[~through]) > reach * np.linalg.norm(D[~through][:, free], axis=1)):
+        sub = np.flatnonzero(through)
+        key = (k, sub.tobytes(), np.round(w_star, 12).tobytes())
+        if key not in cache:
+            cache[key] = _local_problem(D, c_plus, c_minus, sub, free, w_star, deadline, min_width, tol)
+        exact_bound, w2, value2 = cache[key]
+        bound = min(bound, float(np.sum(np.where(s > 0, c_plus, c_minus)[~through])) + exact_bound)
+        if value2 > value:
+            w, value = w2, value2
+    return bound, w, value
 
 
 def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol):
@@ -330,7 +350,7 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     fstate = np.array([best])
     closed = -np.inf
     cache = {}
-    chunk = 2000
+    chunk = 64
     while True:
         c0 = time.perf_counter()
         status = _kb.direction_bnb(D, c_plus, c_minus, lo, hi, face, node_list, node_len, node_base, node_ub,
@@ -352,7 +372,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
                 closed = max(closed, rec_base[r] + float(np.maximum(c_plus[idx], c_minus[idx]).sum()))
                 continue
             bound_r, w_r, value_r = _resolve_point(D, c_plus, c_minus, rec_w[r].copy(), rec_base[r],
-                                                   int(rec_face[r]), idx, deadline, min_width, tol, cache)
+                                                   int(rec_face[r]), idx, fstate[0], deadline, min_width, tol,
+                                                   cache)
             closed = max(closed, bound_r)
             if w_r is not None and value_r > fstate[0]:
                 fstate[0] = value_r
@@ -365,8 +386,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
         now = time.perf_counter()
         if deadline is not None and now >= deadline:
             break
-        if status == _kb.BUDGET and now - c0 < 0.02:
-            chunk *= 2
+        if status == _kb.BUDGET:  # chunks of about 10–50 ms: a box costs O(P d) near the root
+            chunk = chunk * 2 if now - c0 < 0.01 else (max(16, chunk // 2) if now - c0 > 0.05 else chunk)
     top = int(istate[0])
     open_ub = float(node_ub[:top][node_ub[:top] > fstate[0] + tol].max(initial=-np.inf))
     return float(fstate[0]), w_best, max(float(fstate[0]), closed, open_ub), int(istate[1])
@@ -445,9 +466,9 @@ def widest_margin(data: RankData, w, max_pairs: int = 50_000):
 
     d = data.U.shape[1]
     w = np.asarray(w, dtype=np.float64)
-    D = data.U[data.pu] - data.U[data.pv]
-    if D.shape[0] == 0 or D.shape[0] > 2 * max_pairs:
+    if data.pu.size == 0 or data.pu.size > 2 * max_pairs:
         return None
+    D = data.U[data.pu] - data.U[data.pv]
     sign = np.sign(D @ w)
     keep = sign != 0
     if not keep.any():

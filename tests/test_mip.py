@@ -169,6 +169,21 @@ def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     assert mip.solver_status == "optimal" and res.statistic >= mip.statistic - 1e-12
 
 
+def test_branch_and_bound_grows_its_work_arrays_and_resumes_to_the_same_answer():
+    import importlib
+
+    S = importlib.import_module("boostrank.mip.search")
+    X, y = br.make_roc_flexibility(120, n_distinct=12, n_features=4, random_state=1)
+    Xs = X / np.abs(X).max(axis=0)
+    data = rank_data(Xs, y.astype(float), np.zeros(len(y), dtype=np.int64), np.ones(len(y)), "auc")
+    D, cp, cm = S._merge_parallel(data.U[data.pu] - data.U[data.pv], data.c_plus, data.c_minus)
+    runs = [S._arrangement_search(D, cp, cm, 0.0, np.zeros(4), None, 1e-9, 1e-11, **kw)
+            for kw in ({}, {"pool": 1, "records": 1, "stack": 1})]
+    (v1, w1, b1, _), (v2, w2, b2, _) = runs
+    assert v1 == pytest.approx(v2) and b1 == pytest.approx(b2) and b1 == pytest.approx(v1)
+    assert S._credit(D, cp, cm, w2) == pytest.approx(v2)
+
+
 def test_widest_margin_keeps_the_order_and_centres_w():
     X, y = br.make_roc_flexibility(120, random_state=0)
     Xs = X / np.abs(X).max(axis=0)

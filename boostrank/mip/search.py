@@ -316,18 +316,20 @@ def _resolve_point(D, c_plus, c_minus, centre, base, k, idx, best, deadline, min
     return bound, w, value
 
 
-def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol):
+def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol, *, pool=None, records=None,
+                        stack=None):
     """Drive :func:`~boostrank._kernels.direction_bnb.direction_bnb` on one arrangement.
 
     Returns (best value, its w, bound, boxes examined), in the kernel's units (sums
-    of credits over the rows of D).
+    of credits over the rows of D).  ``pool``, ``records`` and ``stack`` set the
+    initial sizes of the work arrays (they grow on demand).
     """
     P, d = D.shape
     total = float(np.maximum(c_plus, c_minus).sum())
     w_best = np.asarray(w_best, dtype=np.float64).copy()
     if P == 0:
         return best, w_best, best, 0
-    S = 2 * d + (d - 1) * 40 + 8
+    S = 2 * d + (d - 1) * 40 + 8 if stack is None else max(stack, 2 * d + 2)
     lo = np.empty((S, d))
     hi = np.empty((S, d))
     face = np.zeros(S, dtype=np.int64)
@@ -341,8 +343,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
             lo[t], hi[t] = -1.0, 1.0
             lo[t, k] = hi[t, k] = sign
             face[t] = k
-    pool = np.empty(max(4 * P, 64), dtype=np.int64)
-    R = min(4096, 16 * P)
+    pool = np.empty(max(4 * P, 64) if pool is None else pool, dtype=np.int64)
+    R = min(4096, 16 * P) if records is None else max(records, 2)
     rec_w, rec_base = np.empty((R, d)), np.empty(R)
     rec_face, rec_start = np.empty(R, dtype=np.int64), np.zeros(R + 1, dtype=np.int64)
     rec_idx = np.empty(max(16 * P, 64), dtype=np.int64)
@@ -378,8 +380,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
             if w_r is not None and value_r > fstate[0]:
                 fstate[0] = value_r
                 w_best[:] = w_r
-        if istate[3] and rec_idx.shape[0] < int(istate[4]) + P:
-            rec_idx = np.empty(2 * rec_idx.shape[0], dtype=np.int64)
+        if status == _kb.RECORDS and rec_idx.shape[0] < 2 * P:  # one box's pairs did not fit
+            rec_idx = np.empty(2 * P, dtype=np.int64)
         istate[3:5] = 0
         if status == _kb.DONE:
             break

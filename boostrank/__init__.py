@@ -33,7 +33,12 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
+_SUBMODULES = frozenset(set(_EXPORTS) - {"_validation"} | {"dask", "probit", "cli", "mip"})
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:  # br.rerank.cross_fit_scores works without importing boostrank.rerank first
+        return importlib.import_module(f".{name}", __name__)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'boostrank' has no attribute {name!r}")
@@ -43,5 +48,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+    return sorted(set(globals()) | set(_WHERE) | _SUBMODULES)
 

@@ -279,6 +279,9 @@ def test_import_loads_no_heavy_dependency():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+    code = "import boostrank as br; print(br.rerank.cross_fit_scores.__name__, br.mip.MIPRanker.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["cross_fit_scores", "MIPRanker"]  # submodules as attributes, loaded on use
 
 
 def test_missing_xgboost_names_the_extra(monkeypatch):

@@ -32,13 +32,13 @@ __all__ = ["MIPRanker", "MIPResult"]
 
 METHODS = ("auto", "mip", "search")
 MAX_MIP_PAIRS = 20_000
+"""Past this many compared pairs the MIP runs on a random subset of lists (the search
+sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
+before its first interrupt check, whatever its time limit."""
 BNB_SHARE = 0.4
 """Share of the time left after the search that the branch and bound may use (30 s
 without a time limit); the MIP gets the rest when nothing is proven.  When no MIP
 can follow (one list with more than ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
-"""Past this many compared pairs the MIP runs on a random subset of lists (the search
-sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
-before its first interrupt check, whatever its time limit."""
 
 
 def _list_subset(data, groups, random_state):
@@ -65,8 +65,9 @@ class MIPResult:
         Weights in the caller's feature units (``coef_``).
     status : str
         ``"optimal"`` (proven: by the exact 2-D/1-D solver, the branch and bound
-        over directions, or the MIP's bound is reached), ``"feasible"`` (a w without proof) or ``"error"`` (the solver
-        failed and there was no search to fall back on).  Every formulation is
+        over directions, or the MIP's bound is reached), ``"feasible"`` (a w
+        without proof) or ``"error"`` (the solver failed and there was no search to
+        fall back on).  Every formulation is
         feasible (w = 0), so a solver's "infeasible" is reported in
         ``solver_status`` with a warning, never as the fit's status.
     solver_status : str or None
@@ -368,8 +369,7 @@ class MIPRanker(BaseEstimator):
             found = search(data, starts, l0=self.l0, time_budget=share, random_state=self.random_state)
         elif starts:  # method="mip": the best start as given
             found = search(data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
-        search_time = time.perf_counter() - t_start
-        t_search = search_time
+        t_search = time.perf_counter() - t_start
 
         subset = None
         if data.pu.size > MAX_MIP_PAIRS:

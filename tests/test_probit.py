@@ -7,7 +7,7 @@ import xgboost as xgb
 
 import boostrank as br
 from boostrank._kernels.groups import radix_sort, repair_runs
-from boostrank._kernels.lambda_series import ascending_pessimistic
+from boostrank._kernels.lambda_series import SWEEP_P, _sweep, _sweep_binary, ascending_pessimistic
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
@@ -56,6 +56,35 @@ def test_fast_within_bound_of_exact(n, kind, eps, graded):
     assert np.all(np.abs(gf - ge) <= gb + 1e-14)
     assert np.all(np.abs(hf - he) <= hb + 1e-14)
     assert abs(gf.sum()) <= gb.sum() + 1e-12  # λs of a list cancel, up to the bound
+
+
+
+@pytest.mark.parametrize("eps", [1e-2, 1e-4, 1e-6])
+@pytest.mark.parametrize("rate", [0.0, 0.05, 0.5, 1.0])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread"])
+@pytest.mark.parametrize("n", [1, 2, 63, 64, 65, 3000])
+def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
+    """The vectorised two-class sweep computes what the C-class sweep does, to rounding.
+
+    Batches of 64 rows are cut at 63/64/65; "spread" restarts blocks and skips them.
+    """
+    from boostrank.probit import _series
+
+    rng = np.random.default_rng(n + int(100 * rate))
+    s, y = _list(kind, n, rng, rate=rate)
+    par, ae, ag = _series(eps)
+    assert par.p <= SWEEP_P
+    order, t, cls = ascending_pessimistic(s, y.astype(np.int64), 2, 0.9)
+    wmat = np.array([[0.0, 0.37], [0.37, 0.0]])
+    ae_p, ag_p = np.zeros(SWEEP_P), np.zeros(SWEEP_P)
+    ae_p[:par.p], ag_p[:par.p] = ae, ag
+    for mirror in (False, True):
+        g, h, g2, h2 = (np.full(n, np.nan) for _ in range(4))
+        _sweep(t, cls, mirror, wmat, par.r, par.h, par.p, ae, ag, 0.5, 1.3, g, h)
+        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2)
+        scale = 1.0 + np.abs(g).max()
+        np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)
+        np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
 
 
 @pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros"])

@@ -26,9 +26,12 @@ from .erfc import harmonics, unit_rotations
 from .groups import radix_sort, repair_runs
 
 
-@njit(cache=True)
 def ascending_pessimistic(scores, labels, n_classes, scale):
-    """:func:`ascending_pessimistic_into` with fresh work arrays; returns (order, t, cls)."""
+    """:func:`ascending_pessimistic_into` with fresh work arrays; returns (order, t, cls).
+
+    Plain Python on purpose: a cached non-parallel jitted caller of a parallel kernel
+    that was cached first by another process segfaults when loaded (Numba 0.68).
+    """
     n = scores.shape[0]
     wi = np.empty((3, n), dtype=np.int64)
     wu = np.empty((2, n), dtype=np.uint64)
@@ -256,10 +259,191 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
             isum[c] += i
 
 
+#: Harmonics the two-class sweep carries (the series' p, zero-padded): a constant trip
+#: count vectorises fully; eps down to about 1e-7 needs at most 16 (eps 1e-4: 11).
+SWEEP_P = 16
+
+
+@njit(cache=True, fastmath={"contract", "reassoc", "nsz"})
+def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
+    """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
+
+    Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
+    are the series weights padded with zeros to ``SWEEP_P``.  Why it is 1.8× faster
+    at 10⁶ rows: the running coefficients of both target classes live in one flat
+    array at constant offsets, so the compiler can tell the loads of one class from
+    the stores of the other and vectorise every harmonic loop (per-class 3-D arrays
+    compiled to scalar code), and each row's harmonics are built contiguous
+    (z, z³, z⁵, z⁷ per row, then four at a time by z⁸) instead of copied from a
+    column of the batch.
+    """
+    P = SWEEP_P
+    n = t.shape[0]
+    lo = -t[n - 1] if mirror else t[0]
+    # R (running) of target class 0, of class 1, then L (previous block) of both; each
+    # as Rc[·, 0], Rs[·, 0], Rc[·, 1], Rs[·, 1] of _sweep, P apiece
+    Z = np.zeros(16 * P)
+    Q = np.zeros(8)  # Rq[c, r] at 2c + r, Lq[c, r] at 4 + 2c + r
+    rc = np.empty(P)
+    rs = np.empty(P)
+    cnt0 = 0.0
+    cnt1 = 0.0
+    isum0 = 0.0
+    isum1 = 0.0
+    cur = np.int64(-2)
+    base = 0
+    centre = 0.0
+    B = 64
+    kb = np.empty(B, dtype=np.int64)
+    th = np.empty(B)
+    c2 = np.empty(B)
+    s2 = np.empty(B)
+    c1 = np.empty(B)
+    s1 = np.empty(B)
+    c8 = np.empty(B)
+    s8 = np.empty(B)
+    Hr = np.empty((B, 2 * P))
+    for i0 in range(0, n, B):
+        nb = min(B, n - i0)
+        for b in range(nb):
+            row = n - 1 - (i0 + b) if mirror else i0 + b
+            y = -t[row] if mirror else t[row]
+            k = np.int64(math.floor((y - lo) / width))
+            kb[b] = k
+            th[b] = 2.0 * h * (y - (lo + (k + 0.5) * width))
+        unit_rotations(th, c1, s1, c2, s2, nb)
+        # z, z³, z⁵, z⁷ across the batch, then per row four harmonics at a time (× z⁸)
+        for b in range(nb):
+            a2 = c2[b]
+            b2 = s2[b]
+            a3 = c1[b] * a2 - s1[b] * b2
+            b3 = s1[b] * a2 + c1[b] * b2
+            a5 = a3 * a2 - b3 * b2
+            b5 = b3 * a2 + a3 * b2
+            a7 = a5 * a2 - b5 * b2
+            b7 = b5 * a2 + a5 * b2
+            a4 = a2 * a2 - b2 * b2
+            b4 = 2.0 * a2 * b2
+            c8[b] = a4 * a4 - b4 * b4
+            s8[b] = 2.0 * a4 * b4
+            Hr[b, 0] = c1[b]
+            Hr[b, 1] = a3
+            Hr[b, 2] = a5
+            Hr[b, 3] = a7
+            Hr[b, P] = s1[b]
+            Hr[b, P + 1] = b3
+            Hr[b, P + 2] = b5
+            Hr[b, P + 3] = b7
+        for b in range(nb):
+            a8 = c8[b]
+            b8 = s8[b]
+            for q in range(4, P, 4):
+                for j in range(4):
+                    Hr[b, q + j] = Hr[b, q - 4 + j] * a8 - Hr[b, P + q - 4 + j] * b8
+                    Hr[b, P + q + j] = Hr[b, P + q - 4 + j] * a8 + Hr[b, q - 4 + j] * b8
+        for b in range(nb):
+            i = i0 + b
+            row = n - 1 - i if mirror else i
+            k = kb[b]
+            if k != cur:
+                new_centre = lo + (k + 0.5) * width
+                if k == cur + 1:
+                    # as in _sweep: the finished block becomes the previous-block term
+                    harmonics(2.0 * h * (new_centre - centre), P, rc, rs)
+                    db = float(i - base)
+                    for c in range(2):
+                        o0 = Q[2 * c] - Q[4 + 2 * c]
+                        o1 = Q[2 * c + 1] - Q[4 + 2 * c + 1]
+                        Q[4 + 2 * c] = o0
+                        Q[4 + 2 * c + 1] = o1 - db * o0
+                        Q[2 * c] = Q[4 + 2 * c]
+                        Q[2 * c + 1] = Q[4 + 2 * c + 1]
+                        oc = 4 * P * c
+                        ol = 8 * P + oc
+                        for r in range(2):
+                            for m in range(P):
+                                vc = Z[oc + 2 * r * P + m] - Z[ol + 2 * r * P + m]
+                                vs = Z[oc + (2 * r + 1) * P + m] - Z[ol + (2 * r + 1) * P + m]
+                                Z[ol + 2 * r * P + m] = vc * rc[m] + vs * rs[m]
+                                Z[ol + (2 * r + 1) * P + m] = vs * rc[m] - vc * rs[m]
+                        for m in range(P):
+                            Z[ol + 2 * P + m] -= db * Z[ol + m]
+                            Z[ol + 3 * P + m] -= db * Z[ol + P + m]
+                        for m in range(4 * P):
+                            Z[oc + m] = Z[ol + m]
+                else:
+                    Z[:] = 0.0
+                    Q[:] = 0.0
+                cur = k
+                centre = new_centre
+                base = i
+            d = float(i - base)
+            wd = w * d
+            c = cls[row]
+            acc_e = 0.0
+            acc_g = 0.0
+            # the two branches differ only in their constant offsets, which is what
+            # lets each one vectorise
+            if c == 0:
+                for m in range(P):
+                    xc = d * Z[m] - Z[2 * P + m]
+                    xs = d * Z[P + m] - Z[3 * P + m]
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    acc_e += ae[m] * (sn * xc - cn * xs)
+                    acc_g += ag[m] * (cn * xc + sn * xs)
+                for m in range(P):
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    Z[4 * P + m] += w * cn
+                    Z[5 * P + m] += w * sn
+                    Z[6 * P + m] += wd * cn
+                    Z[7 * P + m] += wd * sn
+                W = d * Q[0] - Q[1] - acc_e
+                Q[2] += w
+                Q[3] += wd
+                pa = w * (i * cnt1 - isum1)
+                pu = pa
+                cnt0 += 1.0
+                isum0 += i
+            else:
+                for m in range(P):
+                    xc = d * Z[4 * P + m] - Z[6 * P + m]
+                    xs = d * Z[5 * P + m] - Z[7 * P + m]
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    acc_e += ae[m] * (sn * xc - cn * xs)
+                    acc_g += ag[m] * (cn * xc + sn * xs)
+                for m in range(P):
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    Z[m] += w * cn
+                    Z[P + m] += w * sn
+                    Z[2 * P + m] += wd * cn
+                    Z[3 * P + m] += wd * sn
+                W = d * Q[2] - Q[3] - acc_e
+                Q[0] += w
+                Q[1] += wd
+                pa = w * (i * cnt0 - isum0)
+                pu = 0.0
+                cnt1 += 1.0
+                isum1 += i
+            gout[row] = lam * (2.0 * (pu - pa) + W) if mirror else lam * (2.0 * pu - W)
+            hout[row] = hc * acc_g
+
+
 @njit(cache=True, parallel=True)
 def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs):
-    for side in prange(2):
-        _sweep(t, cls, side == 1, wmat, width, h, p, ae, ag, lam, hc, g[side], hs[side])
+    if wmat.shape[0] == 2 and p <= SWEEP_P:
+        ae_p = np.zeros(SWEEP_P)
+        ag_p = np.zeros(SWEEP_P)
+        ae_p[:p] = ae[:p]
+        ag_p[:p] = ag[:p]
+        for side in prange(2):
+            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
+    else:
+        for side in prange(2):
+            _sweep(t, cls, side == 1, wmat, width, h, p, ae, ag, lam, hc, g[side], hs[side])
 
 
 @njit(cache=True, parallel=True)

@@ -112,6 +112,25 @@ def test_misuse_fails_clearly():
         LambdaObjective("auc", sigma=0)
 
 
+
+@pytest.mark.parametrize("link", ["logistic", "probit"])
+def test_objective_checks_scores_every_round(link):
+    """Engine-style calls on prepared data: a NaN/inf fails, huge finite scores do
+    not, and non-contiguous or float32 scores give the same λs."""
+    obj = LambdaObjective("auc", link=link)
+    prep = obj.check_labels([0, 1, 0, 1], [0, 4])
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match="scores contains"):
+            obj.gradients(np.array([0.0, bad, 1.0, 2.0]), prep)
+    with pytest.raises(ValueError, match="scores contains"):
+        obj.gradients(np.array([np.inf, -np.inf, 1.0, 2.0]), prep)
+    g, _ = obj.gradients(np.array([1e308, 1e308, -1e308, 1e308]), prep)
+    assert np.isfinite(g).all()
+    s = np.array([0.3, -0.2, 0.9, 0.1])
+    ref = obj.gradients(s, prep)[0].copy()
+    np.testing.assert_array_equal(obj.gradients(np.repeat(s, 2)[::2], prep)[0], ref)
+    np.testing.assert_allclose(obj.gradients(s.astype(np.float32), prep)[0], ref, rtol=1e-6)
+
 def test_lambda_auc_descends_pairwise_logistic_loss():
     """For 0/1 labels λ-AUC is the gradient of Σ_pairs |ΔAUC| log(1 + e^{-σ(s_h - s_l)}) with
     |ΔAUC| frozen at the current order: check against finite differences."""

@@ -87,19 +87,22 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
         np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
 
 
-@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros"])
-def test_ascending_order_is_the_reversed_pessimistic_order(kind):
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("classes", [1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097])
+@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread"])
+def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
+    """Two radix chunks meet mid-list: odd sizes, ties across the cut, absent classes."""
+    rng = np.random.default_rng(3 + n)
     if kind == "short ties":
-        s = np.round(rng.normal(size=500), 2)
+        s = np.round(rng.normal(size=n), 2)
     else:
-        s, _ = _list(kind, 500, rng)
-    y = rng.integers(0, 3, size=500)
+        s, _ = _list(kind, n, rng)
+    y = rng.integers(0, classes, size=n)
     if kind != "random":
         s[::7] = -0.0  # ties with 0.0
         s[::11] *= -1
     order, t, cls = ascending_pessimistic(s, y, 3, 2.0)
-    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, 500)[::-1])
+    np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n)[::-1])
     np.testing.assert_array_equal(t, 2.0 * s[order])
     np.testing.assert_array_equal(cls, y[order])
 

@@ -80,7 +80,7 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
     ae_p[:par.p], ag_p[:par.p] = ae, ag
     for mirror in (False, True):
         g, h, g2, h2 = (np.full(n, np.nan) for _ in range(4))
-        _sweep(t, cls, mirror, wmat, par.r, par.h, par.p, ae, ag, 0.5, 1.3, g, h)
+        _sweep(t, cls, mirror, wmat, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g, h)
         _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2)
         scale = 1.0 + np.abs(g).max()
         np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)

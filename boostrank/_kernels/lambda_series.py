@@ -160,8 +160,105 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         cls[m] = labels[idx[m]]
 
 
-@njit(cache=True, fastmath={"contract", "reassoc"})
-def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
+#: Harmonics the two-class sweep carries (the series' p, zero-padded): a constant trip
+#: count vectorises fully; eps down to about 1e-7 needs at most 16 (eps 1e-4: 11).
+SWEEP_P = 16
+_FAST = {"contract", "reassoc", "nsz"}
+
+
+@njit(cache=True, fastmath=_FAST)
+def _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr):
+    """Block numbers and harmonics cos/sin((2m+1)θ), m < P (a multiple of 4), of rows
+    i0 … i0+nb−1 of a sweep, θ = 2h (y − centre of the row's block).
+
+    z, z³, z⁵, z⁷ across the batch (the polynomials vectorise across rows), then per
+    row four harmonics at a time (× z⁸), contiguous per row: ``Hr[b, :P]`` cosines,
+    ``Hr[b, P:2P]`` sines.  Built row by row, not copied from columns of the batch:
+    the copy cost as much as the sweep's arithmetic.  ``work``: scratch, (7, ≥ nb).
+    """
+    n = t.shape[0]
+    th, c1, s1, c2, s2, c8, s8 = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
+    for b in range(nb):
+        row = n - 1 - (i0 + b) if mirror else i0 + b
+        y = -t[row] if mirror else t[row]
+        k = np.int64(math.floor((y - lo) / width))
+        kb[b] = k
+        th[b] = 2.0 * h * (y - (lo + (k + 0.5) * width))
+    unit_rotations(th, c1, s1, c2, s2, nb)
+    for b in range(nb):
+        a2 = c2[b]
+        b2 = s2[b]
+        a3 = c1[b] * a2 - s1[b] * b2
+        b3 = s1[b] * a2 + c1[b] * b2
+        a5 = a3 * a2 - b3 * b2
+        b5 = b3 * a2 + a3 * b2
+        a4 = a2 * a2 - b2 * b2
+        b4 = 2.0 * a2 * b2
+        c8[b] = a4 * a4 - b4 * b4
+        s8[b] = 2.0 * a4 * b4
+        Hr[b, 0] = c1[b]
+        Hr[b, 1] = a3
+        Hr[b, 2] = a5
+        Hr[b, 3] = a5 * a2 - b5 * b2
+        Hr[b, P] = s1[b]
+        Hr[b, P + 1] = b3
+        Hr[b, P + 2] = b5
+        Hr[b, P + 3] = b5 * a2 + a5 * b2
+    for b in range(nb):
+        a8 = c8[b]
+        b8 = s8[b]
+        for g in range(4, P, 4):
+            for j in range(4):
+                Hr[b, g + j] = Hr[b, g - 4 + j] * a8 - Hr[b, P + g - 4 + j] * b8
+                Hr[b, P + g + j] = Hr[b, P + g - 4 + j] * a8 + Hr[b, g - 4 + j] * b8
+
+
+@njit(cache=True, fastmath=_FAST)
+def _next_block(Z, Q, C, P, rc, rs, db):
+    """At a block adjacent to the last: the finished block becomes the previous-block term.
+
+    Layout of the sweep state: for target class c, ``Z[4Pc : 4P(c+1)]`` holds the running
+    sums (cos, sin, (j − base)·cos, (j − base)·sin) and ``Q[2c : 2c+2]`` (Σ w, Σ w (j − base)),
+    the previous block's part at the same places plus 4PC in Z and 2C in Q.  The
+    finished block's own part (running − previous) is rotated by (rc, rs) to the new
+    centre and its weights rebased by ``db`` rows to the new block's first index.
+    """
+    for c in range(C):
+        o0 = Q[2 * c] - Q[2 * C + 2 * c]
+        o1 = Q[2 * c + 1] - Q[2 * C + 2 * c + 1]
+        Q[2 * C + 2 * c] = o0
+        Q[2 * C + 2 * c + 1] = o1 - db * o0
+        Q[2 * c] = o0
+        Q[2 * c + 1] = o1 - db * o0
+        oc = 4 * P * c
+        ol = 4 * P * C + oc
+        for r in range(2):
+            for m in range(P):
+                vc = Z[oc + 2 * r * P + m] - Z[ol + 2 * r * P + m]
+                vs = Z[oc + (2 * r + 1) * P + m] - Z[ol + (2 * r + 1) * P + m]
+                Z[ol + 2 * r * P + m] = vc * rc[m] + vs * rs[m]
+                Z[ol + (2 * r + 1) * P + m] = vs * rc[m] - vc * rs[m]
+        for m in range(P):
+            Z[ol + 2 * P + m] -= db * Z[ol + m]
+            Z[ol + 3 * P + m] -= db * Z[ol + P + m]
+        for m in range(4 * P):
+            Z[oc + m] = Z[ol + m]
+
+
+@njit(cache=True, fastmath=_FAST)
+def _enter_block(Z, Q, C, P, rc, rs, adjacent, angle, db):
+    """A sweep reaches a new block: keep the finished one as the previous-block term
+    (:func:`_next_block`, rotated by ``angle``) when the blocks are adjacent, else start empty."""
+    if adjacent:
+        harmonics(angle, P, rc, rs)
+        _next_block(Z, Q, C, P, rc, rs, db)
+    else:
+        Z[:] = 0.0
+        Q[:] = 0.0
+
+
+@njit(cache=True, fastmath=_FAST)
+def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
     """The part of every row's λ and hessian from the rows before it in a sweep.
 
     The sweep runs over y = t ascending, or with ``mirror`` over y = −t descending.
@@ -173,101 +270,53 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
         gout = lam (2 P_up − W)                 ascending sweep
         gout = lam (2 P_up − 2 P_all + W)       mirrored (erfc(−x) = 2 − erfc(x))
         hout = hc G
+
+    ``ae``, ``ag``: the series weights zero-padded to a multiple of 4 harmonics.  Any
+    number of classes; :func:`_sweep_binary` is the same for two, faster.
     """
     n = t.shape[0]
     C = wmat.shape[0]
+    P = ae.shape[0]
     lo = -t[n - 1] if mirror else t[0]
-    # running coefficients per target class c, weight row r (1 and j − base), harmonic
-    Rc = np.zeros((C, 2, p))
-    Rs = np.zeros((C, 2, p))
-    Rq = np.zeros((C, 2))
-    Lc = np.zeros((C, 2, p))
-    Ls = np.zeros((C, 2, p))
-    Lq = np.zeros((C, 2))
+    Z = np.zeros(8 * P * C)  # see _next_block
+    Q = np.zeros(4 * C)
     cnt = np.zeros(C)
     isum = np.zeros(C)
-    cn = np.empty(p)
-    sn = np.empty(p)
-    rc = np.empty(p)
-    rs = np.empty(p)
+    rc = np.empty(P)
+    rs = np.empty(P)
     cur = np.int64(-2)
     base = 0
     centre = 0.0
-    # the harmonics of a batch of rows first, vectorised across rows (one long dependent
-    # chain per row otherwise sets the pace), then the rows in order
     B = 64
     kb = np.empty(B, dtype=np.int64)
-    th = np.empty(B)
-    c2 = np.empty(B)
-    s2 = np.empty(B)
-    Hc = np.empty((p, B))
-    Hs = np.empty((p, B))
+    work = np.empty((7, B))
+    Hr = np.empty((B, 2 * P))
     for i0 in range(0, n, B):
         nb = min(B, n - i0)
-        for b in range(nb):
-            row = n - 1 - (i0 + b) if mirror else i0 + b
-            y = -t[row] if mirror else t[row]
-            k = np.int64(math.floor((y - lo) / width))
-            kb[b] = k
-            th[b] = 2.0 * h * (y - (lo + (k + 0.5) * width))
-        unit_rotations(th, Hc[0], Hs[0], c2, s2, nb)
-        for m in range(1, p):  # odd harmonics: rotate by 2θ
-            for b in range(nb):
-                Hc[m, b] = Hc[m - 1, b] * c2[b] - Hs[m - 1, b] * s2[b]
-                Hs[m, b] = Hs[m - 1, b] * c2[b] + Hc[m - 1, b] * s2[b]
+        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
             k = kb[b]
             if k != cur:
                 new_centre = lo + (k + 0.5) * width
-                if k == cur + 1:
-                    # the finished block becomes the "previous block" term, rotated to the
-                    # new centre and its row-1 weights rebased to the new block's first index
-                    harmonics(2.0 * h * (new_centre - centre), p, rc, rs)
-                    db = float(i - base)
-                    for c in range(C):
-                        o0 = Rq[c, 0] - Lq[c, 0]
-                        o1 = Rq[c, 1] - Lq[c, 1]
-                        Lq[c, 0] = o0
-                        Lq[c, 1] = o1 - db * o0
-                        Rq[c, 0] = Lq[c, 0]
-                        Rq[c, 1] = Lq[c, 1]
-                        for r in range(2):
-                            for m in range(p):
-                                oc = Rc[c, r, m] - Lc[c, r, m]
-                                os_ = Rs[c, r, m] - Ls[c, r, m]
-                                Lc[c, r, m] = oc * rc[m] + os_ * rs[m]
-                                Ls[c, r, m] = os_ * rc[m] - oc * rs[m]
-                        for m in range(p):
-                            Lc[c, 1, m] -= db * Lc[c, 0, m]
-                            Ls[c, 1, m] -= db * Ls[c, 0, m]
-                            for r in range(2):
-                                Rc[c, r, m] = Lc[c, r, m]
-                                Rs[c, r, m] = Ls[c, r, m]
-                else:
-                    Rc[:] = 0.0
-                    Rs[:] = 0.0
-                    Rq[:] = 0.0
-                    Lc[:] = 0.0
-                    Ls[:] = 0.0
-                    Lq[:] = 0.0
+                _enter_block(Z, Q, C, P, rc, rs, k == cur + 1, 2.0 * h * (new_centre - centre), float(i - base))
                 cur = k
                 centre = new_centre
                 base = i
             d = float(i - base)
             c = cls[row]
-            for m in range(p):
-                cn[m] = Hc[m, b]
-                sn[m] = Hs[m, b]
+            oc = 4 * P * c
             acc_e = 0.0
             acc_g = 0.0
-            for m in range(p):
-                xc = d * Rc[c, 0, m] - Rc[c, 1, m]
-                xs = d * Rs[c, 0, m] - Rs[c, 1, m]
-                acc_e += ae[m] * (sn[m] * xc - cn[m] * xs)
-                acc_g += ag[m] * (cn[m] * xc + sn[m] * xs)
-            W = d * Rq[c, 0] - Rq[c, 1] - acc_e
+            for m in range(P):
+                cn = Hr[b, m]
+                sn = Hr[b, P + m]
+                xc = d * Z[oc + m] - Z[oc + 2 * P + m]
+                xs = d * Z[oc + P + m] - Z[oc + 3 * P + m]
+                acc_e += ae[m] * (sn * xc - cn * xs)
+                acc_g += ag[m] * (cn * xc + sn * xs)
+            W = d * Q[2 * c] - Q[2 * c + 1] - acc_e
             pa = 0.0
             pu = 0.0
             for e in range(C):
@@ -283,42 +332,38 @@ def _sweep(t, cls, mirror, wmat, width, h, p, ae, ag, lam, hc, gout, hout):
                 if w == 0.0:
                     continue
                 wd = w * d
-                Rq[e, 0] += w
-                Rq[e, 1] += wd
-                for m in range(p):
-                    Rc[e, 0, m] += w * cn[m]
-                    Rs[e, 0, m] += w * sn[m]
-                    Rc[e, 1, m] += wd * cn[m]
-                    Rs[e, 1, m] += wd * sn[m]
+                oe = 4 * P * e
+                Q[2 * e] += w
+                Q[2 * e + 1] += wd
+                # one region of Z per loop: at runtime offsets the compiler cannot tell
+                # four regions in one loop apart and would not vectorise it
+                for m in range(P):
+                    Z[oe + m] += w * Hr[b, m]
+                for m in range(P):
+                    Z[oe + P + m] += w * Hr[b, P + m]
+                for m in range(P):
+                    Z[oe + 2 * P + m] += wd * Hr[b, m]
+                for m in range(P):
+                    Z[oe + 3 * P + m] += wd * Hr[b, P + m]
             cnt[c] += 1.0
             isum[c] += i
 
 
-#: Harmonics the two-class sweep carries (the series' p, zero-padded): a constant trip
-#: count vectorises fully; eps down to about 1e-7 needs at most 16 (eps 1e-4: 11).
-SWEEP_P = 16
-
-
-@njit(cache=True, fastmath={"contract", "reassoc", "nsz"})
+@njit(cache=True, fastmath=_FAST)
 def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
     """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
 
     Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
-    are the series weights padded with zeros to ``SWEEP_P``.  Why it is 1.8× faster
-    at 10⁶ rows: the running coefficients of both target classes live in one flat
-    array at constant offsets, so the compiler can tell the loads of one class from
-    the stores of the other and vectorise every harmonic loop (per-class 3-D arrays
-    compiled to scalar code), and each row's harmonics are built contiguous
-    (z, z³, z⁵, z⁷ per row, then four at a time by z⁸) instead of copied from a
-    column of the batch.
+    are the series weights padded with zeros to ``SWEEP_P``.  It is 1.8× faster at 10⁶
+    rows because each class's loops address the state at constant offsets: the compiler
+    then tells the loads of one class from the stores of the other and vectorises
+    them (with the class as a runtime offset they compile to scalar code).
     """
     P = SWEEP_P
     n = t.shape[0]
     lo = -t[n - 1] if mirror else t[0]
-    # R (running) of target class 0, of class 1, then L (previous block) of both; each
-    # as Rc[·, 0], Rs[·, 0], Rc[·, 1], Rs[·, 1] of _sweep, P apiece
-    Z = np.zeros(16 * P)
-    Q = np.zeros(8)  # Rq[c, r] at 2c + r, Lq[c, r] at 4 + 2c + r
+    Z = np.zeros(16 * P)  # see _next_block (C = 2)
+    Q = np.zeros(8)
     rc = np.empty(P)
     rs = np.empty(P)
     cnt0 = 0.0
@@ -330,85 +375,18 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
     centre = 0.0
     B = 64
     kb = np.empty(B, dtype=np.int64)
-    th = np.empty(B)
-    c2 = np.empty(B)
-    s2 = np.empty(B)
-    c1 = np.empty(B)
-    s1 = np.empty(B)
-    c8 = np.empty(B)
-    s8 = np.empty(B)
+    work = np.empty((7, B))
     Hr = np.empty((B, 2 * P))
     for i0 in range(0, n, B):
         nb = min(B, n - i0)
-        for b in range(nb):
-            row = n - 1 - (i0 + b) if mirror else i0 + b
-            y = -t[row] if mirror else t[row]
-            k = np.int64(math.floor((y - lo) / width))
-            kb[b] = k
-            th[b] = 2.0 * h * (y - (lo + (k + 0.5) * width))
-        unit_rotations(th, c1, s1, c2, s2, nb)
-        # z, z³, z⁵, z⁷ across the batch, then per row four harmonics at a time (× z⁸)
-        for b in range(nb):
-            a2 = c2[b]
-            b2 = s2[b]
-            a3 = c1[b] * a2 - s1[b] * b2
-            b3 = s1[b] * a2 + c1[b] * b2
-            a5 = a3 * a2 - b3 * b2
-            b5 = b3 * a2 + a3 * b2
-            a7 = a5 * a2 - b5 * b2
-            b7 = b5 * a2 + a5 * b2
-            a4 = a2 * a2 - b2 * b2
-            b4 = 2.0 * a2 * b2
-            c8[b] = a4 * a4 - b4 * b4
-            s8[b] = 2.0 * a4 * b4
-            Hr[b, 0] = c1[b]
-            Hr[b, 1] = a3
-            Hr[b, 2] = a5
-            Hr[b, 3] = a7
-            Hr[b, P] = s1[b]
-            Hr[b, P + 1] = b3
-            Hr[b, P + 2] = b5
-            Hr[b, P + 3] = b7
-        for b in range(nb):
-            a8 = c8[b]
-            b8 = s8[b]
-            for q in range(4, P, 4):
-                for j in range(4):
-                    Hr[b, q + j] = Hr[b, q - 4 + j] * a8 - Hr[b, P + q - 4 + j] * b8
-                    Hr[b, P + q + j] = Hr[b, P + q - 4 + j] * a8 + Hr[b, q - 4 + j] * b8
+        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
             k = kb[b]
             if k != cur:
                 new_centre = lo + (k + 0.5) * width
-                if k == cur + 1:
-                    # as in _sweep: the finished block becomes the previous-block term
-                    harmonics(2.0 * h * (new_centre - centre), P, rc, rs)
-                    db = float(i - base)
-                    for c in range(2):
-                        o0 = Q[2 * c] - Q[4 + 2 * c]
-                        o1 = Q[2 * c + 1] - Q[4 + 2 * c + 1]
-                        Q[4 + 2 * c] = o0
-                        Q[4 + 2 * c + 1] = o1 - db * o0
-                        Q[2 * c] = Q[4 + 2 * c]
-                        Q[2 * c + 1] = Q[4 + 2 * c + 1]
-                        oc = 4 * P * c
-                        ol = 8 * P + oc
-                        for r in range(2):
-                            for m in range(P):
-                                vc = Z[oc + 2 * r * P + m] - Z[ol + 2 * r * P + m]
-                                vs = Z[oc + (2 * r + 1) * P + m] - Z[ol + (2 * r + 1) * P + m]
-                                Z[ol + 2 * r * P + m] = vc * rc[m] + vs * rs[m]
-                                Z[ol + (2 * r + 1) * P + m] = vs * rc[m] - vc * rs[m]
-                        for m in range(P):
-                            Z[ol + 2 * P + m] -= db * Z[ol + m]
-                            Z[ol + 3 * P + m] -= db * Z[ol + P + m]
-                        for m in range(4 * P):
-                            Z[oc + m] = Z[ol + m]
-                else:
-                    Z[:] = 0.0
-                    Q[:] = 0.0
+                _enter_block(Z, Q, 2, P, rc, rs, k == cur + 1, 2.0 * h * (new_centre - centre), float(i - base))
                 cur = k
                 centre = new_centre
                 base = i
@@ -469,16 +447,18 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
 
 @njit(cache=True, parallel=True)
 def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs):
-    if wmat.shape[0] == 2 and p <= SWEEP_P:
-        ae_p = np.zeros(SWEEP_P)
-        ag_p = np.zeros(SWEEP_P)
-        ae_p[:p] = ae[:p]
-        ag_p[:p] = ag[:p]
+    # harmonics zero-padded: to SWEEP_P for the two-class sweep, else to a multiple of 4
+    P = SWEEP_P if wmat.shape[0] == 2 and p <= SWEEP_P else 4 * ((p + 3) // 4)
+    ae_p = np.zeros(P)
+    ag_p = np.zeros(P)
+    ae_p[:p] = ae[:p]
+    ag_p[:p] = ag[:p]
+    if P == SWEEP_P and wmat.shape[0] == 2:
         for side in prange(2):
             _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
     else:
         for side in prange(2):
-            _sweep(t, cls, side == 1, wmat, width, h, p, ae, ag, lam, hc, g[side], hs[side])
+            _sweep(t, cls, side == 1, wmat, width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
 
 
 @njit(cache=True, parallel=True)

@@ -7,7 +7,8 @@ import xgboost as xgb
 
 import boostrank as br
 from boostrank._kernels.groups import radix_sort, repair_runs
-from boostrank._kernels.lambda_series import SWEEP_P, _sweep, _sweep_binary, ascending_pessimistic
+from boostrank._kernels.lambda_series import (PARALLEL_SORT_MIN_ROWS, SWEEP_P, WIDE_DIGITS_MIN_ROWS, _sweep,
+                                               _sweep_binary, ascending_pessimistic)
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
@@ -88,10 +89,11 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
 
 
 @pytest.mark.parametrize("classes", [1, 2, 3])
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097, PARALLEL_SORT_MIN_ROWS + 1, WIDE_DIGITS_MIN_ROWS + 3])
 @pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread"])
 def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
-    """Two radix chunks meet mid-list: odd sizes, ties across the cut, absent classes."""
+    """The one-thread sort below PARALLEL_SORT_MIN_ROWS, the two-chunk one (8- and 11-bit
+    digits) above: odd sizes, ties across the cut between the chunks, absent classes."""
     rng = np.random.default_rng(3 + n)
     if kind == "short ties":
         s = np.round(rng.normal(size=n), 2)

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .erfc import harmonics, unit_rotations
-from .groups import repair_runs
+from .groups import radix_sort, repair_runs
 
 
 def ascending_pessimistic(scores, labels, n_classes, scale):
@@ -40,11 +40,42 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
     return wi[1], t, wi[2]
 
 
-#: Radix digits of the order's sort: 3 × 11 bits cover the key's top four bytes (at 10⁶
-#: rows as fast as 4 × 8 on spread scores, 15 % faster on the ties of early rounds).
-DIGIT_BITS = 11
-N_DIGITS = 3
-RADIX = 1 << DIGIT_BITS
+#: Lists from this many rows sort on 3 × 11-bit digits (at 10⁶ rows as fast as 4 × 8 on
+#: spread scores, 15 % faster on the ties of early rounds), shorter ones on 4 × 8 bits:
+#: clearing 2 048-entry counters three times costs more than a pass below 10⁵ rows.
+WIDE_DIGITS_MIN_ROWS = 1 << 17
+
+
+#: Below this many rows the order is sorted on one thread (:func:`_ascending_serial`):
+#: the two-chunk sort's fixed cost (counters, parallel regions) is 30 µs.
+PARALLEL_SORT_MIN_ROWS = 1 << 16
+
+
+@njit(cache=True)
+def _ascending_serial(scores, labels, n_classes, wi, wu):
+    """:func:`ascending_pessimistic_into`'s order and keys (``wi[1]``, ``wu[1]``) on one thread.
+
+    A counting sort lays the rows out by (label desc, row desc), then a stable LSD radix
+    sort on the keys' top four bytes and :func:`~boostrank._kernels.groups.repair_runs`.
+    """
+    n = scores.shape[0]
+    bits = scores.view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    start = np.zeros(n_classes + 1, dtype=np.int64)
+    for r in range(n):
+        start[n_classes - labels[r]] += 1
+    for c in range(n_classes):
+        start[c + 1] += start[c]
+    keys = wu[1, :n]
+    idx = wi[1, :n]
+    for r in range(n - 1, -1, -1):
+        q = start[n_classes - 1 - labels[r]]
+        start[n_classes - 1 - labels[r]] = q + 1
+        b = bits[r] if scores[r] != 0.0 else np.uint64(0)  # −0.0 ties with 0.0
+        keys[q] = ~b if b & sign else b | sign
+        idx[q] = r
+    radix_sort(keys, idx, wu[0, :n], wi[0, :n], 8, 4)
+    repair_runs(keys, idx, 4)
 
 
 @njit(cache=True, parallel=True)
@@ -55,8 +86,9 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  A
     stable LSD radix sort in two chunks on two threads: a first pass lays the rows
     out by (label desc, row desc) and computes the order-preserving integer image of
-    each float; three 11-bit passes sort on the image's top four bytes (sign,
-    exponent, 20 mantissa bits), each pass counting the later passes' digits per
+    each float; three 11-bit passes (four 8-bit ones below ``WIDE_DIGITS_MIN_ROWS``
+    rows) sort on the image's top four bytes (sign, exponent, 20 mantissa bits), each
+    pass counting the later passes' digits per
     destination chunk as it scatters (no separate counting read); runs equal on
     those bytes are finished by insertion (:func:`boostrank._kernels.groups.repair_runs`).  Its cost
     hardly depends on ties, which boosting produces in bulk in early rounds (31
@@ -77,10 +109,17 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         Out: scale · score along the order.
     """
     n = scores.shape[0]
+    sign = np.uint64(1) << np.uint64(63)
+    if n < PARALLEL_SORT_MIN_ROWS:
+        _ascending_serial(scores, labels, n_classes, wi, wu)
+        _finish_order(labels, scale, wi, wu, t, n)
+        return
     half = n // 2
     bits = scores.view(np.uint64)
-    sign = np.uint64(1) << np.uint64(63)
-    mask = np.uint64(RADIX - 1)
+    digit_bits = 11 if n >= WIDE_DIGITS_MIN_ROWS else 8
+    n_digits = 3 if n >= WIDE_DIGITS_MIN_ROWS else 4
+    radix = 1 << digit_bits
+    mask = np.uint64(radix - 1)
     # label counts per source chunk, rows padded apart: two threads' counters in one cache line cost 3× (false sharing)
     lab = np.zeros((2, n_classes + 16), dtype=np.int64)
     for ch in prange(2):
@@ -94,8 +133,8 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
             total += lab[ch, c]
     # first pass: rows n-1..0 into (label desc, row desc) order, keys computed on the
     # way, into the buffer that makes the result land in buffer 1 when every digit sorts
-    first = 1 - N_DIGITS % 2
-    nxt = np.zeros((2, 2, N_DIGITS, RADIX), dtype=np.int64)  # [thread, destination chunk, pass, digit]
+    first = 1 - n_digits % 2
+    nxt = np.zeros((2, 2, n_digits, radix), dtype=np.int64)  # [thread, destination chunk, pass, digit]
     for ch in prange(2):
         for q in range(0 if ch == 0 else half, half if ch == 0 else n):
             r = n - 1 - q
@@ -107,20 +146,20 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
             wu[first, dst] = k
             wi[first, dst] = r
             dc = 1 if dst >= half else 0
-            for d in range(N_DIGITS):
-                nxt[ch, dc, d, (k >> np.uint64(32 + DIGIT_BITS * d)) & mask] += 1
+            for d in range(n_digits):
+                nxt[ch, dc, d, (k >> np.uint64(32 + digit_bits * d)) & mask] += 1
     hist = nxt[0] + nxt[1]  # [source chunk, pass, digit] for the passes below
     src = first
-    for d in range(N_DIGITS):
+    for d in range(n_digits):
         if (hist[0, d] + hist[1, d]).max() == n:  # a digit every key shares
             continue
-        pos = np.zeros((2, RADIX), dtype=np.int64)
+        pos = np.zeros((2, radix), dtype=np.int64)
         total = 0
-        for v in range(RADIX):
+        for v in range(radix):
             for ch in range(2):
                 pos[ch, v] = total
                 total += hist[ch, d, v]
-        shift = np.uint64(32 + DIGIT_BITS * d)
+        shift = np.uint64(32 + digit_bits * d)
         nxt[:] = 0
         dst_buf = 1 - src
         for ch in prange(2):
@@ -132,8 +171,8 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
                 wu[dst_buf, dst] = k
                 wi[dst_buf, dst] = wi[src, q]
                 dc = 1 if dst >= half else 0
-                for e in range(d + 1, N_DIGITS):
-                    nxt[ch, dc, e, (k >> np.uint64(32 + DIGIT_BITS * e)) & mask] += 1
+                for e in range(d + 1, n_digits):
+                    nxt[ch, dc, e, (k >> np.uint64(32 + digit_bits * e)) & mask] += 1
         hist = nxt[0] + nxt[1]
         src = dst_buf
     if src != 1:
@@ -149,11 +188,20 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     for part in prange(2):
         lo_, hi_ = (0, split) if part == 0 else (split, n)
         repair_runs(keys[lo_:hi_], idx[lo_:hi_], 4)
+    _finish_order(labels, scale, wi, wu, t, n)
+
+
+@njit(cache=True, parallel=True)
+def _finish_order(labels, scale, wi, wu, t, n):
+    """t = scale · score and the class along the sorted keys ``wu[1]`` and rows ``wi[1]``."""
+    sign = np.uint64(1) << np.uint64(63)
+    keys = wu[1, :n]
     t_bits = t[:n].view(np.uint64)
     # serial: Numba's parfors do not see that t_bits and t alias (fused loops read t early)
     for m in range(n):
         k = keys[m]
         t_bits[m] = k ^ sign if k & sign else ~k  # back to the float's bits
+    idx = wi[1, :n]
     cls = wi[2, :n]
     for m in prange(n):
         t[m] *= scale

@@ -127,7 +127,7 @@ def part2(n, rounds, noises, seeds):
     """LightGBM fast λ-AUC vs binary on every (noise, seed); XGBoost and the callable floor once."""
     params = {"num_leaves": 31, "learning_rate": 0.1, "num_threads": 2, "verbose": -1, "seed": 0,
               "force_row_wise": True, "metric": "None"}
-    fast = {**params, "objective": br.lightgbm_objective("auc", link="probit", method="fast")}
+    fast = {**params, "objective": br.lightgbm_objective("auc", link="probit")}
     out = {"runs": []}
     for noise in noises:
         for seed in range(1, seeds + 1):
@@ -146,7 +146,7 @@ def part2(n, rounds, noises, seeds):
                     {**params, "objective": lambda preds, train: (g0, h0)}, ds, rounds, Xte, yte)
                 # the floor of λ-AUC's own rounds: its gradients, recorded, handed back in
                 # order (the same trees at no gradient cost; float32, what LightGBM keeps)
-                recorded, objective = [], br.lightgbm_objective("auc", link="probit", method="fast")
+                recorded, objective = [], br.lightgbm_objective("auc", link="probit")
 
                 def record(preds, train):
                     g, h = objective(preds, train)
@@ -163,7 +163,7 @@ def part2(n, rounds, noises, seeds):
                               "eta": 0.1, "nthread": 2}
                 for name, extra in (("xgboost rank:pairwise", {"params": {"objective": "rank:pairwise"}}),
                                     ("xgboost λ-AUC fast", {"params": {"min_child_weight": 1e-3},
-                                     "obj": br.xgboost_objective("auc", link="probit", method="fast")})):
+                                     "obj": br.xgboost_objective("auc", link="probit")})):
                     t = time.perf_counter()
                     bst = xgb.train({**xgb_params, **extra["params"]}, dtr, rounds, obj=extra.get("obj"))
                     secs = time.perf_counter() - t
@@ -218,7 +218,7 @@ def part3(n, rounds, partitions, first_run):
         part = np.random.default_rng(0).integers(0, k, size=n)
         order = np.argsort(part, kind="stable")
         ds = lgb.Dataset(Xtr[order], ytr[order], group=np.bincount(part, minlength=k)).construct()
-        r = _lgb({**params, "objective": br.lightgbm_objective("auc", link="probit", method="fast")},
+        r = _lgb({**params, "objective": br.lightgbm_objective("auc", link="probit")},
                  ds, rounds, Xte, yte)
         rows.append({**agree, **r})
         print(f"  {k:>3} partitions: λ cosine {agree['cosine']:.6f}  scale {agree['scale']:.4f}  "

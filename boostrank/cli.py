@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "rank_xendcg, rank:ndcg, rank:pairwise, rank:map")
     tr.add_argument("--link", choices=["logistic", "probit"], default="logistic",
                     help="RankNet link of auc/mauc; probit allows --method fast")
-    tr.add_argument("--method", choices=["exact", "fast", "auto"], default="exact",
+    tr.add_argument("--method", choices=["exact", "fast", "auto"], default="auto",
                     help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
                          "128+ rows (a file without qid is one list)")
     tr.add_argument("--rounds", type=int, default=100, help="boosting rounds")

@@ -94,7 +94,7 @@ def _one_list_groups(df, one_list):
         raise ValueError("qid=None: a single list split over partitions loses the pairs between partitions; "
                          "pass one_list='per_partition' to train on each partition as its own list "
                          "(see boostrank.dask.per_partition_agreement), or train on one machine with "
-                         "LambdaRanker(link='probit', method='fast')")
+                         "LambdaRanker(link='probit')")
     import dask
     import dask.array as da
 

@@ -110,11 +110,14 @@ class LambdaObjective:
         ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
         ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
         (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
-    method : {"exact", "fast", "auto"}, default="exact"
+    method : {"auto", "exact", "fast"}, default="auto"
         With ``link="probit"``: pair sums, the erfc series
         (:mod:`boostrank.probit`, O(p n) per list: a radix sort and two series sweeps, within
         :func:`boostrank.probit.fast_error_bound`), or ``fast`` for lists of at
-        least ``auto_min_rows`` rows.
+        least ``auto_min_rows`` rows and pair sums below.  ``"auto"`` is the default
+        because pair sums are O(n²) per list (one list of 10⁶ rows: about 1 000 s per
+        round against 0.04 s).  The logistic link always sums pairs (``"auto"`` and
+        ``"exact"``; ``"fast"`` is an error).
     eps : float, default=1e-4
         Accuracy of the series: every λ is within ``fast_error_bound(eps)``, about
         ε times the λ's own scale.  1e-4 takes 11 harmonics instead of 15 at 1e-6;
@@ -145,13 +148,13 @@ class LambdaObjective:
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool = True, label_gain=None,
-                 link: str = "logistic", method: str = "exact", eps: float = 1e-4, auto_min_rows: int = 128,
+                 link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = 128,
                  n_threads: int | None = None):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
         if method not in ("exact", "fast", "auto"):
             raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
-        if method != "exact" and link != "probit":
+        if method == "fast" and link != "probit":
             raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
         if link == "probit" and metric not in ("auc", "mauc"):
             raise ValueError("the probit link is for metric='auc' or 'mauc'")
@@ -279,7 +282,7 @@ class LambdaObjective:
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
-                     norm: bool = True, label_gain=None, link: str = "logistic", method: str = "exact",
+                     norm: bool = True, label_gain=None, link: str = "logistic", method: str = "auto",
                      eps: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 

@@ -45,9 +45,10 @@ class LambdaRanker(BaseEstimator):
         σ of the RankNet logistic in boostrank's objectives.
     threshold : float, default=0.0
         ``objective="auc"``: labels above it are positive.
-    link, method : str, default="logistic", "exact"
-        ``objective="auc"``/``"mauc"``: ``link="probit", method="fast"`` (or ``"auto"``)
-        trains with the linear-time erfc-series λ (:mod:`boostrank.probit`) for long lists.
+    link, method : str, default="logistic", "auto"
+        ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
+        erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
+        sums on shorter ones (``method="auto"``); ``"fast"`` or ``"exact"`` force one.
     eval_metric : str or list of str, default=None
         boostrank metric names evaluated on ``eval_set`` (``"auc"``, ``"mauc"``,
         ``"auc_pessimistic"``, ``"ndcg@10"``, ``"map"``, ``"err@10"``, ...); default: the
@@ -96,7 +97,7 @@ class LambdaRanker(BaseEstimator):
     __metadata_request__score = {"qid": True}
 
     def __init__(self, engine="lightgbm", objective="auc", *, n_estimators=100, learning_rate=0.1,
-                 sigma=1.0, threshold=0.0, link="logistic", method="exact", eval_metric=None,
+                 sigma=1.0, threshold=0.0, link="logistic", method="auto", eval_metric=None,
                  early_stopping_rounds=None, random_state=None, n_jobs=None, verbose=False, **engine_params):
         self.engine = engine
         self.objective = objective
@@ -140,7 +141,7 @@ class LambdaRanker(BaseEstimator):
 
     def _objective_kw(self):
         kw = {"sigma": self.sigma, "threshold": self.threshold}
-        if self.link != "logistic" or self.method != "exact":
+        if self.link != "logistic" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
         return kw
 

@@ -197,6 +197,28 @@ def test_queries_single_class_and_auto():
     assert not np.any(ge[off[2]:off[3]])
 
 
+
+def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
+    """Defaults a user gets: the probit link takes the series on lists of 128+ rows (pair
+    sums would be O(n²)) and pair sums below; the logistic link always sums pairs."""
+    rng = np.random.default_rng(11)
+    off = np.array([0, 50, 50 + 3000])
+    s = rng.normal(size=3050)
+    y = (rng.random(3050) < 0.2).astype(float)
+    obj = br.LambdaObjective("auc", link="probit")
+    assert obj.method == "auto"
+    g, h = obj.gradients(s, obj.check_labels(y, off))
+    gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=obj.eps)
+    ge, he = lambda_auc_probit(s, y, off, method="exact")
+    np.testing.assert_array_equal(g[50:], gf[50:])  # the long list: the series
+    np.testing.assert_array_equal(g[:50], ge[:50])  # the short one: pair sums
+    np.testing.assert_array_equal(h[:50], he[:50])
+    logistic = br.LambdaObjective("auc")
+    assert logistic.method == "auto"
+    np.testing.assert_array_equal(logistic.gradients(s, logistic.check_labels(y, off))[0],
+                                  br.lambda_gradients(s, y, off, method="exact")[0])
+    assert br.LambdaRanker().get_params()["method"] == "auto"
+
 def test_bad_combinations():
     with pytest.raises(ValueError, match="probit"):
         br.LambdaObjective("auc", method="fast")

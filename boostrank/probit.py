@@ -73,13 +73,12 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
             work[key] = cached
     y, wmat = cached
     par, ae, ag = _series(eps)
-    if np.abs(s).max() * ERFC_ALPHA * sigma > 2.0**52 * par.r:
-        # block numbers would lose integer precision and the series its validity
+    wi, wu, wf = _workspace(work, n)
+    # beyond max_t block numbers would lose integer precision and the series its validity
+    if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
+                                    grad, hess, wi, wu, wf, 2.0**52 * par.r):
         raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
                          "(|score| · sigma must stay below about 4e16); use method='exact'")
-    wi, wu, wf = _workspace(work, n)
-    lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                             grad, hess, wi, wu, wf)
 
 
 def _workspace(work, n):

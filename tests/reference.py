@@ -208,10 +208,11 @@ def lambda_reference(scores, labels, sigma=1.0):
                 continue
             hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
             rho = logistic_rho(sigma * (scores[hi] - scores[lo]))
+            rest = logistic_rho(-sigma * (scores[hi] - scores[lo]))  # 1 − ρ without cancellation
             grad[hi] -= sigma * delta * rho
             grad[lo] += sigma * delta * rho
-            hess[hi] += sigma**2 * delta * rho * (1 - rho)
-            hess[lo] += sigma**2 * delta * rho * (1 - rho)
+            hess[hi] += sigma**2 * delta * rho * rest
+            hess[lo] += sigma**2 * delta * rho * rest
     return grad, hess
 
 

@@ -57,6 +57,59 @@ def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric
         np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
+def test_wide_scores_underflow_like_the_reference(seed, metric, grades):
+    # σ(s − s_max) down to −1 600: exps in the subnormal range and below it, and queries
+    # that take the direct logistic for pairs whose E_l + E_h underflows
+    rng = np.random.default_rng(seed)
+    y, _, qid = random_ranking(seed, n_queries=6, max_len=30, n_grades=grades)
+    s = rng.choice([0.0, 300.0, 360.0, 720.0, 800.0], size=y.shape[0]) + rng.normal(scale=5.0, size=y.shape[0])
+    off = offsets_of(qid)
+    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=2.0)
+    # 0/1 labels: every λ sums terms of one sign, so even 1e-300 must agree relatively;
+    # with grades, pushes up and down cancel and the reference's recounted ΔMAUC of two
+    # equally weighted classes is rounding residue (1e-17), not 0
+    atol = 1e-300 if metric == "auc" else 1e-14
+    for a, b in zip(off[:-1], off[1:]):
+        lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 2.0)
+        np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=atol)
+        np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=atol)
+
+
+def test_exp_nonpositive_matches_libm():
+    from boostrank._kernels.lambdas import exp_nonpositive
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([-rng.exponential(3.0, 20_000), -rng.uniform(0.0, 750.0, 20_000),
+                        [0.0, -0.0, -5e-324, -1e-300, -708.39, -709.0, -744.4, -745.13, -745.2, -746.0,
+                         -1e300, -np.inf]])
+    out, s1, s2 = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    exp_nonpositive(x, out, s1, s2)
+    want = np.exp(x)
+    normal = want >= np.finfo(float).tiny
+    assert np.all(np.abs(out - want)[normal] <= 2 * np.spacing(want[normal]))
+    # subnormal results round once: within one unit of the smallest subnormal
+    assert np.all(np.abs(out - want)[~normal] <= 5e-324)
+    assert np.all(out[x <= -745.2] == 0.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_class_tables_count_each_query(seed):
+    from boostrank._kernels.lambdas import lambda_auc_tables
+    from boostrank._kernels.metrics import mauc_class_weights
+
+    y, _, qid = random_ranking(seed, n_queries=9, max_len=7, n_grades=4)
+    off = np.r_[0, offsets_of(qid)[1:-1], len(y), len(y)]  # and an empty query at the end
+    start, weights = lambda_auc_tables(y, off)
+    assert start.shape == (len(off) - 1, y.max() + 2)
+    for g, (a, b) in enumerate(zip(off[:-1], off[1:])):
+        counts = np.bincount(y[a:b], minlength=y.max() + 1)
+        np.testing.assert_array_equal(start[g], np.r_[0, np.cumsum(counts)])
+        np.testing.assert_allclose(weights[g], mauc_class_weights(counts.astype(float), float(b - a)))
+
+
 @pytest.mark.parametrize("seed,levels", CASES)
 @pytest.mark.parametrize("truncation,norm", [(30, True), (3, True), (30, False)])
 def test_lambda_ndcg_matches_lightgbm_transcription(seed, levels, truncation, norm):

@@ -510,7 +510,8 @@ def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs):
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae, ag, grad, hess, wi, wu, wf):
+def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae, ag, grad, hess, wi, wu, wf,
+                             max_t):
     """λ-MAUC (λ-AUC for 0/1 labels) gradients and hessians of one list, probit link.
 
     Parameters
@@ -525,10 +526,20 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         series weights (:func:`boostrank._kernels.erfc.series_weights`).
     wi, wu, wf : ndarray of int64 (3, ≥ n), uint64 (2, ≥ n), float64 (5, ≥ n)
         Work arrays, reused across calls (see :func:`ascending_pessimistic_into`).
+    max_t : float
+        Largest |ασ s| the series' block numbers hold exactly.
+
+    Returns
+    -------
+    ok : bool
+        False, with ``grad`` and ``hess`` unwritten, when some |ασ s| exceeds ``max_t``
+        (read off the two ends of the sorted list, not a pass of its own).
     """
     n = scores.shape[0]
     t = wf[0, :n]
     ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t)
+    if not (abs(t[0]) <= max_t and abs(t[n - 1]) <= max_t):
+        return False
     order = wi[1, :n]
     cls = wi[2, :n]
     g = wf[1:3, :n]
@@ -538,3 +549,4 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     for i in prange(n):
         grad[order[i]] = g[0, i] + g[1, i]
         hess[order[i]] = hs[0, i] + hs[1, i]
+    return True

@@ -87,7 +87,7 @@ def part1(sizes, exact_max, rate):
             return p - y, p * (1.0 - p)
         t_ll = best(logloss, 3)
         row = {"n": n, "fast_s": t_fast, "logloss_s": t_ll}
-        for name, kw in (("exact_logistic", {}), ("exact_probit", {"link": "probit"})):
+        for name, kw in (("exact_logistic", {}), ("exact_probit", {"link": "probit", "method": "exact"})):
             obj = LambdaObjective("auc", **kw)
             if n <= exact_max:
                 p2 = obj.check_labels(y, np.array([0, n]))

@@ -9,7 +9,6 @@ linear-time λ lives in :mod:`boostrank.probit`.
 from __future__ import annotations
 
 import contextlib
-import math
 from typing import Callable
 
 import numba
@@ -259,11 +258,11 @@ class LambdaObjective:
         y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
         # not sort NaN into the λs.  Engines pass contiguous float64, which needs no
-        # conversion (half of a small call's glue); s·s is finite exactly when every
-        # score is (bar overflow past 1e154, which takes the full check), at a third
-        # of np.isfinite's cost.  Anything else goes through the full check.
+        # conversion (half of a small call's glue); the full check runs on anything else.
+        # (Not s·s: past 10⁴ rows OpenBLAS runs it on threads that then spin against the
+        # kernel's: 40 → 67 ms per call at 10⁶ rows.)
         if (type(scores) is np.ndarray and scores.dtype == np.float64 and scores.ndim == 1
-                and scores.flags.c_contiguous and math.isfinite(scores.dot(scores))):
+                and scores.flags.c_contiguous and np.isfinite(scores).all()):
             s = scores
         else:
             s = as_1d_float(np.reshape(scores, -1), "scores")

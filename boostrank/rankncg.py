@@ -13,6 +13,7 @@ O(p n) per edge of the graph.
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from pathlib import Path
@@ -21,6 +22,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
+from threadpoolctl import ThreadpoolController
 
 from ._kernels.rankncg import pair_coefficients
 from ._validation import as_int_labels, group_offsets
@@ -173,6 +175,12 @@ def log_likelihood(w, X, y, qid=None, *, graph="full", alpha: float = 1.0) -> fl
     return float(-0.5 * alpha * w @ w + ll)
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    """threadpoolctl's view of the loaded BLAS, built once (a fresh scan costs 0.3 ms)."""
+    return ThreadpoolController()
+
+
 class RankNCG(BaseEstimator):
     """Linear ranker maximising a lower bound of the generalised WMW (Raykar et al. 2007).
 
@@ -259,7 +267,11 @@ class RankNCG(BaseEstimator):
         scale = X.std(axis=0)
         scale[scale == 0] = 1.0
         Xs = (X - mean) / scale
-        w = self._conjugate_gradient(Xs, pairs)
+        # Xw and Xᵀc alternate with the parallel kernels: OpenBLAS's threads spin after
+        # each product and hold the cores the kernels need (a 20 640 × 9 fit took 0.19 s
+        # instead of 0.017 s, 10⁶ × 20 1.30 s instead of 0.81 s)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            w = self._conjugate_gradient(Xs, pairs)
         self.coef_ = w / scale
         self._offset = float(mean @ self.coef_)
         self.classes_ = pairs.classes

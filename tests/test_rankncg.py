@@ -115,3 +115,27 @@ def test_sklearn_api():
     failed = {r["check_name"]: str(r["exception"])[:300]
               for r in check_estimator(est, on_fail=None) if r["status"] == "failed"}
     assert not failed, failed
+
+
+def test_fit_keeps_blas_on_one_thread_and_restores_it(monkeypatch):
+    # OpenBLAS threads spinning beside the parallel kernels made fits up to 10x slower
+    from threadpoolctl import threadpool_info
+
+    import boostrank.rankncg as rn
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen = []
+    real = rn._coefficients
+
+    def spy(*args, **kwargs):
+        seen.append(blas_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rn, "_coefficients", spy)
+    X = np.random.default_rng(0).normal(size=(300, 4))
+    br.RankNCG().fit(X, (X[:, 0] > 0).astype(int))
+    assert seen and all(threads == [1] * len(before) for threads in seen)
+    assert blas_threads() == before

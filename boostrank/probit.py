@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ._kernels.erfc import ERFC_ALPHA, series_weights
-from ._kernels.lambda_series import lambda_auc_series_kernel
+from ._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
@@ -48,14 +48,14 @@ def _series(eps):
 
 
 def _class_weights(y, n):
-    """(class ids, |ω_a − ω_b| matrix) of one list; absent grades dropped."""
+    """(class ids as int32, |ω_a − ω_b| matrix) of one list; absent grades dropped."""
     counts = np.bincount(y).astype(np.float64)
     w = mauc_class_weights(counts, float(n))
     present = counts > 0
     if not present.all():  # the sweep costs O(classes) per row: drop absent grades
         w = w[present]
         y = (np.cumsum(present) - 1)[y]
-    return y, np.abs(w[:, None] - w[None, :])
+    return y.astype(np.int32), np.abs(w[:, None] - w[None, :])
 
 
 def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
@@ -84,8 +84,8 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
 def _workspace(work, n):
     """Work arrays for lists of up to ``n`` rows, kept in ``work`` (a dict) between calls."""
     have = None if work is None else work.get("series")
-    if have is None or have[0].shape[1] < n:
-        have = (np.empty((3, n), dtype=np.int64), np.empty((2, n), dtype=np.uint64), np.empty((5, n)))
+    if have is None or have[0].shape[1] < n or have[0].dtype != index_dtype(n):
+        have = (np.empty((3, n), dtype=index_dtype(n)), np.empty((2, n), dtype=np.uint64), np.empty((5, n)))
         if work is not None:
             work["series"] = have
     return have

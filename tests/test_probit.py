@@ -327,3 +327,27 @@ def test_objective_default_accuracy_is_within_its_documented_bound():
     gb, hb = fast_error_bound(s, y.astype(np.int64), np.array([0, 2000]), eps=obj.eps)
     assert np.all(np.abs(g - ge) <= gb + 1e-14) and np.all(np.abs(h - he) <= hb + 1e-14)
     assert np.abs(g - ge).max() <= 1e-3 * np.abs(ge).max()  # the bound is about ε times the λ's scale
+
+
+@pytest.mark.parametrize("n,classes", [(5000, 2), (70_001, 2), (9000, 3)])
+def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes):
+    # lists of 2^31 rows and more index with int64; below, int32 halves the order's traffic
+    from boostrank._kernels.erfc import ERFC_ALPHA
+    from boostrank._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
+    from boostrank.probit import _class_weights, _series
+
+    assert index_dtype(2**31 - 1) == np.int32 and index_dtype(2**31) == np.int64
+    rng = np.random.default_rng(n)
+    s = np.round(rng.normal(size=n), 2)
+    y, wmat = _class_weights(rng.integers(0, classes, size=n), n)
+    par, ae, ag = _series(1e-4)
+    out = []
+    for dt in (np.int32, np.int64):
+        g, h = np.empty(n), np.empty(n)
+        wi, wu, wf = np.empty((3, n), dtype=dt), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
+        assert lambda_auc_series_kernel(s, y.astype(dt), wmat, 1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
+                                        g, h, wi, wu, wf, 2.0**52 * par.r)
+        out.append((g, h, wi[1, :n].copy()))
+    np.testing.assert_array_equal(out[0][2], out[1][2])
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])

@@ -140,8 +140,9 @@ def part2(n, rounds, noises, seeds):
                    "lightgbm binary": _lgb({**params, "objective": "binary"}, ds, rounds, Xte, yte)}
             if not out["runs"]:
                 # the floor of any Python objective: the callback round trip with gradients
-                # that cost nothing (log-loss gradients at the start, so trees still split)
-                g0, h0 = 0.5 - ytr, np.full(n, 0.25)
+                # that cost nothing (log-loss gradients at the start, so trees still split),
+                # in float32, LightGBM's type (a float64 return costs the round a cast)
+                g0, h0 = (0.5 - ytr).astype(np.float32), np.full(n, 0.25, dtype=np.float32)
                 run["lightgbm fixed-gradient callable"] = _lgb(
                     {**params, "objective": lambda preds, train: (g0, h0)}, ds, rounds, Xte, yte)
                 # the floor of λ-AUC's own rounds: its gradients, recorded, handed back in

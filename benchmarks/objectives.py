@@ -88,7 +88,8 @@ def train_predict(engine, objective, train, test, rounds):
 def floors(train, rounds, repeat):
     """Seconds for LightGBM with a Python objective that does (almost) no work."""
     offsets = train.group_offsets
-    grad, hess = br.lambda_gradients(np.zeros(len(train)), train.y, offsets, metric="auc")
+    grad, hess = (a.astype(np.float32) for a in br.lambda_gradients(np.zeros(len(train)), train.y, offsets,
+                                                                    metric="auc"))
 
     def fixed(preds, data):
         return grad, hess
@@ -116,7 +117,9 @@ def round_times(train, rounds, repeat, threads):
       run, handed back in order.  The same trees as λ-AUC at no gradient cost: what a
       Python objective cannot go below.
     """
-    grad, hess = br.lambda_gradients(np.zeros(len(train)), train.y, train.group_offsets, metric="auc")
+    # float32, the engines' gradient type (what the λ objectives return to them)
+    grad, hess = (a.astype(np.float32) for a in
+                  br.lambda_gradients(np.zeros(len(train)), train.y, train.group_offsets, metric="auc"))
     ds = lgb.Dataset(train.X, train.y, group=np.diff(train.group_offsets), free_raw_data=False).construct()
     recorded = []
     objective = br.lightgbm_objective("auc")

@@ -253,8 +253,15 @@ class LambdaObjective:
         self._cache[id(key)] = (key, prep)
         return prep
 
-    def gradients(self, scores, prep):
-        """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`."""
+    def gradients(self, scores, prep, dtype=np.float64):
+        """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`.
+
+        ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
+        LightGBM and XGBoost keep gradients in float32, and LightGBM's own cast of float64
+        arrays allocates two fresh arrays every round (3.6 ms per round at 10⁶ rows, against
+        0.4 ms to copy into buffers kept here).  The returned arrays are reused by the
+        next call.
+        """
         y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
         # not sort NaN into the λs.  Engines pass contiguous float64, which needs no
@@ -276,7 +283,14 @@ class LambdaObjective:
             with numba_threads(threads):
                 self._kernel(self, s, y, offsets, gain, grad, hess, order, work)
         if weight is not None:
-            return grad * weight, hess * weight
+            grad, hess = grad * weight, hess * weight
+        if dtype == np.float32:
+            out = work.get("float32")
+            if out is None:
+                out = work["float32"] = (np.empty(y.shape[0], np.float32), np.empty(y.shape[0], np.float32))
+            np.copyto(out[0], grad, casting="same_kind")
+            np.copyto(out[1], hess, casting="same_kind")
+            return out
         return grad, hess
 
     def _threads(self, n_rows, available):

@@ -66,7 +66,8 @@ class XGBoostObjective:
         def load():
             offsets = _groups(dtrain)
             return dtrain.get_label(), offsets, _row_weights(dtrain, offsets)
-        return self.objective.gradients(predt, self.objective.prepared(dtrain, load))
+        # float32, XGBoost's gradient type (see LightGBMObjective)
+        return self.objective.gradients(predt, self.objective.prepared(dtrain, load), dtype=np.float32)
 
 
 class XGBoostMetric:

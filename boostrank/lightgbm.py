@@ -88,6 +88,8 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     LightGBMObjective
         Use as ``lgb.train({"objective": obj, ...}, ds)`` or ``LGBMRanker(objective=obj)``.
         Groups come from the Dataset (``group=``); without them the data is one list.
+        It returns float32 arrays (LightGBM's gradient type), reused by its next call;
+        :func:`boostrank.lambda_gradients` gives float64 copies.
 
     Examples
     --------

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ._kernels.erfc import ERFC_ALPHA, series_weights
-from ._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
+from ._kernels.lambda_series import MIXED_MIN_RATE, index_dtype, lambda_auc_series_kernel
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
@@ -48,14 +48,19 @@ def _series(eps):
 
 
 def _class_weights(y, n):
-    """(class ids as int32, |ω_a − ω_b| matrix) of one list; absent grades dropped."""
+    """(class ids as int32, |ω_a − ω_b| matrix, mixed) of one list; absent grades dropped.
+
+    ``mixed``: two classes, the smaller one at least ``MIXED_MIN_RATE`` of the list.
+    """
     counts = np.bincount(y).astype(np.float64)
     w = mauc_class_weights(counts, float(n))
     present = counts > 0
     if not present.all():  # the sweep costs O(classes) per row: drop absent grades
         w = w[present]
         y = (np.cumsum(present) - 1)[y]
-    return y.astype(np.int32), np.abs(w[:, None] - w[None, :])
+    kept = counts[present]
+    mixed = kept.size == 2 and kept.min() >= MIXED_MIN_RATE * n
+    return y.astype(np.int32), np.abs(w[:, None] - w[None, :]), bool(mixed)
 
 
 def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
@@ -71,12 +76,12 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
         cached = _class_weights(y, n)
         if work is not None and key is not None:
             work[key] = cached
-    y, wmat = cached
+    y, wmat, mixed = cached
     par, ae, ag = _series(eps)
     wi, wu, wf = _workspace(work, n)
     # beyond max_t block numbers would lose integer precision and the series its validity
     if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                    grad, hess, wi, wu, wf, 2.0**52 * par.r):
+                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed):
         raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
                          "(|score| · sigma must stay below about 4e16); use method='exact'")
 

@@ -124,6 +124,8 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     λ-AUC hessians are small (about 0.1 per document), so XGBoost's default
     ``min_child_weight=1`` blocks most splits; use something like 1e-3
     (:func:`objective_params` gives the settings :class:`boostrank.LambdaRanker` uses).
+    The callable returns float32 arrays (XGBoost's gradient type), reused by its next
+    call; :func:`boostrank.lambda_gradients` gives float64 copies.
     """
     kw.setdefault("n_threads", 1)
     return XGBoostObjective(LambdaObjective(metric, **kw))

@@ -8,7 +8,7 @@ import xgboost as xgb
 import boostrank as br
 from boostrank._kernels.groups import radix_sort, repair_runs
 from boostrank._kernels.lambda_series import (PARALLEL_SORT_MIN_ROWS, SWEEP_P, WIDE_DIGITS_MIN_ROWS, _sweep,
-                                               _sweep_binary, ascending_pessimistic)
+                                               _sweep_binary, _sweep_binary_mixed, ascending_pessimistic)
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
@@ -86,6 +86,10 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
         scale = 1.0 + np.abs(g).max()
         np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)
         np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
+        g3, h3 = np.full(n, np.nan), np.full(n, np.nan)  # the branch-free sweep: the same to the bit
+        _sweep_binary_mixed(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3)
+        np.testing.assert_array_equal(g3, g2)
+        np.testing.assert_array_equal(h3, h2)
 
 
 @pytest.mark.parametrize("classes", [1, 2, 3])
@@ -329,8 +333,8 @@ def test_objective_default_accuracy_is_within_its_documented_bound():
     assert np.abs(g - ge).max() <= 1e-3 * np.abs(ge).max()  # the bound is about ε times the λ's scale
 
 
-@pytest.mark.parametrize("n,classes", [(5000, 2), (70_001, 2), (9000, 3)])
-def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes):
+@pytest.mark.parametrize("n,classes,rate", [(5000, 2, 0.5), (70_001, 2, 0.05), (9000, 3, None)])
+def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes, rate):
     # lists of 2^31 rows and more index with int64; below, int32 halves the order's traffic
     from boostrank._kernels.erfc import ERFC_ALPHA
     from boostrank._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
@@ -339,14 +343,16 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes)
     assert index_dtype(2**31 - 1) == np.int32 and index_dtype(2**31) == np.int64
     rng = np.random.default_rng(n)
     s = np.round(rng.normal(size=n), 2)
-    y, wmat = _class_weights(rng.integers(0, classes, size=n), n)
+    labels = rng.integers(0, classes, size=n) if rate is None else (rng.random(n) < rate).astype(np.int64)
+    y, wmat, mixed = _class_weights(labels, n)
+    assert mixed == (rate == 0.5)
     par, ae, ag = _series(1e-4)
     out = []
     for dt in (np.int32, np.int64):
         g, h = np.empty(n), np.empty(n)
         wi, wu, wf = np.empty((3, n), dtype=dt), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
         assert lambda_auc_series_kernel(s, y.astype(dt), wmat, 1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                        g, h, wi, wu, wf, 2.0**52 * par.r)
+                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed)
         out.append((g, h, wi[1, :n].copy()))
     np.testing.assert_array_equal(out[0][2], out[1][2])
     np.testing.assert_array_equal(out[0][0], out[1][0])

@@ -255,6 +255,14 @@ def test_l0_penalty_drops_a_useless_feature():
         assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
 
 
+def test_solver_residue_is_not_a_used_feature():
+    # HiGHS 1.16 returned -1.5e-17 for a weight whose l0 indicator was 0
+    from boostrank.mip.estimator import _snap_zeros
+
+    np.testing.assert_array_equal(_snap_zeros([0.5, -1.5e-17, 0.0, 1e-3, -2e-9]), [0.5, 0.0, 0.0, 1e-3, -2e-9])
+    np.testing.assert_array_equal(_snap_zeros([0.0, 0.0]), [0.0, 0.0])
+
+
 def test_build_is_from_arrays_and_fast():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 8))

@@ -8,7 +8,7 @@ import xgboost as xgb
 import boostrank as br
 from boostrank._kernels.groups import radix_sort, repair_runs
 from boostrank._kernels.lambda_series import (PARALLEL_SORT_MIN_ROWS, SWEEP_P, WIDE_DIGITS_MIN_ROWS, _sweep,
-                                               _sweep_binary, _sweep_binary_mixed, ascending_pessimistic)
+                                               _sweep_binary, ascending_pessimistic)
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
@@ -82,12 +82,12 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
     for mirror in (False, True):
         g, h, g2, h2 = (np.full(n, np.nan) for _ in range(4))
         _sweep(t, cls, mirror, wmat, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g, h)
-        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2)
+        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2, False)
         scale = 1.0 + np.abs(g).max()
         np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)
         np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
         g3, h3 = np.full(n, np.nan), np.full(n, np.nan)  # the branch-free sweep: the same to the bit
-        _sweep_binary_mixed(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3)
+        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3, True)
         np.testing.assert_array_equal(g3, g2)
         np.testing.assert_array_equal(h3, h2)
 

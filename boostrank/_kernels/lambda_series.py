@@ -407,20 +407,31 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
+def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixed):
     """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
 
     Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
     are the series weights padded with zeros to ``SWEEP_P``.  It is 1.8× faster at 10⁶
     rows because each class's loops address the state at constant offsets: the compiler
     then tells the loads of one class from the stores of the other and vectorises
-    them (with the class as a runtime offset they compile to scalar code).
+    them (with the class as a runtime offset they compile to scalar code).  The loop
+    bodies are written out per class for that reason (a shared helper taking the two
+    states as arguments measured 31 and 46 ms instead of 27 and 29).
+
+    Along the order the class of the next row is random, so a branch on it mispredicts
+    at about twice the minority rate.  With ``mixed`` each row instead picks its target
+    and source states (two views at constant offsets) by selects and updates its class
+    counts by arithmetic: 28.1 → 24.7 ms per pair of sweeps at 10⁶ rows and 50 %
+    positives, but 22.0 → 23.1 ms at 5 %, so :func:`_both_sweeps` sets it from
+    ``MIXED_MIN_RATE`` on.  The outputs are the same to the last bit.
     """
     P = SWEEP_P
     n = t.shape[0]
     lo = -t[n - 1] if mirror else t[0]
     Z = np.zeros(16 * P)  # see _next_block (C = 2)
     Q = np.zeros(8)
+    Z0 = Z[0:4 * P]
+    Z1 = Z[4 * P:8 * P]
     rc = np.empty(P)
     rs = np.empty(P)
     cnt0 = 0.0
@@ -452,9 +463,37 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
             c = cls[row]
             acc_e = 0.0
             acc_g = 0.0
+            if mixed:  # the same for the whole sweep: the branch is always predicted
+                Zt = Z1 if c else Z0
+                Zs = Z0 if c else Z1
+                for m in range(P):
+                    xc = d * Zt[m] - Zt[2 * P + m]
+                    xs = d * Zt[P + m] - Zt[3 * P + m]
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    acc_e += ae[m] * (sn * xc - cn * xs)
+                    acc_g += ag[m] * (cn * xc + sn * xs)
+                for m in range(P):
+                    cn = Hr[b, m]
+                    sn = Hr[b, P + m]
+                    Zs[m] += w * cn
+                    Zs[P + m] += w * sn
+                    Zs[2 * P + m] += wd * cn
+                    Zs[3 * P + m] += wd * sn
+                o = 2 * c
+                W = d * Q[o] - Q[o + 1] - acc_e
+                Q[2 - o] += w
+                Q[3 - o] += wd
+                cf = float(c)
+                pa = w * (i * (cnt1 + cf * (cnt0 - cnt1)) - (isum1 + cf * (isum0 - isum1)))
+                pu = pa * (1.0 - cf)
+                cnt0 += 1.0 - cf
+                cnt1 += cf
+                isum0 += (1.0 - cf) * i
+                isum1 += cf * i
             # the two branches differ only in their constant offsets, which is what
             # lets each one vectorise
-            if c == 0:
+            elif c == 0:
                 for m in range(P):
                     xc = d * Z[m] - Z[2 * P + m]
                     xs = d * Z[P + m] - Z[3 * P + m]
@@ -502,89 +541,8 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
             hout[row] = hc * acc_g
 
 
-@njit(cache=True, fastmath=_FAST)
-def _sweep_binary_mixed(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout):
-    """:func:`_sweep_binary` without a branch on the class, for lists with both classes common.
-
-    Along the order the class of the next row is random, so the branch of
-    :func:`_sweep_binary` mispredicts at about twice the minority rate.  Here each
-    row picks its target and source states by selects, and its class counts by
-    arithmetic: 28.1 → 24.7 ms per pair of sweeps at 10⁶ rows and 50 % positives,
-    but 22.0 → 23.1 ms at 5 %, so :func:`_both_sweeps` takes it from
-    ``MIXED_MIN_RATE`` on.  Same outputs to the last bit.
-    """
-    P = SWEEP_P
-    n = t.shape[0]
-    lo = -t[n - 1] if mirror else t[0]
-    Z = np.zeros(16 * P)  # see _next_block (C = 2)
-    Q = np.zeros(8)
-    Z0 = Z[0:4 * P]
-    Z1 = Z[4 * P:8 * P]
-    rc = np.empty(P)
-    rs = np.empty(P)
-    cnt0 = 0.0
-    cnt1 = 0.0
-    isum0 = 0.0
-    isum1 = 0.0
-    cur = np.int64(-2)
-    base = 0
-    centre = 0.0
-    B = 64
-    kb = np.empty(B, dtype=np.int64)
-    work = np.empty((7, B))
-    Hr = np.empty((B, 2 * P))
-    for i0 in range(0, n, B):
-        nb = min(B, n - i0)
-        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr)
-        for b in range(nb):
-            i = i0 + b
-            row = n - 1 - i if mirror else i
-            k = kb[b]
-            if k != cur:
-                new_centre = lo + (k + 0.5) * width
-                _enter_block(Z, Q, 2, P, rc, rs, k == cur + 1, 2.0 * h * (new_centre - centre), float(i - base))
-                cur = k
-                centre = new_centre
-                base = i
-            d = float(i - base)
-            wd = w * d
-            c = cls[row]
-            # no branch on the class (it is random along the order: a branch mispredicts
-            # on every change), the two states picked by selects
-            Zt = Z1 if c else Z0
-            Zs = Z0 if c else Z1
-            acc_e = 0.0
-            acc_g = 0.0
-            for m in range(P):
-                xc = d * Zt[m] - Zt[2 * P + m]
-                xs = d * Zt[P + m] - Zt[3 * P + m]
-                cn = Hr[b, m]
-                sn = Hr[b, P + m]
-                acc_e += ae[m] * (sn * xc - cn * xs)
-                acc_g += ag[m] * (cn * xc + sn * xs)
-            for m in range(P):
-                cn = Hr[b, m]
-                sn = Hr[b, P + m]
-                Zs[m] += w * cn
-                Zs[P + m] += w * sn
-                Zs[2 * P + m] += wd * cn
-                Zs[3 * P + m] += wd * sn
-            o = 2 * c
-            W = d * Q[o] - Q[o + 1] - acc_e
-            Q[2 - o] += w
-            Q[3 - o] += wd
-            cf = float(c)
-            pa = w * (i * (cnt1 + cf * (cnt0 - cnt1)) - (isum1 + cf * (isum0 - isum1)))
-            pu = pa * (1.0 - cf)
-            cnt0 += 1.0 - cf
-            cnt1 += cf
-            isum0 += (1.0 - cf) * i
-            isum1 += cf * i
-            gout[row] = lam * (2.0 * (pu - pa) + W) if mirror else lam * (2.0 * pu - W)
-            hout[row] = hc * acc_g
-
-
-#: Minority-class rate from which two-class lists take :func:`_sweep_binary_mixed`.
+#: Minority-class rate from which two-class lists sweep without a branch on the class
+#: (``mixed`` in :func:`_sweep_binary`).
 MIXED_MIN_RATE = 0.25
 
 
@@ -596,12 +554,9 @@ def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed):
     ag_p = np.zeros(P)
     ae_p[:p] = ae[:p]
     ag_p[:p] = ag[:p]
-    if P == SWEEP_P and wmat.shape[0] == 2 and mixed:
+    if P == SWEEP_P and wmat.shape[0] == 2:
         for side in prange(2):
-            _sweep_binary_mixed(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
-    elif P == SWEEP_P and wmat.shape[0] == 2:
-        for side in prange(2):
-            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
+            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side], mixed)
     else:
         for side in prange(2):
             _sweep(t, cls, side == 1, wmat, width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
@@ -628,7 +583,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         Largest |ασ s| the series' block numbers hold exactly.
     mixed : bool
         Two classes, the smaller at least ``MIXED_MIN_RATE`` of the list: sweep without a
-        branch on the class (:func:`_sweep_binary_mixed`).
+        branch on the class (see :func:`_sweep_binary`).
 
     Returns
     -------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ class SeriesParameters:
     p: int
 
 
+@functools.lru_cache(maxsize=64)  # 7 µs per call, a third of a 100-point sum; the result is frozen
 def series_parameters(eps: float, kernel: str = "erfc") -> SeriesParameters:
     """Parameters of the fast sum for accuracy ``eps`` (relative to Σ|q|).
 

@@ -85,6 +85,7 @@ def synthetic(n, d=9, S=3, seed=0):
 
 
 METHODS = {
+    "RankNCG default": lambda: br.RankNCG(),  # what a new user gets: probit, method="auto"
     "RankNCG fast": lambda: br.RankNCG(link="probit", method="fast", eps=1e-6),
     "RankNCG exact": lambda: br.RankNCG(link="logistic", method="exact"),
     "logistic regression": Logistic,

@@ -110,7 +110,7 @@ def cmd_demo(args) -> int:
     from .rankncg import RankNCG
     from .ranker import LambdaRanker
 
-    runs["RankNCG (fast)"] = RankNCG().fit(train.X, train.y, train.qid).decision_function(test.X)
+    runs["RankNCG"] = RankNCG().fit(train.X, train.y, train.qid).decision_function(test.X)
     gbm = dict(n_estimators=args.rounds, learning_rate=0.05, num_leaves=15, min_child_samples=5,
                random_state=0, n_jobs=2)
     for name, objective in [("LightGBM lambdarank", "lambdarank"), ("LightGBM λ-AUC", "auc"),
@@ -339,8 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--alpha", type=float, default=1.0, help="λ of the Gaussian prior")
     fl.add_argument("--link", choices=["probit", "logistic"], default="probit",
                     help="probit: Raykar's erfc approximation of the logistic (allows --method fast)")
-    fl.add_argument("--method", choices=["fast", "exact"], default="fast",
-                    help="fast: the ε-exact linear-time erfc sums; exact: sums over all pairs")
+    fl.add_argument("--method", choices=["auto", "fast", "exact"], default="auto",
+                    help="fast: the ε-exact linear-time erfc sums; exact: sums over all pairs; "
+                         "auto: exact up to 2 500 pairs per class pair, fast above")
     fl.add_argument("--eps", type=float, default=1e-6, help="accuracy of the fast erfc sums")
     fl.add_argument("--tol", type=float, default=1e-3, help="relative gradient norm to stop at")
     fl.add_argument("--max-iter", type=int, default=200, help="conjugate-gradient iterations")

@@ -98,11 +98,27 @@ def _link_method(link, method, gradient):
         return _OLD_GRADIENT[gradient]
     if link not in ("logistic", "probit"):
         raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
-    if method not in ("exact", "fast"):
-        raise ValueError(f"method must be 'exact' or 'fast', got {method!r}")
+    if method not in ("exact", "fast", "auto"):
+        raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
     if method == "fast" and link != "probit":
         raise ValueError("method='fast' needs link='probit' (the series sums erfc, not the logistic)")
     return link, method
+
+
+#: ``method="auto"`` sums pairs exactly up to this many pairs per preferred class pair:
+#: there the pair sums (about 18 ns a pair) cost what the series' two ``erfc_sum`` calls
+#: per class pair cost (44 µs, measured on 2 cores: 2 436 pairs 45 vs 44 µs, 4 classes
+#: with 15 000 pairs 256 vs 261 µs).
+AUTO_PAIRS_PER_EDGE = 2500
+
+
+def _resolve_method(link, method, pairs):
+    """The summation ``method="auto"`` stands for on these pairs."""
+    if method != "auto":
+        return method
+    if link != "probit" or pairs.n_pairs <= AUTO_PAIRS_PER_EDGE * max(len(pairs.edges), 1):
+        return "exact"
+    return "fast"
 
 
 def _coefficients(f, pairs: _Pairs, link: str, method: str, eps: float):
@@ -147,7 +163,7 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: 
         λ of the Gaussian prior.
     link : {"logistic", "probit"}, default="logistic"
         The logistic σ, or its erfc approximation (Raykar eq. 3).
-    method : {"exact", "fast"}, default="exact"
+    method : {"exact", "fast", "auto"}, default="exact"
         Sum pair by pair, or (probit) through :func:`boostrank.erfc_sum`.
     eps : float, default=1e-6
         Accuracy of the fast sums.
@@ -162,6 +178,7 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: 
     w = np.asarray(w, dtype=np.float64)
     pairs = _Pairs(y, qid, graph)
     link, method = _link_method(link, method, gradient)
+    method = _resolve_method(link, method, pairs)
     return -alpha * w + X.T @ _coefficients(X @ w, pairs, link, method, eps)
 
 
@@ -195,9 +212,12 @@ class RankNCG(BaseEstimator):
         higher class above every lower one), or (lo, hi) label pairs.
     link : {"probit", "logistic"}, default="probit"
         ``"probit"``: Raykar's erfc approximation of σ (eq. 3); ``"logistic"``: σ itself.
-    method : {"fast", "exact"}, default="fast"
+    method : {"auto", "fast", "exact"}, default="auto"
         ``"fast"`` (probit only): the ε-exact linear-time sums (O(dn + pn) per
-        gradient); ``"exact"``: sums over all pairs (O(dM²)).
+        gradient); ``"exact"``: sums over all pairs (O(dM²)); ``"auto"``: exact up to
+        ``AUTO_PAIRS_PER_EDGE`` (2 500) pairs per preferred class pair, fast above.
+        The series has a fixed cost per class pair, so on small sets (a few hundred
+        rows) the pair sums are faster; the fitted ``method_`` says which ran.
     eps : float, default=1e-6
         Accuracy of the fast sums (the paper's setting).
     tol : float, default=1e-3
@@ -219,6 +239,8 @@ class RankNCG(BaseEstimator):
     n_iter_ : int
     n_pairs_ : int
         Preferred pairs the likelihood sums over.
+    method_ : str
+        ``"exact"`` or ``"fast"``: how the pair sums ran (``method="auto"`` picks).
     n_features_in_ : int
 
     Notes
@@ -235,7 +257,7 @@ class RankNCG(BaseEstimator):
     the direction stops ascending.
     """
 
-    def __init__(self, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "fast",
+    def __init__(self, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "auto",
                  eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: bool = False,
                  gradient: str | None = None):
         self.alpha = alpha
@@ -263,6 +285,7 @@ class RankNCG(BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = X.toarray() if sparse.issparse(X) else X
         pairs = _Pairs(y, qid, self.graph)
+        self._method = self.method_ = _resolve_method(self._link, self._method, pairs)
         mean = X.mean(axis=0)
         scale = X.std(axis=0)
         scale[scale == 0] = 1.0

@@ -139,3 +139,23 @@ def test_fit_keeps_blas_on_one_thread_and_restores_it(monkeypatch):
     br.RankNCG().fit(X, (X[:, 0] > 0).astype(int))
     assert seen and all(threads == [1] * len(before) for threads in seen)
     assert blas_threads() == before
+
+
+def test_auto_method_sums_pairs_on_small_sets_and_the_series_on_large_ones():
+    # the series' fixed cost per class pair loses below ~2 500 pairs per class pair
+    from boostrank.rankncg import AUTO_PAIRS_PER_EDGE
+
+    X, y, _ = _problem(3, n=60, classes=3)
+    small = br.RankNCG().fit(X, y)
+    assert small.method_ == "exact" and small.n_pairs_ <= AUTO_PAIRS_PER_EDGE * 3
+    ref = br.RankNCG(method="exact").fit(X, y)
+    np.testing.assert_array_equal(small.coef_, ref.coef_)
+    X, y, _ = _problem(4, n=600, classes=2)
+    large = br.RankNCG().fit(X, y)
+    assert large.method_ == "fast" and large.n_pairs_ > AUTO_PAIRS_PER_EDGE
+    np.testing.assert_allclose(large.coef_, br.RankNCG(method="fast").fit(X, y).coef_, rtol=0, atol=0)
+    assert br.RankNCG(link="logistic").fit(X, y).method_ == "exact"
+    # pair_gradient resolves "auto" the same way
+    w = np.ones(X.shape[1])
+    np.testing.assert_allclose(pair_gradient(w, X, y, link="probit", method="auto"),
+                               pair_gradient(w, X, y, link="probit", method="fast"), rtol=0, atol=0)

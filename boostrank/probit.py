@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from ._kernels.erfc import ERFC_ALPHA, series_weights
-from ._kernels.lambda_series import MIXED_MIN_RATE, index_dtype, lambda_auc_series_kernel
+from ._kernels.lambda_series import (MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, index_dtype, lambda_auc_series_kernel,
+                                     lambda_auc_series_lists)
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
@@ -145,10 +146,47 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
     lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, grad, hess)
     sizes = np.diff(group_offsets)
-    for g in np.flatnonzero(sizes > limit):
+    routed = np.flatnonzero(sizes > limit)
+    # lists a thread sorts alone go through one call, a list per thread; longer lists
+    # (or a lone one) are each split over the threads
+    alone = routed[sizes[routed] < PARALLEL_SORT_MIN_ROWS]
+    if alone.size >= 2:
+        _fast_lists(scores, labels, group_offsets, alone, sigma, eps, grad, hess, work)
+        routed = routed[sizes[routed] >= PARALLEL_SORT_MIN_ROWS]
+    for g in routed:
         a, b = group_offsets[g], group_offsets[g + 1]
         _fast_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, ("classes", a, b))
     return grad, hess
+
+
+def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
+    """:func:`_fast_one_list` for many lists at once (:func:`lambda_auc_series_lists`)."""
+    cached = None if work is None else work.get("lists")
+    if cached is None or not np.array_equal(cached[0], lists):
+        cls = np.zeros(s.shape[0], dtype=np.int32)
+        n_classes = np.empty(lists.size, dtype=np.int64)
+        mixed = np.empty(lists.size, dtype=np.bool_)
+        mats = []
+        for j, g in enumerate(lists):
+            a, b = offsets[g], offsets[g + 1]
+            cls[a:b], wmat, mixed[j] = _class_weights(labels[a:b], b - a)
+            n_classes[j] = wmat.shape[0]
+            mats.append(wmat)
+        wmats = np.zeros((lists.size, n_classes.max(), n_classes.max()))
+        for j, wmat in enumerate(mats):
+            wmats[j, :wmat.shape[0], :wmat.shape[0]] = wmat
+        cached = (lists.copy(), cls, n_classes, wmats, mixed)
+        if work is not None:
+            work["lists"] = cached
+    _, cls, n_classes, wmats, mixed = cached
+    par, ae, ag = _series(eps)
+    wi, wu, wf = _workspace(work, s.shape[0])
+    bad = lambda_auc_series_lists(s, cls, offsets, lists, n_classes, wmats, mixed, sigma, ERFC_ALPHA, par.r, par.h,
+                                  par.p, ae, ag, grad, hess, wi, wu, wf, 2.0**52 * par.r)
+    if bad >= 0:
+        a, b = offsets[lists[bad]], offsets[lists[bad] + 1]
+        raise ValueError(f"scores reach {np.abs(s[a:b]).max():.3g}: too wide for method='fast' "
+                         "(|score| · sigma must stay below about 4e16); use method='exact'")
 
 
 def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):

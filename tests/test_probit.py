@@ -357,3 +357,30 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
     np.testing.assert_array_equal(out[0][2], out[1][2])
     np.testing.assert_array_equal(out[0][0], out[1][0])
     np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
+    # lists a thread sorts alone go through lambda_auc_series_lists, a list per thread
+    from boostrank.probit import _fast_one_list
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([1, 2, 5, 127, 128, 300, 1000], size=40)
+    off = np.r_[0, np.cumsum(sizes)]
+    n = int(off[-1])
+    s = np.round(rng.normal(size=n), 1 + seed)
+    grades = rng.integers(0, 2 + seed, size=n)
+    grades[off[3]:off[4]] = 1  # a list with one label value
+    s[off[5]:off[6]] = 0.5  # a list of ties
+    g, h = lambda_auc_probit(s, grades, off, method="fast", eps=1e-6)
+    for a, b in zip(off[:-1], off[1:]):
+        g1, h1 = np.empty(b - a), np.empty(b - a)
+        _fast_one_list(s[a:b], grades[a:b].astype(np.int64), 1.0, 1e-6, g1, h1, None)
+        np.testing.assert_allclose(g[a:b], g1, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(h[a:b], h1, rtol=1e-12, atol=1e-15)
+    ge, he = lambda_auc_probit(s, grades, off, method="exact")
+    gb, hb = fast_error_bound(s, grades, off, eps=1e-6)
+    assert np.all(np.abs(g - ge) <= gb) and np.all(np.abs(h - he) <= hb)
+    s[off[np.flatnonzero(sizes >= 128)[-1]]] = 1e17  # too wide for the series, in one of many lists
+    with pytest.raises(ValueError, match="too wide"):
+        lambda_auc_probit(s, grades, off, method="fast")

@@ -61,11 +61,12 @@ PARALLEL_SORT_MIN_ROWS = 1 << 16
 
 
 @njit(cache=True)
-def _ascending_serial(scores, labels, n_classes, wi, wu):
-    """:func:`ascending_pessimistic_into`'s order and keys (``wi[1]``, ``wu[1]``) on one thread.
+def _ascending_serial(scores, labels, n_classes, idx, keys, idx2, keys2):
+    """:func:`ascending_pessimistic_into`'s order ``idx`` and keys on one thread.
 
     A counting sort lays the rows out by (label desc, row desc), then a stable LSD radix
     sort on the keys' top four bytes and :func:`~boostrank._kernels.groups.repair_runs`.
+    ``idx2``, ``keys2``: scratch of the same length.
     """
     n = scores.shape[0]
     bits = scores.view(np.uint64)
@@ -75,15 +76,13 @@ def _ascending_serial(scores, labels, n_classes, wi, wu):
         start[n_classes - labels[r]] += 1
     for c in range(n_classes):
         start[c + 1] += start[c]
-    keys = wu[1, :n]
-    idx = wi[1, :n]
     for r in range(n - 1, -1, -1):
         q = start[n_classes - 1 - labels[r]]
         start[n_classes - 1 - labels[r]] = q + 1
         b = bits[r] if scores[r] != 0.0 else np.uint64(0)  # −0.0 ties with 0.0
         keys[q] = ~b if b & sign else b | sign
         idx[q] = r
-    radix_sort(keys, idx, wu[0, :n], wi[0, :n], 8, 4)
+    radix_sort(keys, idx, keys2, idx2, 8, 4)
     repair_runs(keys, idx, 4)
 
 
@@ -120,7 +119,7 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     n = scores.shape[0]
     sign = np.uint64(1) << np.uint64(63)
     if n < PARALLEL_SORT_MIN_ROWS:
-        _ascending_serial(scores, labels, n_classes, wi, wu)
+        _ascending_serial(scores, labels, n_classes, wi[1, :n], wu[1, :n], wi[0, :n], wu[0, :n])
         _finish_order(labels, scale, wi, wu, t, n)
         return
     half = n // 2
@@ -606,3 +605,87 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         grad[order[i]] = g[0, i] + g[1, i]
         hess[order[i]] = hs[0, i] + hs[1, i]
     return True
+
+
+@njit(cache=True, parallel=True)
+def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mixed, sigma, alpha, width, h, p,
+                            ae, ag, grad, hess, wi, wu, wf, max_t):
+    """:func:`lambda_auc_series_kernel` for many lists in one call, one list per thread.
+
+    Each list is sorted on one thread (:func:`_ascending_serial`) and swept both ways on
+    the same thread: with many lists the threads have work without splitting one, and a
+    call costs one dispatch instead of one per list (2 000 lists of 300 rows: 24 µs of
+    Python and parallel-region set-up per list before).
+
+    Parameters
+    ----------
+    labels : ndarray of int32 or int64, shape (n,)
+        Class ids local to each list (0 … n_classes − 1).
+    offsets : ndarray of int64
+        List g is rows ``offsets[g]:offsets[g + 1]``.
+    lists : ndarray of int64, shape (L,)
+        The lists to compute; their rows of ``grad`` and ``hess`` are written.
+    n_classes, wmats, mixed : ndarray, shape (L,), (L, C, C), (L,)
+        Per list: its classes, |ω_a − ω_b| (padded with zeros) and the ``mixed`` flag of
+        :func:`_sweep_binary`.
+    wi, wu, wf : ndarray, shapes (3, n), (2, n), (5, n)
+        Work arrays over all rows; each list uses its own columns.
+
+    Returns
+    -------
+    int
+        −1, or the position in ``lists`` of a list with some |ασ s| above ``max_t``
+        (its rows are then not written).
+    """
+    scale = alpha * sigma
+    lam = sigma / 2.0
+    hc = sigma * sigma * alpha / math.sqrt(math.pi)
+    Pg = 4 * ((p + 3) // 4)
+    ae_b = np.zeros(SWEEP_P)
+    ag_b = np.zeros(SWEEP_P)
+    ae_g = np.zeros(Pg)
+    ag_g = np.zeros(Pg)
+    if p <= SWEEP_P:
+        ae_b[:p] = ae[:p]
+        ag_b[:p] = ag[:p]
+    ae_g[:p] = ae[:p]
+    ag_g[:p] = ag[:p]
+    sign = np.uint64(1) << np.uint64(63)
+    t_bits = wf.view(np.uint64)
+    bad = np.zeros(lists.shape[0], dtype=np.bool_)
+    for j in prange(lists.shape[0]):
+        a = offsets[lists[j]]
+        b = offsets[lists[j] + 1]
+        n = b - a
+        idx = wi[1, a:b]
+        cls = wi[2, a:b]
+        keys = wu[1, a:b]
+        _ascending_serial(scores[a:b], labels[a:b], n_classes[j], idx, keys, wi[0, a:b], wu[0, a:b])
+        t = wf[0, a:b]
+        for m in range(n):
+            k = keys[m]
+            t_bits[0, a + m] = k ^ sign if k & sign else ~k  # back to the float's bits
+        for m in range(n):
+            t[m] *= scale
+            cls[m] = labels[a + idx[m]]
+        if not (abs(t[0]) <= max_t and abs(t[n - 1]) <= max_t):
+            bad[j] = True
+            continue
+        g0 = wf[1, a:b]
+        g1 = wf[2, a:b]
+        h0 = wf[3, a:b]
+        h1 = wf[4, a:b]
+        if n_classes[j] == 2 and p <= SWEEP_P:
+            _sweep_binary(t, cls, False, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g0, h0, mixed[j])
+            _sweep_binary(t, cls, True, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g1, h1, mixed[j])
+        else:
+            wm = wmats[j, :n_classes[j], :n_classes[j]]
+            _sweep(t, cls, False, wm, width, h, ae_g, ag_g, lam, hc, g0, h0)
+            _sweep(t, cls, True, wm, width, h, ae_g, ag_g, lam, hc, g1, h1)
+        for i in range(n):
+            grad[a + idx[i]] = g0[i] + g1[i]
+            hess[a + idx[i]] = h0[i] + h1[i]
+    for j in range(lists.shape[0]):
+        if bad[j]:
+            return j
+    return -1

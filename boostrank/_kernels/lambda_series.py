@@ -422,7 +422,7 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     and source states (two views at constant offsets) by selects and updates its class
     counts by arithmetic: 28.1 → 24.7 ms per pair of sweeps at 10⁶ rows and 50 %
     positives, but 22.0 → 23.1 ms at 5 %, so :func:`_both_sweeps` sets it from
-    ``MIXED_MIN_RATE`` on.  The outputs are the same to the last bit.
+    ``MIXED_MIN_RATE`` on.  The sums are the same (equal to the bit in the A/B runs).
     """
     P = SWEEP_P
     n = t.shape[0]

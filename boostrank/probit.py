@@ -80,11 +80,15 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
     y, wmat, mixed = cached
     par, ae, ag = _series(eps)
     wi, wu, wf = _workspace(work, n)
-    # beyond max_t block numbers would lose integer precision and the series its validity
     if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
                                     grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed):
-        raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
-                         "(|score| · sigma must stay below about 4e16); use method='exact'")
+        _too_wide(s)
+
+
+def _too_wide(s):
+    # past max_t, block numbers would lose integer precision and the series its validity
+    raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
+                     "(|score| · sigma must stay below about 4e16); use method='exact'")
 
 
 def _workspace(work, n):
@@ -184,9 +188,7 @@ def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
     bad = lambda_auc_series_lists(s, cls, offsets, lists, n_classes, wmats, mixed, sigma, ERFC_ALPHA, par.r, par.h,
                                   par.p, ae, ag, grad, hess, wi, wu, wf, 2.0**52 * par.r)
     if bad >= 0:
-        a, b = offsets[lists[bad]], offsets[lists[bad] + 1]
-        raise ValueError(f"scores reach {np.abs(s[a:b]).max():.3g}: too wide for method='fast' "
-                         "(|score| · sigma must stay below about 4e16); use method='exact'")
+        _too_wide(s[offsets[lists[bad]]:offsets[lists[bad] + 1]])
 
 
 def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):

@@ -545,14 +545,21 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
 MIXED_MIN_RATE = 0.25
 
 
-@njit(cache=True, parallel=True)
-def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed):
-    # harmonics zero-padded: to SWEEP_P for the two-class sweep, else to a multiple of 4
-    P = SWEEP_P if wmat.shape[0] == 2 and p <= SWEEP_P else 4 * ((p + 3) // 4)
+@njit(cache=True)
+def _padded(ae, ag, p, P):
+    """The first ``p`` series weights, zero-padded to ``P`` harmonics (the sweeps' loop length)."""
     ae_p = np.zeros(P)
     ag_p = np.zeros(P)
     ae_p[:p] = ae[:p]
     ag_p[:p] = ag[:p]
+    return ae_p, ag_p
+
+
+@njit(cache=True, parallel=True)
+def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed):
+    # harmonics zero-padded: to SWEEP_P for the two-class sweep, else to a multiple of 4
+    P = SWEEP_P if wmat.shape[0] == 2 and p <= SWEEP_P else 4 * ((p + 3) // 4)
+    ae_p, ag_p = _padded(ae, ag, p, P)
     if P == SWEEP_P and wmat.shape[0] == 2:
         for side in prange(2):
             _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side], mixed)
@@ -640,16 +647,8 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
     scale = alpha * sigma
     lam = sigma / 2.0
     hc = sigma * sigma * alpha / math.sqrt(math.pi)
-    Pg = 4 * ((p + 3) // 4)
-    ae_b = np.zeros(SWEEP_P)
-    ag_b = np.zeros(SWEEP_P)
-    ae_g = np.zeros(Pg)
-    ag_g = np.zeros(Pg)
-    if p <= SWEEP_P:
-        ae_b[:p] = ae[:p]
-        ag_b[:p] = ag[:p]
-    ae_g[:p] = ae[:p]
-    ag_g[:p] = ag[:p]
+    ae_b, ag_b = _padded(ae, ag, min(p, SWEEP_P), SWEEP_P)  # used when p <= SWEEP_P
+    ae_g, ag_g = _padded(ae, ag, p, 4 * ((p + 3) // 4))
     sign = np.uint64(1) << np.uint64(63)
     t_bits = wf.view(np.uint64)
     bad = np.zeros(lists.shape[0], dtype=np.bool_)

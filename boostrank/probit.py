@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from ._kernels.erfc import ERFC_ALPHA, series_weights
-from ._kernels.lambda_series import (MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, index_dtype, lambda_auc_series_kernel,
-                                     lambda_auc_series_lists)
+from ._kernels.lambda_series import (MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, index_dtype,
+                                     lambda_auc_series_kernel, lambda_auc_series_lists)
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
@@ -86,6 +86,8 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
 
 
 def _too_wide(s):
+    if not np.isfinite(s).all():
+        raise ValueError(f"scores contains {np.count_nonzero(~np.isfinite(s))} NaN/inf")
     # past max_t, block numbers would lose integer precision and the series its validity
     raise ValueError(f"scores reach {np.abs(s).max():.3g}: too wide for method='fast' "
                      "(|score| · sigma must stay below about 4e16); use method='exact'")
@@ -135,6 +137,8 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     grad, hess : ndarray
     """
     n = scores.shape[0]
+    if method != "exact" and len(group_offsets) > 1 and np.diff(group_offsets).max() > MAX_LIST_ROWS:
+        raise ValueError(f"method={method!r} takes lists of up to {MAX_LIST_ROWS} rows; use method='exact'")
     labels = np.ascontiguousarray(labels).astype(np.int64, copy=False)
     if labels.size and labels.min() < 0:
         raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")

@@ -7,7 +7,7 @@ import xgboost as xgb
 
 import boostrank as br
 from boostrank._kernels.groups import radix_sort, repair_runs
-from boostrank._kernels.lambda_series import (PARALLEL_SORT_MIN_ROWS, SWEEP_P, WIDE_DIGITS_MIN_ROWS, _sweep,
+from boostrank._kernels.lambda_series import (MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, _sweep,
                                                _sweep_binary, ascending_pessimistic)
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
@@ -93,24 +93,47 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
 
 
 @pytest.mark.parametrize("classes", [1, 2, 3])
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097, PARALLEL_SORT_MIN_ROWS + 1, WIDE_DIGITS_MIN_ROWS + 3])
-@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread"])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097, PARALLEL_SORT_MIN_ROWS + 1, 2 * PARALLEL_SORT_MIN_ROWS + 3])
+@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread", "outlier", "ulps", "huge"])
 def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
-    """The one-thread sort below PARALLEL_SORT_MIN_ROWS, the two-chunk one (8- and 11-bit
-    digits) above: odd sizes, ties across the cut between the chunks, absent classes."""
+    """The one-thread sort below PARALLEL_SORT_MIN_ROWS, the two-chunk one above: odd sizes,
+    ties across the cut between the chunks, absent classes, and scores that share the
+    two-chunk sort's grid points (an outlier stretching the grid, scores a few ulps
+    apart, a span that overflows)."""
     rng = np.random.default_rng(3 + n)
     if kind == "short ties":
         s = np.round(rng.normal(size=n), 2)
+    elif kind == "outlier":  # grid points 2e-3 wide: runs of many distinct scores
+        s = rng.normal(size=n)
+        s[: n // 3] = 1e7
+    elif kind == "ulps":  # a span of 64 ulps: every row on one of few grid points
+        s = 1.0 + rng.integers(0, 64, size=n) * np.spacing(1.0)
+    elif kind == "huge":  # max − min overflows: one grid point, the whole list settled by score
+        s = rng.normal(size=n) * 1e306
+        s[:2] = np.array([-1.7e308, 1.7e308])[:n]
     else:
         s, _ = _list(kind, n, rng)
+    s = s[:n]
     y = rng.integers(0, classes, size=n)
-    if kind != "random":
+    if kind not in ("random", "ulps"):
         s[::7] = -0.0  # ties with 0.0
         s[::11] *= -1
     order, t, cls = ascending_pessimistic(s, y, 3, 2.0)
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n)[::-1])
-    np.testing.assert_array_equal(t, 2.0 * s[order])
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(t, 2.0 * s[order])
     np.testing.assert_array_equal(cls, y[order])
+
+
+@pytest.mark.parametrize("n", [2, 500, PARALLEL_SORT_MIN_ROWS + 1])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_fast_refuses_nonfinite_scores(bad, n):
+    rng = np.random.default_rng(n)
+    s, y = rng.normal(size=n), (rng.random(n) < 0.3).astype(np.float64)
+    y[:2] = [0.0, 1.0]
+    s[n // 2] = bad
+    with pytest.raises(ValueError, match="scores contains 1 NaN/inf"):
+        lambda_auc_probit(s, y, np.array([0, n]), method="fast")
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 300, 5000])
@@ -155,8 +178,9 @@ def test_ascending_order_of_scores_equal_in_their_top_bytes(spread):
 
 @pytest.mark.parametrize("s", [[], [0.5], [-0.0, 0.0, -0.0], [np.inf, -np.inf, 1e-300, -1e-300, 5e-324],
                                [3.0] * 9 + [-1.0] * 9])
-def test_ascending_order_edge_values(s):
-    s = np.asarray(s, dtype=np.float64)
+@pytest.mark.parametrize("tile", [1, PARALLEL_SORT_MIN_ROWS // 4 + 1])
+def test_ascending_order_edge_values(s, tile):
+    s = np.tile(np.asarray(s, dtype=np.float64), tile)
     y = (np.arange(s.size) % 2).astype(np.int64)
     order, t, cls = ascending_pessimistic(s, y, 2, 1.0)
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, s.size)[::-1])
@@ -284,6 +308,13 @@ def test_engine_objective_rejects_nonfinite_scores(bad):
         obj = br.lightgbm_objective("auc", link="probit", method=method)
         with pytest.raises(ValueError, match="scores contains 1 NaN/inf"):
             obj(np.array([0.0, bad, 1.0, 2.0]), ds)
+
+
+def test_fast_refuses_lists_beyond_the_sorts_row_numbers():
+    n = MAX_LIST_ROWS + 1  # zero-stride arrays: nothing of that size is allocated
+    s = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(n,), strides=(0,))
+    with pytest.raises(ValueError, match="lists of up to 4294967296 rows"):
+        lambda_auc_probit(s, s, np.array([0, n]), method="auto")
 
 
 def test_fast_refuses_scores_beyond_block_precision():

@@ -29,8 +29,8 @@ from .groups import radix_sort, repair_runs
 def index_dtype(n):
     """Integer type of the order's work arrays for lists of ``n`` rows.
 
-    int32 below 2³¹ rows: every radix pass moves 12 bytes per row instead of 16 and the
-    sweeps read half the class ids (10⁶ rows, A/B: 41.3 → 39.6 ms per call).
+    int32 below 2³¹ rows: the one-thread sort's radix passes move 12 bytes per row
+    instead of 16 and the sweeps read half the class ids.
     """
     return np.int32 if n < 2**31 else np.int64
 
@@ -42,22 +42,22 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
     that was cached first by another process segfaults when loaded (Numba 0.68).
     """
     n = scores.shape[0]
+    if n > MAX_LIST_ROWS:
+        raise ValueError(f"lists of more than {MAX_LIST_ROWS} rows are not supported")
     wi = np.empty((3, n), dtype=index_dtype(n))
     wu = np.empty((2, n), dtype=np.uint64)
     t = np.empty(n)
-    ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t)
+    if not ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
+        raise ValueError("scores must not be NaN")
     return wi[1], t, wi[2]
-
-
-#: Lists from this many rows sort on 3 × 11-bit digits (at 10⁶ rows as fast as 4 × 8 on
-#: spread scores, 15 % faster on the ties of early rounds), shorter ones on 4 × 8 bits:
-#: clearing 2 048-entry counters three times costs more than a pass below 10⁵ rows.
-WIDE_DIGITS_MIN_ROWS = 1 << 17
 
 
 #: Below this many rows the order is sorted on one thread (:func:`_ascending_serial`):
 #: the two-chunk sort's fixed cost (counters, parallel regions) is 30 µs.
 PARALLEL_SORT_MIN_ROWS = 1 << 16
+
+#: Longest list the series takes: the two-chunk sort packs row numbers into 32 bits.
+MAX_LIST_ROWS = 1 << 32
 
 
 @njit(cache=True)
@@ -91,23 +91,33 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     """The ascending pessimistic order, with t = scale · scores and class ids along it.
 
     Ascending score; among equal scores the higher label first, then the later row:
-    the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  A
-    stable LSD radix sort in two chunks on two threads: a first pass lays the rows
-    out by (label desc, row desc) and computes the order-preserving integer image of
-    each float; three 11-bit passes (four 8-bit ones below ``WIDE_DIGITS_MIN_ROWS``
-    rows) sort on the image's top four bytes (sign, exponent, 20 mantissa bits), each
-    pass counting the later passes' digits per
-    destination chunk as it scatters (no separate counting read); runs equal on
-    those bytes are finished by insertion (:func:`boostrank._kernels.groups.repair_runs`).  Its cost
-    hardly depends on ties, which boosting produces in bulk in early rounds (31
-    distinct scores after the first tree), where a comparison sort plus a tie repair
-    cost 3× more.
+    the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  From
+    ``PARALLEL_SORT_MIN_ROWS`` rows, a stable LSD radix sort in two chunks on two threads:
+
+    1. a first pass lays the rows out by (label desc, row desc) as 64-bit keys: on top,
+       the score's point on a 32-bit grid over [min, max], floor((s − min) · (2³² − 1) /
+       (max − min)), which never decreases with s; below, the row number;
+    2. four 8-bit passes sort on the grid point, each counting its digit per chunk in a
+       read of its own;
+    3. the rows' scores and classes are gathered along the order, and only where a
+       score decreases (two scores on one grid point) is its run of one grid point
+       sorted by score, stably (:func:`_settle`).
+
+    The grid resolves what the float's own top 32 bits do not: on boosting scores at
+    10⁶ rows, 100 k–400 k rows share their top 32 bits with a different score and
+    had to be repaired by insertion; a few hundred share a grid point.  One key array,
+    8-bit digits and counting in separate reads keep each scatter to 256 write streams
+    per thread; the earlier 3 × 11-bit passes over key and index arrays (4 096 streams,
+    later digits counted while scattering) cost 2–5 ns per row per pass.  At 10⁶ rows
+    of boosting scores the order takes 8.5–9 ms instead of 15–18 ms, on the ties of
+    early rounds as on spread scores.
 
     Work arrays are the caller's, so a boosting run reuses them every round: at
     10⁶ rows fresh arrays cost about 25 ms per call in page faults.
 
     Parameters
     ----------
+    scores : ndarray of float64, shape (n,), n ≤ ``MAX_LIST_ROWS``
     wi : ndarray of int32 or int64 (:func:`index_dtype`), shape (3, ≥ n)
         Out: ``wi[1]`` the order (rows, ascending), ``wi[2]`` the class along it;
         ``wi[0]`` is scratch.
@@ -115,60 +125,76 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         Scratch.
     t : ndarray of float64, shape (≥ n,)
         Out: scale · score along the order.
+
+    Returns
+    -------
+    ok : bool
+        False when some score is NaN (the outputs are then undefined); ±inf are ordered.
     """
     n = scores.shape[0]
-    sign = np.uint64(1) << np.uint64(63)
     if n < PARALLEL_SORT_MIN_ROWS:
         _ascending_serial(scores, labels, n_classes, wi[1, :n], wu[1, :n], wi[0, :n], wu[0, :n])
         _finish_order(labels, scale, wi, wu, t, n)
-        return
+        # NaN sorts to the ends
+        return n == 0 or not (np.isnan(scores[wi[1, 0]]) or np.isnan(scores[wi[1, n - 1]]))
     half = n // 2
-    bits = scores.view(np.uint64)
-    digit_bits = 11 if n >= WIDE_DIGITS_MIN_ROWS else 8
-    n_digits = 3 if n >= WIDE_DIGITS_MIN_ROWS else 4
-    radix = 1 << digit_bits
-    mask = np.uint64(radix - 1)
     # label counts per source chunk, rows padded apart: two threads' counters in one cache line cost 3× (false sharing)
     lab = np.zeros((2, n_classes + 16), dtype=np.int64)
+    ext = np.zeros((2, 16))
     for ch in prange(2):
-        for q in range(0 if ch == 0 else half, half if ch == 0 else n):
+        a, b = (0, half) if ch == 0 else (half, n)
+        for q in range(a, b):
             lab[ch, n_classes - 1 - labels[n - 1 - q]] += 1
+        lo_c = np.inf
+        hi_c = -np.inf
+        nan = 0
+        for r in range(a, b):
+            v = scores[r]
+            lo_c = min(lo_c, v)
+            hi_c = max(hi_c, v)
+            nan += np.int64(v != v)
+        ext[ch, 0] = lo_c
+        ext[ch, 1] = hi_c
+        ext[ch, 2] = nan
+    if ext[0, 2] + ext[1, 2] > 0:
+        return False
+    lo = min(ext[0, 0], ext[1, 0])
+    span = max(ext[0, 1], ext[1, 1]) - lo
+    top = 4294967295.0
+    # a span that overflows (or holds ±inf), or so narrow that the scale does, puts
+    # every row on one grid point: _settle then sorts the whole list by score
+    grid = top / span if span > 0.0 and top / span < np.inf and span < np.inf else 0.0
     off = np.zeros((2, n_classes + 16), dtype=np.int64)
     total = 0
     for c in range(n_classes):
         for ch in range(2):
             off[ch, c] = total
             total += lab[ch, c]
-    # first pass: rows n-1..0 into (label desc, row desc) order, keys computed on the
-    # way, into the buffer that makes the result land in buffer 1 when every digit sorts
-    first = 1 - n_digits % 2
-    nxt = np.zeros((2, 2, n_digits, radix), dtype=np.int64)  # [thread, destination chunk, pass, digit]
     for ch in prange(2):
         for q in range(0 if ch == 0 else half, half if ch == 0 else n):
             r = n - 1 - q
             c = n_classes - 1 - labels[r]
             dst = off[ch, c]
             off[ch, c] = dst + 1
-            b = bits[r] if scores[r] != 0.0 else np.uint64(0)  # −0.0 ties with 0.0
-            k = ~b if b & sign else b | sign
-            wu[first, dst] = k
-            wi[first, dst] = r
-            dc = 1 if dst >= half else 0
-            for d in range(n_digits):
-                nxt[ch, dc, d, (k >> np.uint64(32 + digit_bits * d)) & mask] += 1
-    hist = nxt[0] + nxt[1]  # [source chunk, pass, digit] for the passes below
-    src = first
-    for d in range(n_digits):
-        if (hist[0, d] + hist[1, d]).max() == n:  # a digit every key shares
+            g = np.uint64(min((scores[r] - lo) * grid, top)) if grid > 0.0 else np.uint64(0)
+            wu[0, dst] = (g << np.uint64(32)) | np.uint64(r)
+    mask = np.uint64(255)
+    src = 0
+    for d in range(4):
+        shift = np.uint64(32 + 8 * d)
+        # each chunk's digit counts, rows padded apart (false sharing)
+        pos = np.zeros((2, 256 + 16), dtype=np.int64)
+        for ch in prange(2):
+            for q in range(0 if ch == 0 else half, half if ch == 0 else n):
+                pos[ch, (wu[src, q] >> shift) & mask] += 1
+        if (pos[0] + pos[1]).max() == n:  # a digit every key shares
             continue
-        pos = np.zeros((2, radix), dtype=np.int64)
         total = 0
-        for v in range(radix):
+        for v in range(256):
             for ch in range(2):
+                c = pos[ch, v]
                 pos[ch, v] = total
-                total += hist[ch, d, v]
-        shift = np.uint64(32 + digit_bits * d)
-        nxt[:] = 0
+                total += c
         dst_buf = 1 - src
         for ch in prange(2):
             for q in range(0 if ch == 0 else half, half if ch == 0 else n):
@@ -177,26 +203,71 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
                 dst = pos[ch, v]
                 pos[ch, v] = dst + 1
                 wu[dst_buf, dst] = k
-                wi[dst_buf, dst] = wi[src, q]
-                dc = 1 if dst >= half else 0
-                for e in range(d + 1, n_digits):
-                    nxt[ch, dc, e, (k >> np.uint64(32 + digit_bits * e)) & mask] += 1
-        hist = nxt[0] + nxt[1]
         src = dst_buf
-    if src != 1:
-        for q in prange(n):
-            wu[1, q] = wu[0, q]
-            wi[1, q] = wi[0, q]
-    keys = wu[1, :n]
-    idx = wi[1, :n]
-    # runs equal on the top four bytes, repaired in two independent halves
+    keys = wu[src, :n]
+    order = wi[1, :n]
+    cls = wi[2, :n]
+    row = np.uint64(0xFFFFFFFF)
+    for m in prange(n):
+        r = keys[m] & row
+        order[m] = r
+        t[m] = scores[r]
+        cls[m] = labels[r]
+    # runs of one grid point are settled in two independent halves
     split = half
     while 0 < split < n and (keys[split] >> np.uint64(32)) == (keys[split - 1] >> np.uint64(32)):
         split += 1
     for part in prange(2):
-        lo_, hi_ = (0, split) if part == 0 else (split, n)
-        repair_runs(keys[lo_:hi_], idx[lo_:hi_], 4)
-    _finish_order(labels, scale, wi, wu, t, n)
+        a, b = (0, split) if part == 0 else (split, n)
+        _settle(t, order, cls, keys, a, b)
+    for m in prange(n):
+        t[m] *= scale
+    return True
+
+
+@njit(cache=True)
+def _settle(s, order, cls, keys, a, b):
+    """Sort rows a … b−1, ordered by grid point (``keys >> 32``), by score ``s`` within each grid point.
+
+    Stable, so equal scores keep the first pass's (label desc, row desc) order.  Only a
+    grid point whose scores decrease somewhere is sorted: by insertion up to 32 rows,
+    else by a stable merge sort.
+    """
+    m = a + 1
+    while m < b:
+        if s[m] >= s[m - 1]:
+            m += 1
+            continue
+        point = keys[m] >> np.uint64(32)
+        lo = m - 1
+        while lo > a and (keys[lo - 1] >> np.uint64(32)) == point:
+            lo -= 1
+        hi = m + 1
+        while hi < b and (keys[hi] >> np.uint64(32)) == point:
+            hi += 1
+        if hi - lo <= 32:
+            for i in range(lo + 1, hi):
+                v = s[i]
+                r = order[i]
+                c = cls[i]
+                j = i - 1
+                while j >= lo and s[j] > v:
+                    s[j + 1] = s[j]
+                    order[j + 1] = order[j]
+                    cls[j + 1] = cls[j]
+                    j -= 1
+                s[j + 1] = v
+                order[j + 1] = r
+                cls[j + 1] = c
+        else:
+            local = np.argsort(s[lo:hi], kind="mergesort")
+            sv = s[lo:hi][local]
+            rv = order[lo:hi][local]
+            cv = cls[lo:hi][local]
+            s[lo:hi] = sv
+            order[lo:hi] = rv
+            cls[lo:hi] = cv
+        m = hi
 
 
 @njit(cache=True, parallel=True)
@@ -223,14 +294,16 @@ _FAST = {"contract", "reassoc", "nsz"}
 
 
 @njit(cache=True, fastmath=_FAST)
-def _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr):
-    """Block numbers and harmonics cos/sin((2m+1)θ), m < P (a multiple of 4), of rows
-    i0 … i0+nb−1 of a sweep, θ = 2h (y − centre of the row's block).
+def _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, pg, kb, work, Hr):
+    """Block numbers and harmonics cos/sin((2m+1)θ), m < pg, of rows i0 … i0+nb−1 of a
+    sweep, θ = 2h (y − centre of the row's block).
 
     z, z³, z⁵, z⁷ across the batch (the polynomials vectorise across rows), then per
-    row four harmonics at a time (× z⁸), contiguous per row: ``Hr[b, :P]`` cosines,
-    ``Hr[b, P:2P]`` sines.  Built row by row, not copied from columns of the batch:
-    the copy cost as much as the sweep's arithmetic.  ``work``: scratch, (7, ≥ nb).
+    row four harmonics at a time (× z⁸), contiguous per row: ``Hr[b, :pg]`` cosines,
+    ``Hr[b, P:P+pg]`` sines (``pg`` ≤ ``P``, both multiples of 4; columns from ``pg``
+    on are left alone: the caller keeps them zero).  Built row by row, not copied from
+    columns of the batch: the copy cost as much as the sweep's arithmetic.  ``work``:
+    scratch, (7, ≥ nb).
     """
     n = t.shape[0]
     th, c1, s1, c2, s2, c8, s8 = work[0], work[1], work[2], work[3], work[4], work[5], work[6]
@@ -263,10 +336,26 @@ def _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr):
     for b in range(nb):
         a8 = c8[b]
         b8 = s8[b]
-        for g in range(4, P, 4):
+        for g in range(4, pg, 4):
             for j in range(4):
                 Hr[b, g + j] = Hr[b, g - 4 + j] * a8 - Hr[b, P + g - 4 + j] * b8
                 Hr[b, P + g + j] = Hr[b, P + g - 4 + j] * a8 + Hr[b, g - 4 + j] * b8
+
+
+@njit(cache=True)
+def _harmonics_in_use(ae, ag):
+    """The harmonics a sweep must build: up to the last nonzero weight, rounded up to 4.
+
+    The two-class sweep runs every loop ``SWEEP_P`` long (what vectorises), but at the
+    default eps only 11 weights are nonzero: building 12 harmonics per row instead of
+    16 takes 7 % off the kernel at 10⁶ rows (A/B: 36.7 → 34.1 ms per call, the same
+    λs to the bit).  The zero weights' columns of the harmonics stay zero.
+    """
+    last = 0
+    for m in range(ae.shape[0]):
+        if ae[m] != 0.0 or ag[m] != 0.0:
+            last = m + 1
+    return 4 * ((last + 3) // 4)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -349,7 +438,7 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
     Hr = np.empty((B, 2 * P))
     for i0 in range(0, n, B):
         nb = min(B, n - i0)
-        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr)
+        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, P, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
@@ -443,10 +532,17 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     B = 64
     kb = np.empty(B, dtype=np.int64)
     work = np.empty((7, B))
-    Hr = np.empty((B, 2 * P))
+    Hr = np.zeros((B, 2 * P))  # columns past pg stay zero
+    pg = _harmonics_in_use(ae, ag)
     for i0 in range(0, n, B):
         nb = min(B, n - i0)
-        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, kb, work, Hr)
+        # constant harmonic counts: with a runtime count the loops compile to slower code
+        if pg <= 8:
+            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, 8, kb, work, Hr)
+        elif pg <= 12:
+            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, 12, kb, work, Hr)
+        else:
+            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, SWEEP_P, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
@@ -595,12 +691,13 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     -------
     ok : bool
         False, with ``grad`` and ``hess`` unwritten, when some |ασ s| exceeds ``max_t``
+        or is not finite
         (read off the two ends of the sorted list, not a pass of its own).
     """
     n = scores.shape[0]
     t = wf[0, :n]
-    ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t)
-    if not (abs(t[0]) <= max_t and abs(t[n - 1]) <= max_t):
+    ok = ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t)
+    if not (ok and abs(t[0]) <= max_t and abs(t[n - 1]) <= max_t):
         return False
     order = wi[1, :n]
     cls = wi[2, :n]

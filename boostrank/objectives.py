@@ -18,7 +18,7 @@ from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
-from .probit import lambda_auc_probit
+from .probit import lambda_auc_probit, pair_sum_max_rows
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
 
@@ -275,6 +275,15 @@ class LambdaObjective:
             s = as_1d_float(np.reshape(scores, -1), "scores")
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
+        if dtype == np.float32:
+            out = work.get("float32")
+            if out is None:
+                out = work["float32"] = (np.empty(y.shape[0], np.float32), np.empty(y.shape[0], np.float32))
+            # the probit kernels round their float64 sums into the engine's buffers as
+            # they scatter them: no float64 buffers to fill and copy (10⁶ rows: 0.7 ms,
+            # and 16 MB less to pass through the cache every round)
+            if weight is None and self._kernel is _probit and self._series_only(offsets, work):
+                grad, hess = out
         available = numba.get_num_threads()
         threads = self._threads(s.shape[0], available)
         if threads == available:  # the common case skips the context manager
@@ -285,13 +294,19 @@ class LambdaObjective:
         if weight is not None:
             grad, hess = grad * weight, hess * weight
         if dtype == np.float32:
-            out = work.get("float32")
-            if out is None:
-                out = work["float32"] = (np.empty(y.shape[0], np.float32), np.empty(y.shape[0], np.float32))
-            np.copyto(out[0], grad, casting="same_kind")
-            np.copyto(out[1], hess, casting="same_kind")
+            if grad is not out[0]:
+                np.copyto(out[0], grad, casting="same_kind")
+                np.copyto(out[1], hess, casting="same_kind")
             return out
         return grad, hess
+
+    def _series_only(self, offsets, work):
+        """Every list takes the series (none the pair sums, which accumulate in float64)."""
+        only = work.get("series_only")
+        if only is None:
+            limit = pair_sum_max_rows(self.method, self.auto_min_rows, int(offsets[-1]))
+            only = work["series_only"] = bool((np.diff(offsets) > limit).all())
+        return only
 
     def _threads(self, n_rows, available):
         if self.n_threads == -1:

@@ -121,8 +121,9 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         Accuracy of the series; see :func:`fast_error_bound`.
     auto_min_rows : int
         Shortest list ``method="auto"`` sends through the series.
-    grad, hess : ndarray of float64, default=None
-        Output buffers (allocated when None).
+    grad, hess : ndarray of float64 or float32, default=None
+        Output buffers (float64, allocated when None); float32 buffers receive the
+        float64 sums rounded (what the engines take).
     work : dict, default=None
         Holds the series' work arrays and each list's class weights between calls, so
         it belongs to one ``labels``/``group_offsets`` pair: an objective keeps one per
@@ -144,16 +145,14 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
     grad = np.empty(n) if grad is None else grad
     hess = np.empty(n) if hess is None else hess
-    if method == "exact":
-        limit = n + 1
-    elif method == "fast":
-        limit = 1
-    elif method == "auto":
-        limit = auto_min_rows - 1
-    else:
-        raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
-    lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, grad, hess)
+    limit = pair_sum_max_rows(method, auto_min_rows, n)
     sizes = np.diff(group_offsets)
+    out = None
+    if grad.dtype != np.float64 and (sizes <= limit).any():
+        out = grad, hess  # the pair sums accumulate in their output: in float64, then rounded
+        grad, hess = np.empty(n), np.empty(n)
+    if out is not None or grad.dtype == np.float64:
+        lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, grad, hess)
     routed = np.flatnonzero(sizes > limit)
     # lists a thread sorts alone go through one call, a list per thread; longer lists
     # (or a lone one) are each split over the threads
@@ -164,7 +163,35 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     for g in routed:
         a, b = group_offsets[g], group_offsets[g + 1]
         _fast_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, ("classes", a, b))
+    if out is not None:
+        np.copyto(out[0], grad, casting="same_kind")
+        np.copyto(out[1], hess, casting="same_kind")
+        return out
     return grad, hess
+
+
+def pair_sum_max_rows(method, auto_min_rows, n):
+    """Longest list :func:`lambda_auc_probit` sums pair by pair; longer ones take the series.
+
+    Parameters
+    ----------
+    method : {"exact", "fast", "auto"}
+    auto_min_rows : int
+        Shortest list ``"auto"`` sends through the series.
+    n : int
+        Rows in all lists (``"exact"`` sums every list).
+
+    Returns
+    -------
+    int
+    """
+    if method == "exact":
+        return n + 1
+    if method == "fast":
+        return 1
+    if method == "auto":
+        return auto_min_rows - 1
+    raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
 
 
 def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):

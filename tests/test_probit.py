@@ -418,3 +418,19 @@ def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
     s[off[np.flatnonzero(sizes >= 128)[-1]]] = 1e17  # too wide for the series, in one of many lists
     with pytest.raises(ValueError, match="too wide"):
         lambda_auc_probit(s, grades, off, method="fast")
+
+
+@pytest.mark.parametrize("sizes", [[3000], [300, 200, 5000], [1, 40, 300, 0, 2000]])
+def test_float32_buffers_receive_the_float64_sums_rounded(sizes):
+    """The engines' float32 buffers: written directly by the series, through float64 when
+    some list takes the pair sums (which accumulate in their output)."""
+    rng = np.random.default_rng(len(sizes))
+    offsets = np.r_[0, np.cumsum(sizes)]
+    n = offsets[-1]
+    s, y = rng.normal(size=n), (rng.random(n) < 0.3).astype(np.float64)
+    g64, h64 = lambda_auc_probit(s, y, offsets, sigma=1.3, work={})
+    g32, h32 = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    out = lambda_auc_probit(s, y, offsets, sigma=1.3, grad=g32, hess=h32, work={})
+    assert out[0] is g32 and out[1] is h32
+    np.testing.assert_array_equal(g32, g64.astype(np.float32))
+    np.testing.assert_array_equal(h32, h64.astype(np.float32))

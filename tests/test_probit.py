@@ -92,12 +92,12 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
         np.testing.assert_allclose(h3, h2, rtol=0, atol=1e-14 * (1.0 + np.abs(h2).max()))
 
 
-@pytest.mark.parametrize("classes", [1, 2, 3])
+@pytest.mark.parametrize("classes", [1, 2, 3, 12])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 500, 4097, PARALLEL_SORT_MIN_ROWS + 1, 2 * PARALLEL_SORT_MIN_ROWS + 3])
-@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread", "outlier", "ulps", "huge"])
+@pytest.mark.parametrize("kind", ["random", "ties", "short ties", "zeros", "spread", "outlier", "ulps", "huge", "cauchy"])
 def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
     """The one-thread sort below PARALLEL_SORT_MIN_ROWS, the two-chunk one above: odd sizes,
-    ties across the cut between the chunks, absent classes, and scores that share the
+    ties across the cut between the chunks, absent classes, many classes, and scores that share the
     two-chunk sort's grid points (an outlier stretching the grid, scores a few ulps
     apart, a span that overflows)."""
     rng = np.random.default_rng(3 + n)
@@ -108,6 +108,8 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
         s[: n // 3] = 1e7
     elif kind == "ulps":  # a span of 64 ulps: every row on one of few grid points
         s = 1.0 + rng.integers(0, 64, size=n) * np.spacing(1.0)
+    elif kind == "cauchy":  # heavy tails: the two-chunk sort keys on the float's top bits
+        s = rng.standard_cauchy(size=n)
     elif kind == "huge":  # max − min overflows: one grid point, the whole list settled by score
         s = rng.normal(size=n) * 1e306
         s[:2] = np.array([-1.7e308, 1.7e308])[:n]
@@ -118,11 +120,24 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
     if kind not in ("random", "ulps"):
         s[::7] = -0.0  # ties with 0.0
         s[::11] *= -1
-    order, t, cls = ascending_pessimistic(s, y, 3, 2.0)
+    order, t, cls = ascending_pessimistic(s, y, max(classes, 3), 2.0)  # 12: labels counted by histogram
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n)[::-1])
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(t, 2.0 * s[order])
     np.testing.assert_array_equal(cls, y[order])
+
+
+def test_two_chunk_sort_keys_on_the_grid_that_separates_neighbours():
+    from boostrank._kernels.lambda_series import _image_grid_is_finer
+
+    rng = np.random.default_rng(0)
+    n = 2 * PARALLEL_SORT_MIN_ROWS
+    cases = {"normal": (rng.normal(size=n), False), "narrow": (1.0 + 1e-12 * rng.normal(size=n), False),
+             "31 values": (rng.integers(0, 31, size=n) * 0.1, False),
+             "cauchy": (rng.standard_cauchy(size=n), True), "lognormal": (np.exp(3 * rng.normal(size=n)), True),
+             "one outlier": (np.r_[rng.normal(size=n - 1), 1e12], True)}
+    for name, (s, image) in cases.items():
+        assert _image_grid_is_finer(s, s.max() - s.min()) == image, name
 
 
 @pytest.mark.parametrize("n", [2, 500, PARALLEL_SORT_MIN_ROWS + 1])

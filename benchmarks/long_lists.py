@@ -6,6 +6,9 @@ Part 1 — time per objective call on one list of n rows (1–10% positives; def
 probit pair sums, and the binary log-loss gradient (what LightGBM's ``binary``
 objective computes per round, here in NumPy).
 
+Part 1b — the default objective (probit link) on one list of 10⁶ rows over score shapes
+(normal, ties, 31 values, lognormal, Cauchy, a span of 1e-11) and 1/10/50% positives.
+
 Part 2 — 100 boosting rounds on one list (``--train-n`` rows, 20 features, 5%
 positives, nonlinear signal, label noise of two kinds, ``--seeds`` data sets each):
 LightGBM with ``fast`` λ-AUC vs LightGBM ``binary``, plus (first data set) XGBoost
@@ -49,6 +52,12 @@ def best(fn, repeat):
     return out
 
 
+def logloss(s, y):
+    """The binary log-loss gradient and hessian: what LightGBM's ``binary`` computes per round."""
+    p = 1.0 / (1.0 + np.exp(-s))
+    return p - y, p * (1.0 - p)
+
+
 NOISE = {
     "flip3": "3% of all labels flipped",
     "pocket": "30% of labels flipped where x5 > 1 (a pocket of wrong labels)",
@@ -82,10 +91,7 @@ def part1(sizes, exact_max, rate):
         fast.gradients(s, prep)
         t_fast = best(lambda: fast.gradients(s, prep), 3)
 
-        def logloss():
-            p = 1.0 / (1.0 + np.exp(-s))
-            return p - y, p * (1.0 - p)
-        t_ll = best(logloss, 3)
+        t_ll = best(lambda: logloss(s, y), 3)
         row = {"n": n, "fast_s": t_fast, "logloss_s": t_ll}
         for name, kw in (("exact_logistic", {}), ("exact_probit", {"link": "probit", "method": "exact"})):
             obj = LambdaObjective("auc", **kw)
@@ -108,6 +114,41 @@ def part1(sizes, exact_max, rate):
               f"fast ×{row['speedup_vs_exact']:,.0f} / ×{row['speedup_vs_exact_probit']:,.0f} faster than exact "
               "logistic / probit", flush=True)
     print("* extrapolated ∝ n² from the largest measured size")
+    return rows
+
+
+SHAPES = {
+    "normal": lambda rng, n: rng.normal(size=n),
+    "ties (0.01 steps)": lambda rng, n: np.round(rng.normal(size=n), 2),
+    "31 values (one tree)": lambda rng, n: rng.integers(0, 31, size=n) * 0.1,
+    "lognormal sigma=3": lambda rng, n: np.exp(3 * rng.normal(size=n)),
+    "cauchy": lambda rng, n: rng.standard_cauchy(size=n),
+    "span 1e-11": lambda rng, n: 1.0 + 1e-12 * rng.normal(size=n),
+}
+
+
+def part1_shapes(n, rates):
+    """The default probit objective on one list of n rows over score shapes and class
+    balances, against the log-loss gradient on the same scores; mean and worst."""
+    rows = []
+    for shape, make in SHAPES.items():
+        for rate in rates:
+            rng = np.random.default_rng(len(rows))
+            s = make(rng, n)
+            y = (rng.random(n) < rate).astype(np.float64)
+            obj = LambdaObjective("auc", link="probit")
+            prep = obj.check_labels(y, np.array([0, n]))
+            obj.gradients(s, prep)
+            t = best(lambda: obj.gradients(s, prep), 3)
+            with np.errstate(over="ignore"):
+                t_ll = best(lambda: logloss(s, y), 3)
+            rows.append({"shape": shape, "rate": rate, "fast_s": t, "logloss_s": t_ll})
+            print(f"  {shape:<22} {rate:>4.0%} positives  {t * 1e3:>7.2f} ms  (log-loss gradient {t_ll * 1e3:.2f} ms)",
+                  flush=True)
+    times = np.array([r["fast_s"] for r in rows])
+    worst = rows[int(times.argmax())]
+    print(f"  mean {times.mean() * 1e3:.2f} ms, worst {times.max() * 1e3:.2f} ms ({worst['shape']}, "
+          f"{worst['rate']:.0%} positives)")
     return rows
 
 
@@ -249,6 +290,9 @@ def main(argv=None):
     res = {"settings": vars(args), "calls": part1(args.sizes, args.exact_max, args.rate)}
     plot(res["calls"], args.png)
     print(f"wrote {args.png}")
+    n_shapes = min(args.sizes[-1], 1_000_000)
+    print(f"Part 1b: the default objective on {n_shapes:,} rows by score shape and class balance")
+    res["shapes"] = part1_shapes(n_shapes, [0.01, 0.1, 0.5])
     print(f"Part 2: {args.rounds} rounds on one list of {args.train_n:,} rows")
     res["training"] = part2(args.train_n, args.rounds, args.noise, args.seeds)
     print(f"Part 3: one list of {args.train_n:,} rows dealt into partitions (what Dask workers see)")

@@ -80,6 +80,34 @@ def radix_sort(keys, idx, k2, i2, n_bytes, low_byte=0):
 
 
 @njit(cache=True)
+def sort_run(key, a, b, c1, c2):
+    """Stable sort of ``key[a:b]`` ascending, moving ``c1`` and ``c2`` (which may be one
+    array) along: by insertion up to 32 rows, else by a merge sort."""
+    if b - a <= 32:
+        for i in range(a + 1, b):
+            k = key[i]
+            v1 = c1[i]
+            v2 = c2[i]
+            j = i - 1
+            while j >= a and key[j] > k:
+                key[j + 1] = key[j]
+                c1[j + 1] = c1[j]
+                c2[j + 1] = c2[j]
+                j -= 1
+            key[j + 1] = k
+            c1[j + 1] = v1
+            c2[j + 1] = v2
+    else:
+        local = np.argsort(key[a:b], kind="mergesort")
+        ks = key[a:b][local]
+        v1s = c1[a:b][local]
+        v2s = c2[a:b][local]
+        key[a:b] = ks
+        c1[a:b] = v1s
+        c2[a:b] = v2s
+
+
+@njit(cache=True)
 def repair_runs(keys, idx, low_byte):
     """Finish :func:`radix_sort` run with ``low_byte``: order each run of keys equal above it.
 
@@ -99,21 +127,5 @@ def repair_runs(keys, idx, low_byte):
                 ordered = False
             b += 1
         if not ordered:
-            if b - a <= 32:
-                for i in range(a + 1, b):
-                    k = keys[i]
-                    v = idx[i]
-                    j = i - 1
-                    while j >= a and keys[j] > k:
-                        keys[j + 1] = keys[j]
-                        idx[j + 1] = idx[j]
-                        j -= 1
-                    keys[j + 1] = k
-                    idx[j + 1] = v
-            else:
-                local = np.argsort(keys[a:b], kind="mergesort")
-                ks = keys[a:b][local]
-                vs = idx[a:b][local]
-                keys[a:b] = ks
-                idx[a:b] = vs
+            sort_run(keys, a, b, idx, idx)
         a = b

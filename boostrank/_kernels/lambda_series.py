@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from .erfc import harmonics, unit_rotations
-from .groups import radix_sort, repair_runs
+from .groups import radix_sort, repair_runs, sort_run
 
 
 def index_dtype(n):
@@ -281,8 +281,7 @@ def _settle(s, order, cls, keys, a, b):
     """Sort rows a … b−1, ordered by grid point (``keys >> 32``), by score ``s`` within each grid point.
 
     Stable, so equal scores keep the first pass's (label desc, row desc) order.  Only a
-    grid point whose scores decrease somewhere is sorted: by insertion up to 32 rows,
-    else by a stable merge sort.
+    grid point whose scores decrease somewhere is sorted (:func:`~boostrank._kernels.groups.sort_run`).
     """
     m = a + 1
     while m < b:
@@ -296,28 +295,7 @@ def _settle(s, order, cls, keys, a, b):
         hi = m + 1
         while hi < b and (keys[hi] >> np.uint64(32)) == point:
             hi += 1
-        if hi - lo <= 32:
-            for i in range(lo + 1, hi):
-                v = s[i]
-                r = order[i]
-                c = cls[i]
-                j = i - 1
-                while j >= lo and s[j] > v:
-                    s[j + 1] = s[j]
-                    order[j + 1] = order[j]
-                    cls[j + 1] = cls[j]
-                    j -= 1
-                s[j + 1] = v
-                order[j + 1] = r
-                cls[j + 1] = c
-        else:
-            local = np.argsort(s[lo:hi], kind="mergesort")
-            sv = s[lo:hi][local]
-            rv = order[lo:hi][local]
-            cv = cls[lo:hi][local]
-            s[lo:hi] = sv
-            order[lo:hi] = rv
-            cls[lo:hi] = cv
+        sort_run(s, lo, hi, order, cls)
         m = hi
 
 

@@ -111,8 +111,7 @@ def cmd_demo(args) -> int:
     from .ranker import LambdaRanker
 
     runs["RankNCG"] = RankNCG().fit(train.X, train.y, train.qid).decision_function(test.X)
-    gbm = dict(n_estimators=args.rounds, learning_rate=0.05, num_leaves=15, min_child_samples=5,
-               random_state=0, n_jobs=2)
+    gbm = dict(n_estimators=args.rounds, random_state=0)  # otherwise LambdaRanker's defaults
     for name, objective in [("LightGBM lambdarank", "lambdarank"), ("LightGBM λ-AUC", "auc"),
                             ("LightGBM λ-MAUC", "mauc")]:
         model = LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid)
@@ -158,8 +157,8 @@ def cmd_train(args) -> int:
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
         link=args.link, method=args.method, learning_rate=args.learning_rate,
         eval_metric=_split_metrics(args.eval_metric) if args.eval_metric else None,
-        early_stopping_rounds=args.early_stopping, random_state=args.seed, n_jobs=args.threads,
-        verbose=not args.quiet, **params)
+        early_stopping_rounds=args.early_stopping or None, validation_fraction=args.validation_fraction,
+        random_state=args.seed, n_jobs=args.threads, verbose=not args.quiet, **params)
     evals = {}
     if valid is not None:
         evals = dict(eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
@@ -306,15 +305,19 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=["exact", "fast", "auto"], default="auto",
                     help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
                          "128+ rows (a file without qid is one list)")
-    tr.add_argument("--rounds", type=int, default=100, help="boosting rounds")
-    tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage")
+    tr.add_argument("--rounds", type=int, default=100, help="boosting rounds (at most, with early stopping)")
+    tr.add_argument("--learning-rate", type=float, default=0.05, help="shrinkage")
     tr.add_argument("--num-leaves", type=int, default=None, help="leaves per tree (engine default)")
     tr.add_argument("--max-depth", type=int, default=None, help="tree depth (engine default)")
     tr.add_argument("--eval-metric", "--metric", dest="eval_metric", default=None,
                     help="comma list of metrics evaluated on --valid every round; the first drives "
                          "early stopping (default: the objective's)")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="N",
-                    help="stop after N rounds without improvement on --valid; the model keeps the best round")
+                    help="stop after N rounds without improvement on --valid (without --valid: on a held-out "
+                         "--validation-fraction of the training queries); the model keeps the best round "
+                         "(default, or 0: train all --rounds)")
+    tr.add_argument("--validation-fraction", type=float, default=0.2,
+                    help="share of the training queries held out for --early-stopping when there is no --valid")
     tr.add_argument("--param", type=_engine_param, action="append", metavar="KEY=VALUE",
                     help="further engine parameter under the engine's name (repeatable)")
     tr.add_argument("--threads", type=int, default=None, help="engine threads (default: the engine's)")

@@ -51,7 +51,7 @@ def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
         start, weights = lambda_auc_tables(y, offsets)
         tables = work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64),
                                        np.empty((6, y.shape[0])))
-    lambda_auc_kernel(s, y, offsets, obj.sigma, *tables[:2], grad, hess, order, *tables[2:])
+    lambda_auc_kernel(s, y, offsets, obj.sigma, obj.norm, *tables[:2], grad, hess, order, *tables[2:])
 
 
 def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order, work):
@@ -107,8 +107,14 @@ class LambdaObjective:
         Positive class of ``"auc"``: label > threshold.
     truncation_level : int, default=30
         ``"ndcg"`` only: LightGBM's ``lambdarank_truncation_level``.
-    norm : bool, default=True
-        ``"ndcg"`` only: LightGBM's ``lambdarank_norm``.
+    norm : bool, default=None
+        LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
+        pair's |ΔM| is divided by 0.01 + |s_h − s_l| (unless the query's scores all
+        tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
+        None: on with the logistic link (``benchmarks/objective_quality.py``: higher
+        test AUC and MAUC than without it on most data sets, see the README's "which
+        objective when"), off with the probit link, whose linear-time series has no
+        per-pair division (``norm=True`` with ``link="probit"`` is an error).
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
     link : {"logistic", "probit"}, default="logistic"
@@ -152,7 +158,7 @@ class LambdaObjective:
     """
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
-                 truncation_level: int = 30, norm: bool = True, label_gain=None,
+                 truncation_level: int = 30, norm: bool | None = None, label_gain=None,
                  link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = 128,
                  n_threads: int | None = None):
         if link not in ("logistic", "probit"):
@@ -163,6 +169,9 @@ class LambdaObjective:
             raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
         if link == "probit" and metric not in ("auc", "mauc"):
             raise ValueError("the probit link is for metric='auc' or 'mauc'")
+        if link == "probit" and norm:
+            raise ValueError("norm=True needs link='logistic': the probit link's erfc series has no per-pair "
+                             "division by the score gap")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
         if n_threads is not None and int(n_threads) < 1 and int(n_threads) != -1:
@@ -175,7 +184,7 @@ class LambdaObjective:
         self.sigma = float(sigma)
         self.threshold = float(threshold)
         self.truncation_level = int(truncation_level)
-        self.norm = bool(norm)
+        self.norm = (link == "logistic") if norm is None else bool(norm)
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link
         self.method = method
@@ -318,7 +327,7 @@ class LambdaObjective:
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
-                     norm: bool = True, label_gain=None, link: str = "logistic", method: str = "auto",
+                     norm: bool | None = None, label_gain=None, link: str = "logistic", method: str = "auto",
                      eps: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 
@@ -334,8 +343,11 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     threshold : float, default=0.0
     weight : array-like of shape (n_samples,), default=None
         Per-row weights multiplying gradients and hessians (as LightGBM does).
-    truncation_level, norm, label_gain
+    truncation_level, label_gain
         NDCG only; see :class:`LambdaObjective`.
+    norm : bool, default=None
+        LightGBM's ``lambdarank_norm`` (on by default with the logistic link); see
+        :class:`LambdaObjective`.
     link, method, eps
         AUC only: the probit link and the linear-time series; see :class:`LambdaObjective`.
 
@@ -348,7 +360,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     Notes
     -----
     λ_ij = S_ij |ΔM_ij ∂C/∂o_ij| (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
-    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian Σ σ² |ΔM_ij| ρ(1 − ρ).
+    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian Σ σ² |ΔM_ij| ρ(1 − ρ); with ``norm``
+    (the default), |ΔM_ij| / (0.01 + |s_i − s_j|) and each query rescaled as LightGBM's
+    ``lambdarank`` does.
 
     Examples
     --------

@@ -191,11 +191,17 @@ def logistic_rho(x):
     return 1.0 / (1.0 + math.exp(x))
 
 
-def lambda_reference(scores, labels, sigma=1.0):
-    """λ-MAUC (λ-AUC for 0/1 labels) of one list with plain loops and swap-and-recount ΔM."""
+def lambda_reference(scores, labels, sigma=1.0, norm=False):
+    """λ-MAUC (λ-AUC for 0/1 labels) of one list with plain loops and swap-and-recount ΔM.
+
+    ``norm``: LightGBM's lambdarank_norm on the swap weight (ΔM / (0.01 + |Δs|) unless
+    all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ).
+    """
     n = len(scores)
     grad = np.zeros(n)
     hess = np.zeros(n)
+    spread = norm and max(scores) > min(scores)
+    total = 0.0
     # pessimistic order: score descending, ties lower label first, then input order
     order = sorted(range(n), key=lambda d: (-scores[d], labels[d], d))
     lab = [labels[d] for d in order]
@@ -207,12 +213,18 @@ def lambda_reference(scores, labels, sigma=1.0):
             if delta == 0:
                 continue
             hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
+            if spread:
+                delta /= 0.01 + abs(scores[hi] - scores[lo])
             rho = logistic_rho(sigma * (scores[hi] - scores[lo]))
             rest = logistic_rho(-sigma * (scores[hi] - scores[lo]))  # 1 − ρ without cancellation
             grad[hi] -= sigma * delta * rho
             grad[lo] += sigma * delta * rho
             hess[hi] += sigma**2 * delta * rho * rest
             hess[lo] += sigma**2 * delta * rho * rest
+            total += 2 * sigma * delta * rho
+    if norm and total > 0:
+        grad *= math.log2(1 + total) / total
+        hess *= math.log2(1 + total) / total
     return grad, hess
 
 

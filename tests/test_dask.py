@@ -68,12 +68,13 @@ def test_split_query_is_rejected(client, frame):
 def test_lightgbm_dask_with_lambda_objective(client, frame, objective):
     part = bd.partition_by_query(dd.from_pandas(frame, npartitions=4), "qid").persist()
     model = bd.train_lightgbm(client, part, label="label", qid="qid", features=FEATURES, objective=objective,
-                              n_estimators=20, num_leaves=7, min_child_samples=5)
+                              n_estimators=20, learning_rate=0.1, num_leaves=7, min_child_samples=5)
     local = part.compute()
     pred = model.predict(part[FEATURES]).compute()
     assert callable(model.get_params()["objective"])
     # The same objective on one machine: distributed training must learn as well.
-    single = br.LambdaRanker(objective=objective, n_estimators=20, num_leaves=7, min_child_samples=5)
+    single = br.LambdaRanker(objective=objective, n_estimators=20, learning_rate=0.1, num_leaves=7,
+                             min_child_samples=5)
     single.fit(local[FEATURES].to_numpy(), local["label"].to_numpy(), qid=local["qid"].to_numpy())
     metric = br.auc if objective == "auc" else br.mauc
     dist = metric(local["label"], pred, local["qid"])

@@ -125,6 +125,69 @@ def test_lambda_ranker_native_objectives_and_early_stopping(letor, letor_test, e
     assert r.predict(test.X).shape == (len(test),)
 
 
+def test_default_fit_trains_all_rounds_on_every_query(letor):
+    r = br.LambdaRanker(min_child_samples=5).fit(letor.X, letor.y, qid=letor.qid)
+    assert r.get_params()["n_estimators"] == 100 and r.get_params()["learning_rate"] == 0.05
+    assert r.validation_queries_ is None and r.best_iteration_ is None and r.booster_.num_trees() == 100
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_early_stopping_without_eval_set_holds_out_queries(letor, engine):
+    """early_stopping_rounds without eval_set holds out 20 % of the queries and stops on the objective's metric."""
+    w = np.random.default_rng(0).uniform(0.5, 2.0, letor.n_queries)
+    weight = w if engine == "xgboost" else np.repeat(w, letor.group_sizes)
+    kw = dict(n_estimators=1000, early_stopping_rounds=50, random_state=0,
+              **({"min_child_samples": 5} if engine == "lightgbm" else {}))
+    r = br.LambdaRanker(engine, **kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=weight)
+    held = r.validation_queries_
+    assert held.shape == (letor.n_queries,) and held.sum() == round(0.2 * letor.n_queries)
+    hist = r.evals_result_["valid_0"]["br_auc"]
+    best = r.best_iteration_ if engine == "lightgbm" else r.best_iteration_ + 1
+    assert r.best_iteration_ is not None and len(hist) == best + 50 < 1000
+    # the held-out queries' AUC at the best round is what the history says
+    rows = np.repeat(held, letor.group_sizes)
+    q = letor.qid[rows]
+    assert br.auc(letor.y[rows], r.predict(letor.X[rows]), q) == pytest.approx(max(hist), abs=1e-6)
+    same = br.LambdaRanker(engine, **kw)
+    np.testing.assert_array_equal(same.fit(letor.X, letor.y, qid=letor.qid, sample_weight=weight)
+                                  .validation_queries_, held)
+
+
+def test_ranker_norm_acts_and_is_refused_where_it_cannot(letor):
+    fit = dict(X=letor.X, y=letor.y, qid=letor.qid)
+    kw = dict(n_estimators=5, min_child_samples=5)
+    on = br.LambdaRanker(**kw).fit(**fit).predict(letor.X)
+    np.testing.assert_array_equal(br.LambdaRanker(norm=True, **kw).fit(**fit).predict(letor.X), on)
+    off = br.LambdaRanker(norm=False, **kw).fit(**fit).predict(letor.X)
+    assert not np.allclose(on, off)
+    with pytest.raises(ValueError, match="norm is a parameter of boostrank's objectives"):
+        br.LambdaRanker(objective="lambdarank", norm=False).fit(**fit)
+    with pytest.raises(ValueError, match="norm=True needs link='logistic'"):
+        br.LambdaRanker(link="probit", norm=True).fit(**fit)
+
+
+def test_validation_split_is_skipped_or_refused_where_it_must_be(letor):
+    off = letor.group_offsets
+    few = off[:6]  # 5 queries: nothing held out, all rounds
+    es = dict(n_estimators=7, early_stopping_rounds=1, min_child_samples=5)
+    r = br.LambdaRanker(**es).fit(letor.X[:few[-1]], letor.y[:few[-1]], qid=letor.qid[:few[-1]])
+    assert r.validation_queries_ is None and r.best_iteration_ is None and r.booster_.num_trees() == 7
+    r = br.LambdaRanker(validation_fraction=None, **es).fit(letor.X, letor.y, qid=letor.qid)
+    assert r.validation_queries_ is None and r.booster_.num_trees() == 7
+    r = br.LambdaRanker(**es).fit(letor.X, letor.y, qid=letor.qid)
+    assert r.validation_queries_ is not None and r.best_iteration_ is not None
+    for bad in (0.0, 1.0, -0.1, 2):
+        with pytest.raises(ValueError, match="validation_fraction must be in"):
+            br.LambdaRanker(validation_fraction=bad).fit(letor.X, letor.y, qid=letor.qid)
+    # one list: rows are held out, the split is one list too
+    from boostrank.ranker import validation_split
+
+    tr, tr_off, va, va_off, held = validation_split(np.array([0, 500]), 0.2, 0)
+    assert held is None and va.shape == (100,) and np.array_equal(np.sort(np.r_[tr, va]), np.arange(500))
+    assert tr_off.tolist() == [0, 400] and va_off.tolist() == [0, 100]
+    assert validation_split(np.array([0, 99]), 0.2, 0) is None
+
+
 def test_unsorted_but_contiguous_qid_works_on_xgboost(letor):
     # XGBoost itself rejects qid that is not non-decreasing; the estimator passes sizes
     relabelled = letor.qid.max() + 1 - letor.qid

@@ -29,14 +29,15 @@ CASES = [(seed, levels) for seed in range(8) for levels in (2, 1000)]
 @pytest.mark.parametrize("seed,levels", CASES)
 @pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
 @pytest.mark.parametrize("sigma", [1.0, 2.5])
-def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, sigma):
+@pytest.mark.parametrize("norm", [False, True])
+def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, sigma, norm):
     y, s, qid = random_ranking(seed, n_queries=5, max_len=9, n_grades=grades, tie_levels=levels)
     s = s / 3.0
     off = offsets_of(qid)
-    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=sigma)
+    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=sigma, norm=norm)
     for a, b in zip(off[:-1], off[1:]):
         lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
-        rg, rh = ref.lambda_reference(list(s[a:b]), lab, sigma)
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, sigma, norm=norm)
         np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
         assert abs(g[a:b].sum()) < 1e-12
@@ -52,28 +53,29 @@ def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric
     g, h = br.lambda_gradients(s, y, off, metric=metric)
     for a, b in zip(off[:-1], off[1:]):
         lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
-        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 1.0)
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 1.0, norm=True)
         np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
 
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
-def test_wide_scores_underflow_like_the_reference(seed, metric, grades):
+@pytest.mark.parametrize("norm", [False, True])
+def test_wide_scores_underflow_like_the_reference(seed, metric, grades, norm):
     # σ(s − s_max) down to −1 600: exps in the subnormal range and below it, and queries
     # that take the direct logistic for pairs whose E_l + E_h underflows
     rng = np.random.default_rng(seed)
     y, _, qid = random_ranking(seed, n_queries=6, max_len=30, n_grades=grades)
     s = rng.choice([0.0, 300.0, 360.0, 720.0, 800.0], size=y.shape[0]) + rng.normal(scale=5.0, size=y.shape[0])
     off = offsets_of(qid)
-    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=2.0)
+    g, h = br.lambda_gradients(s, y, off, metric=metric, sigma=2.0, norm=norm)
     # 0/1 labels: every λ sums terms of one sign, so even 1e-300 must agree relatively;
     # with grades, pushes up and down cancel and the reference's recounted ΔMAUC of two
     # equally weighted classes is rounding residue (1e-17), not 0
     atol = 1e-300 if metric == "auc" else 1e-14
     for a, b in zip(off[:-1], off[1:]):
         lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
-        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 2.0)
+        rg, rh = ref.lambda_reference(list(s[a:b]), lab, 2.0, norm=norm)
         np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=atol)
         np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=atol)
 
@@ -137,9 +139,32 @@ def test_single_label_and_tiny_queries_get_zero():
 
 def test_ties_are_pessimistic_and_order_free():
     # all scores tie: the positive sits below both negatives whatever the input order
-    g1, _ = br.lambda_gradients([0.0, 0.0, 0.0], [1, 0, 0])
-    g2, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1])
+    g1, _ = br.lambda_gradients([0.0, 0.0, 0.0], [1, 0, 0], norm=False)
+    g2, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1], norm=False)
     assert g1[0] == g2[2] == pytest.approx(-0.75)
+    # norm: no score-gap division while all scores tie, then LightGBM's log2(1 + Σλ) / Σλ
+    g3, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1])
+    assert g3[2] == pytest.approx(-0.75 * np.log2(2.5) / 1.5)
+
+
+def test_norm_is_lightgbm_lambdarank_norm_on_the_auc_swap_weight():
+    """norm=True divides |ΔAUC| by 0.01 + |Δs| and rescales each query by log2(1 + Σλ)/Σλ;
+    the probit link has no such division and refuses it; the default follows the link."""
+    s = np.array([0.9, 0.5, 0.2, 0.0, 0.7, 0.1])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    off = np.array([0, 4, 6])
+    g0, h0 = br.lambda_gradients(s, y, off, norm=False)
+    g1, h1 = br.lambda_gradients(s, y, off, norm=True)
+    assert not np.allclose(g0, g1)
+    np.testing.assert_array_equal(g1, br.lambda_gradients(s, y, off)[0])
+    for a, b in zip(off[:-1], off[1:]):
+        assert abs(g1[a:b].sum()) < 1e-12
+        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, norm=True)
+        np.testing.assert_allclose(g1[a:b], rg, rtol=1e-12)
+        np.testing.assert_allclose(h1[a:b], rh, rtol=1e-12)
+    assert LambdaObjective("auc").norm and not LambdaObjective("auc", link="probit").norm
+    with pytest.raises(ValueError, match="norm=True needs link='logistic'"):
+        LambdaObjective("auc", link="probit", norm=True)
 
 
 def test_weights_scale_rows():
@@ -184,21 +209,27 @@ def test_objective_checks_scores_every_round(link):
     np.testing.assert_array_equal(obj.gradients(np.repeat(s, 2)[::2], prep)[0], ref)
     np.testing.assert_allclose(obj.gradients(s.astype(np.float32), prep)[0], ref, rtol=1e-6)
 
-def test_lambda_auc_descends_pairwise_logistic_loss():
-    """For 0/1 labels λ-AUC is the gradient of Σ_pairs |ΔAUC| log(1 + e^{-σ(s_h - s_l)}) with
-    |ΔAUC| frozen at the current order: check against finite differences."""
+@pytest.mark.parametrize("norm", [False, True])
+def test_lambda_auc_descends_pairwise_logistic_loss(norm):
+    """For 0/1 labels λ-AUC is the gradient of f Σ_pairs c_ij log(1 + e^{-σ(s_h - s_l)}) with
+    c_ij = |ΔAUC| (norm: |ΔAUC| / (0.01 + |Δs|)) and the query factor f (norm: log2(1 + Σλ)/Σλ,
+    else 1) frozen at the current scores: check against finite differences."""
     rng = np.random.default_rng(3)
     s = rng.normal(size=8)
     y = np.array([1, 0, 0, 1, 0, 1, 0, 0])
     order = sorted(range(8), key=lambda d: (-s[d], y[d], d))
     posn = {d: r for r, d in enumerate(order)}
     m, n = y.sum(), (1 - y).sum()
+    pairs = [(i, k) for i in range(8) for k in range(8) if y[i] == 1 and y[k] == 0]
+    c = {(i, k): abs(posn[i] - posn[k]) / (m * n) / ((0.01 + abs(s[i] - s[k])) if norm else 1.0)
+         for i, k in pairs}
+    total = sum(2 * c[p] / (1 + np.exp(s[p[0]] - s[p[1]])) for p in pairs)
+    f = np.log2(1 + total) / total if norm else 1.0
 
     def loss(x):
-        return sum(abs(posn[i] - posn[k]) / (m * n) * np.log1p(np.exp(-(x[i] - x[k])))
-                   for i in range(8) for k in range(8) if y[i] == 1 and y[k] == 0)
+        return f * sum(c[i, k] * np.log1p(np.exp(-(x[i] - x[k]))) for i, k in pairs)
 
-    g, h = br.lambda_gradients(s, y)
+    g, h = br.lambda_gradients(s, y, norm=norm)
     eps = 1e-6
     for d in range(8):
         e = np.zeros(8)

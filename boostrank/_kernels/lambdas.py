@@ -150,7 +150,7 @@ def exp_nonpositive(x, out, scratch1, scratch2):
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_kernel(scores, labels, offsets, sigma, start, weights, grad, hess, order, doc, work):
+def lambda_auc_kernel(scores, labels, offsets, sigma, norm, start, weights, grad, hess, order, doc, work):
     """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
 
     On the pessimistic score order of each query, swapping the documents at
@@ -164,6 +164,11 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, start, weights, grad, hess
     one division per pair instead of an exp; a query where some E could underflow
     takes the direct formula for those pairs.
 
+    With ``norm``, LightGBM's ``lambdarank_norm`` applies to the swap weight as it does
+    to ΔNDCG: |ΔM_hl| is divided by 0.01 + |s_h − s_l| unless all of the query's
+    scores are equal, and the query's λs and hessians are rescaled by
+    log2(1 + Σλ) / Σλ (Σλ counting each pair twice, as LightGBM does).
+
     Parameters
     ----------
     scores : ndarray of float64, shape (n,)
@@ -171,6 +176,7 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, start, weights, grad, hess
         Non-negative grades (0/1 for AUC).
     offsets : ndarray of int64, shape (n_groups + 1,)
     sigma : float
+    norm : bool
     start, weights : ndarray
         :func:`lambda_auc_tables` of ``labels`` and ``offsets``.
     grad, hess : ndarray of float64, shape (n,)
@@ -241,12 +247,19 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, start, weights, grad, hess
         w = weights[g]
         top = _top_class(st)
         ex_min = 1.0
+        s_lo = np.inf
+        s_hi = -np.inf
         for i in range(a, b):
             ex_min = min(ex_min, ex[i])
+            s_lo = min(s_lo, sc[i])
+            s_hi = max(s_hi, sc[i])
             acc_g[i] = 0.0
             acc_h[i] = 0.0
         # E_l + E_h can only underflow when both are below 1e-250
         safe = ex_min > 1e-250
+        # LightGBM skips the score-gap division while a query's scores all tie (round one)
+        spread = norm and s_hi > s_lo
+        total = 0.0
         for ch in range(1, top + 1):
             for cl in range(ch):
                 dw = abs(w[ch] - w[cl])
@@ -256,12 +269,14 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, start, weights, grad, hess
                 hi = a + st[cl + 1]
                 for u in range(a + st[ch], a + st[ch + 1]):
                     lam_u, h_u = _pair_sums(ex, pos, sc, ex[u], pos[u], sc[u], dw, sigma, s2, lo, hi,
-                                            acc_g, acc_h, not safe)
+                                            acc_g, acc_h, not safe, spread)
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
+                    total += 2.0 * lam_u
+        factor = math.log2(1.0 + total) / total if norm and total > 0.0 else 1.0
         for t in range(a, b):
-            grad[doc[t]] = acc_g[t]
-            hess[doc[t]] = acc_h[t]
+            grad[doc[t]] = acc_g[t] * factor
+            hess[doc[t]] = acc_h[t] * factor
 
 
 @njit(cache=True)
@@ -285,12 +300,13 @@ def _single_label(st, n):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
-def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, guarded):
+def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, guarded, spread):
     """λ and hessian sums of one document against rows lo:hi of a lower class.
 
-    ``guarded``: take the direct logistic where E_l + E_h underflows.  The flag is the
-    same for the whole loop, which the compiler unswitches: the unguarded loop has no
-    branch and vectorises.  1 − ρ is E_h / (E_l + E_h), not a subtraction, so the
+    ``guarded``: take the direct logistic where E_l + E_h underflows.  ``spread``:
+    divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).  The flags are the same for
+    the whole loop, which the compiler unswitches: the unguarded loop has no branch
+    and vectorises.  1 − ρ is E_h / (E_l + E_h), not a subtraction, so the
     hessian of a pair with ρ near 1 keeps its relative accuracy.
     """
     lam_u = 0.0
@@ -307,6 +323,8 @@ def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, gua
             rho = ex[v] * inv
             rest = eu * inv
         delta = abs(pu - pos[v]) * dw
+        if spread:
+            delta = delta / (0.01 + abs(su - sc[v]))
         lam = sigma * delta * rho
         h = s2 * delta * rho * rest
         lam_u += lam

@@ -41,7 +41,7 @@ def auc(y, s):
 def fit(X, y, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return br.MIPRanker("auc", **kw).fit(X, y)
+        return br.MIPRanker(statistic="auc", **kw).fit(X, y)
 
 
 def part1(cap, seeds):

@@ -72,7 +72,7 @@ def mq2008_bm25(time_limit):
     gbm.fit(tr.X[rows], tr.y[rows], qid=tr.qid[rows])
     runs["LightGBM lambdarank, top 20"] = keep_tail(b_te, off_te, k, lambda r: gbm.predict(te.X[r]))
     t = time.perf_counter()
-    rr = br.TopKReranker(k=k, time_limit=time_limit).fit(tr.X, tr.y, b_tr, tr.qid)
+    rr = br.TopKReranker(k=k, time_limit=time_limit).fit(tr.X, tr.y, base_scores=b_tr, qid=tr.qid)
     secs = time.perf_counter() - t
     runs["TopKReranker(k=20) defaults"] = rr.predict(te.X, b_te, te.qid)
     table = {name: metrics(te.y, s, te.qid) for name, s in runs.items()}
@@ -123,7 +123,7 @@ def table1(splits, time_limit):
                 b_tr, _ = br.rerank.cross_fit_scores(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
                                                      X[tr], y[tr], cv=5)
                 lr = Logistic().fit(X[tr], y[tr])
-                rr = br.TopKReranker(k=50, a="dcg", time_limit=time_limit).fit(X[tr], y[tr], b_tr)
+                rr = br.TopKReranker(k=50, a="dcg", time_limit=time_limit).fit(X[tr], y[tr], base_scores=b_tr)
             b_te = lr.decision_function(X[te])
             base_v.append(float(br.rank_risk(y[te], b_te, br.dcg())))
             new_v.append(float(br.rank_risk(y[te], rr.predict(X[te], b_te), br.dcg())))
@@ -144,7 +144,7 @@ def scale(n_queries, time_limit):
     rng = np.random.default_rng(1)
     base = X[:, 0] + rng.normal(size=len(y))
     t = time.perf_counter()
-    rr = br.TopKReranker(k=10, time_limit=time_limit).fit(X, y, base, qid)
+    rr = br.TopKReranker(k=10, time_limit=time_limit).fit(X, y, base_scores=base, qid=qid)
     secs = time.perf_counter() - t
     r = rr.result_
     print(f"\n4. {n_queries} queries × top 10 of {len(y)} rows: fit {secs:.1f} s; training DCG@10 base "

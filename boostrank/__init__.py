@@ -16,7 +16,7 @@ _EXPORTS = {
     "baselines": ("PNormPush", "PairwiseHinge", "RankBoost", "RankNetLinear",),
     "datasets": ("load_sample", "make_gaussians", "make_letor", "make_roc_flexibility",),
     "metrics": ("GroupOffsets", "auc", "err", "format_table", "get_metric", "mauc", "mean_average_precision", "metric_table", "minrank", "ndcg", "precision", "precision_at", "query_scorer", "rank_risk", "resolved_rank", "wmw",),
-    "_validation": ("group_offsets",),
+    "_validation": ("OneListWarning", "group_offsets",),
     "erfc": ("erfc_sum",),
     "lightgbm": ("lightgbm_metric", "lightgbm_objective",),
     "objectives": ("LambdaObjective", "lambda_gradients",),

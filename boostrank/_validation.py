@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+
+class OneListWarning(UserWarning):
+    """A ranking fit of several rows got no query groups and ranks them all as one list."""
+
+
+def fit_groups(estimator, n: int, qid, group, *, warn: bool = True) -> np.ndarray:
+    """Offsets of a ranking fit's groups; with neither ``qid`` nor ``group``, one list, said aloud.
+
+    LightGBM's and XGBoost's rankers refuse a fit without groups; one long list is a use
+    of its own here (a prioritisation list, a single search log), so it stays possible,
+    but not by accident: ``warn`` says so unless ``group=[n]`` (or one qid) makes it explicit.
+    """
+    if qid is None and group is None and warn and n > 1:
+        warnings.warn(
+            f"{type(estimator).__name__}.fit got neither qid nor group, so its {n} rows are ranked as one "
+            f"list.  Pass qid= (or group=) for several lists, or group=[{n}] to fit one list without this "
+            f"warning (in scikit-learn's model selection: set_config(enable_metadata_routing=True) and "
+            f"pass qid to fit)", OneListWarning, stacklevel=3)
+    return group_offsets(n, qid=qid, group=group)
 
 
 def as_1d_float(x, name: str, allow_nonfinite: bool = False) -> np.ndarray:
@@ -198,11 +220,18 @@ def check_features(estimator, X, reset: bool):
 
 
 def check_sample_weight(weight, offsets: np.ndarray, per_query: bool = False) -> np.ndarray:
-    """Non-negative, not all zero, one per row (or one per query when ``per_query``)."""
+    """Non-negative, not all zero, one per row, or one per query.
+
+    One weight per query is kept as is when ``per_query`` (XGBoost's convention) and
+    repeated over the query's rows otherwise (LightGBM weighs rows).
+    """
     w = as_1d_float(weight, "sample_weight")
     n, n_groups = int(offsets[-1]), offsets.shape[0] - 1
-    if w.shape[0] != n and not (per_query and w.shape[0] == n_groups):
-        raise ValueError(f"sample_weight has {w.shape[0]} entries for {n} rows")
+    if w.shape[0] != n and w.shape[0] != n_groups:
+        raise ValueError(f"sample_weight has {w.shape[0]} entries for {n} rows in {n_groups} queries "
+                         f"(give one per row or one per query)")
+    if w.shape[0] != n and not per_query:
+        w = np.repeat(w, np.diff(offsets))
     if w.size and (w.min() < 0 or not w.any()):
         raise ValueError("sample_weight must be non-negative and not all zero")
     return w

@@ -110,7 +110,7 @@ def cmd_demo(args) -> int:
     from .rankncg import RankNCG
     from .ranker import LambdaRanker
 
-    runs["RankNCG"] = RankNCG().fit(train.X, train.y, train.qid).decision_function(test.X)
+    runs["RankNCG"] = RankNCG().fit(train.X, train.y, qid=train.qid).decision_function(test.X)
     gbm = dict(n_estimators=args.rounds, random_state=0)  # otherwise LambdaRanker's defaults
     for name, objective in [("LightGBM lambdarank", "lambdarank"), ("LightGBM λ-AUC", "auc"),
                             ("LightGBM λ-MAUC", "mauc")]:
@@ -119,10 +119,10 @@ def cmd_demo(args) -> int:
     from .rerank import TopKReranker, cross_fit_scores
 
     rer = TopKReranker(k=args.rerank_k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit)
-    rer.fit(train.X, train.y, cross_fit_scores(LogisticRegression(max_iter=1000), train.X, train.y, train.qid)[0],
-            train.qid)
+    base, _ = cross_fit_scores(LogisticRegression(max_iter=1000), train.X, train.y, train.qid)
+    rer.fit(train.X, train.y, base_scores=base, qid=train.qid)
     runs[f"LR + MIP re-rank top {args.rerank_k} (dcg@5)"] = rer.predict(test.X, runs["logistic regression"],
-                                                                        test.qid)
+                                                                        qid=test.qid)
     table = metric_table(test.y, test.qid, runs, metrics)
     print(format_table(table, metrics))
     print(f"re-ranker: {rer.result_.summary()}")
@@ -181,10 +181,10 @@ def cmd_fit_linear(args) -> int:
     qid = None if args.no_qid else train.qid
     model = RankNCG(alpha=args.alpha, link=args.link, method=args.method, eps=args.eps, tol=args.tol,
                     max_iter=args.max_iter, verbose=args.verbose)
-    model.fit(train.X, train.y, qid)
+    model.fit(train.X, train.y, qid=qid)
     _write_atomic(args.out, model.save_model)
     print(f"RankNCG ({args.link} link, {args.method} sums): {model.n_iter_} CG iterations over {model.n_pairs_} pairs; "
-          f"training WMW {model.score(train.X, train.y, qid):.4f}; written to {args.out}")
+          f"training WMW {model.score(train.X, train.y, qid=qid):.4f}; written to {args.out}")
     return 0
 
 
@@ -215,12 +215,14 @@ def cmd_rerank(args) -> int:
     model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, eps=args.eps,
                          solver=args.solver, time_limit=args.time_limit, threads=args.threads, gate=args.gate,
                          verbose=args.verbose, progress=True)
-    model.fit(train.X, train.y, s_train, q_train)
+    model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
+              group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose
     print(f"top {args.k} of each training list: {model.result_.summary()}")
     metrics = _split_metrics(args.metrics)
     label = "out-of-fold" if args.base_model else "as given"
-    tr_runs = {f"train: base ({label})": s_train, f"train: re-ranked top {args.k}": model.predict(train.X, s_train, q_train)}
-    new = model.predict(test.X, s_test, q_test)
+    tr_runs = {f"train: base ({label})": s_train,
+               f"train: re-ranked top {args.k}": model.predict(train.X, s_train, qid=q_train)}
+    new = model.predict(test.X, s_test, qid=q_test)
     te_runs = {"test: base": s_test, f"test: re-ranked top {args.k}": new}
     print(format_table(metric_table(train.y, train.qid, tr_runs, metrics), metrics))
     print(format_table(metric_table(test.y, test.qid, te_runs, metrics), metrics))

@@ -10,6 +10,7 @@ evaluates with boostrank's metrics.  The engines' own knowledge lives in
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -18,9 +19,9 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from . import lightgbm as _lgb_adapter
-from . import models
 from . import xgboost as _xgb_adapter
-from ._validation import as_1d_float, check_features, check_sample_weight, group_offsets
+from ._deprecation import keyword_only_init
+from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
@@ -28,6 +29,17 @@ __all__ = ["LambdaRanker"]
 
 ENGINES = {"lightgbm": _lgb_adapter, "xgboost": _xgb_adapter}
 DEFAULT_METRIC = {"auc": "auc", "mauc": "mauc"}
+#: LightGBM's names of lambdarank's parameters, honoured by boostrank's objectives on either engine
+LIGHTGBM_OBJECTIVE_PARAMS = {"lambdarank_truncation_level": "truncation_level", "label_gain": "label_gain",
+                             "lambdarank_norm": "norm", "sigmoid": "sigma"}
+#: engine parameters only the engines' own ranking objectives read: with boostrank's they would do nothing
+NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed", "lambdarank_pair_method",
+                      "lambdarank_num_pair_per_sample", "lambdarank_unbiased", "lambdarank_bias_norm",
+                      "ndcg_exp_gain", "lambdarank_score_normalization"}
+#: boostrank's objective parameters, their defaults and the metrics that read them
+OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
+                    "norm": (None, ("auc", "mauc", "ndcg")), "link": ("logistic", ("auc", "mauc")),
+                    "method": ("auto", ("auc", "mauc"))}
 #: below these sizes the automatic validation split is skipped (too little to hold out)
 HOLDOUT_MIN_QUERIES = 10
 HOLDOUT_MIN_ROWS = 100
@@ -135,8 +147,19 @@ class LambdaRanker(BaseEstimator):
     evals_result_ : dict
         ``{eval_name: {"br_<metric>": [value per round]}}``.
     best_iteration_ : int or None
-        Set by early stopping, in the engine's own convention: LightGBM counts
-        rounds from 1 (``best_iteration``), XGBoost indexes them from 0.
+        Set by early stopping: the number of rounds :meth:`predict` uses (LightGBM's
+        ``best_iteration``, counted from 1; XGBoost's own ``best_iteration`` + 1).
+    best_score_ : dict
+        ``{eval_name: {"br_<metric>": value}}`` at the best round (the last without early
+        stopping), as ``LGBMRanker.best_score_``.
+    n_estimators_ : int
+        Rounds the booster holds, as ``LGBMRanker.n_estimators_``: after early stopping,
+        LightGBM keeps the rounds up to the best one, XGBoost all it boosted.
+    feature_importances_ : ndarray of shape (n_features,)
+        The engines' scikit-learn defaults: LightGBM's split counts (``LGBMRanker``),
+        XGBoost's mean split gain normalised to sum 1 (``XGBRanker``).
+    objective_ : str
+        The objective trained.
     validation_queries_ : ndarray of bool or None
         Queries held out by the automatic early-stopping split (one list: None, also when
         the split held out rows of it or did not run).
@@ -162,7 +185,8 @@ class LambdaRanker(BaseEstimator):
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
-    def __init__(self, engine="lightgbm", objective="auc", *, n_estimators=100, learning_rate=0.05,
+    @keyword_only_init
+    def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="logistic", method="auto", eval_metric=None,
                  early_stopping_rounds=None, validation_fraction=0.2, random_state=None, n_jobs=None,
                  verbose=False, **engine_params):
@@ -208,15 +232,69 @@ class LambdaRanker(BaseEstimator):
         tags.input_tags.categorical = True
         return tags
 
-    def _objective_kw(self):
+    def _check_params(self):
+        """The engine adapter, metric names, λ objective parameters and engine parameters, all validated."""
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {self.engine!r}")
+        adapter = ENGINES[self.engine]
+        if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
+            raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
+                             f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
+        for name, value, ok in (("n_estimators", self.n_estimators, _is_int(self.n_estimators, 1)),
+                                ("learning_rate", self.learning_rate, _is_number(self.learning_rate) and
+                                 self.learning_rate > 0),
+                                ("early_stopping_rounds", self.early_stopping_rounds,
+                                 self.early_stopping_rounds is None or _is_int(self.early_stopping_rounds, 1))):
+            if not ok:
+                raise ValueError(f"{name} must be a positive {'number' if name == 'learning_rate' else 'integer'}"
+                                 f"{' or None' if name == 'early_stopping_rounds' else ''}, got {value!r}")
+        if self.validation_fraction is not None and not (_is_number(self.validation_fraction)
+                                                         and 0.0 < self.validation_fraction < 1.0):
+            raise ValueError(f"validation_fraction must be in (0, 1) or None, got {self.validation_fraction!r}")
+        metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
+        metrics = [EvalMetric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
+        objective_kw, engine_params = self._objective_params()
+        return adapter, metrics, objective_kw, engine_params
+
+    def _objective_params(self):
+        """boostrank's objective parameters (with LightGBM's names mapped onto them) and the engine's rest.
+
+        A parameter that the chosen objective would not read is refused: it would change nothing.
+        """
+        engine = self._engine_params()
+        if self.objective not in OBJECTIVE_NAMES:
+            for name, (default, _) in OBJECTIVE_PARAMS.items():
+                if getattr(self, name) != default:
+                    hint = {"sigma": "; LightGBM's lambdarank takes sigmoid", "norm": "; LightGBM's lambdarank "
+                            "takes lambdarank_norm"}.get(name, "")
+                    raise ValueError(f"{name} is a parameter of boostrank's objectives {list(OBJECTIVE_NAMES)}, "
+                                     f"not of {self.objective!r}{hint}")
+            return None, engine
+        for name, (default, reads) in OBJECTIVE_PARAMS.items():
+            if getattr(self, name) != default and self.objective not in reads:
+                raise ValueError(f"{name}={getattr(self, name)!r} would change nothing: objective={self.objective!r} "
+                                 f"does not read it (it acts with {', '.join(map(repr, reads))})")
+        ignored = sorted(NATIVE_ONLY_PARAMS & set(engine))
+        if ignored:
+            raise ValueError(f"{', '.join(ignored)} would change nothing: only the engines' own ranking objectives "
+                             f"read {'it' if len(ignored) == 1 else 'them'}, not objective={self.objective!r}")
         kw = {"sigma": self.sigma, "threshold": self.threshold, "norm": self.norm}
         if self.link != "logistic" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
-        return kw
+        for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():
+            if engine_name not in engine:
+                continue
+            value = engine.pop(engine_name)
+            if name in OBJECTIVE_PARAMS and getattr(self, name) != OBJECTIVE_PARAMS[name][0]:
+                raise ValueError(f"{engine_name} is LightGBM's name of {name}; set one of them")
+            if name in ("truncation_level", "label_gain") and self.objective != "ndcg":
+                raise ValueError(f"{engine_name} would change nothing: only objective='ndcg' reads it")
+            kw[name] = value
+        return kw, engine
 
-    def fit(self, X, y, qid=None, *, group=None, sample_weight=None, eval_set=None,
+    def fit(self, X, y, *, qid=None, group=None, sample_weight=None, eval_set=None,
             eval_qid=None, eval_group=None):
-        """Fit on ``X, y`` grouped by ``qid`` (or ``group`` sizes; neither: one list).
+        """Fit on ``X, y`` grouped by ``qid`` (or ``group`` sizes).
 
         Parameters
         ----------
@@ -226,10 +304,12 @@ class LambdaRanker(BaseEstimator):
         qid : array-like of shape (n_samples,), default=None
             Query ids; rows of a query must be contiguous.
         group : array-like of int, default=None
-            Query sizes in row order, instead of ``qid``.
+            Query sizes in row order, instead of ``qid``.  Without both, all rows are one
+            list and a :class:`boostrank.OneListWarning` says so (``group=[n_samples]``
+            fits one list without it); ``LGBMRanker`` and ``XGBRanker`` refuse such a fit.
         sample_weight : array-like, default=None
-            LightGBM: one weight per row.  XGBoost: one per query (or per row, constant
-            within each query).
+            One weight per row, or one per query.  XGBoost weighs queries: its row weights
+            must be constant within each query.
         eval_set : list of (X, y), default=None
         eval_qid, eval_group : list of array-like, default=None
             Groups of each eval set.
@@ -238,28 +318,18 @@ class LambdaRanker(BaseEstimator):
         -------
         self
         """
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {self.engine!r}")
-        adapter = ENGINES[self.engine]
-        if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
-            raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
-                             f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
-        metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
-        metrics = [EvalMetric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
+        adapter, metrics, objective_kw, engine_params = self._check_params()
         if y is None:
             raise ValueError("LambdaRanker requires y to be passed, but the target y is None")
         X = check_features(self, X, reset=True)
         y = as_1d_float(y, "y")
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-        offsets = group_offsets(y.shape[0], qid=qid, group=group)
+        offsets = fit_groups(self, y.shape[0], qid, group)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, offsets, per_query=self.engine == "xgboost")
-        if self.norm is not None and self.objective not in OBJECTIVE_NAMES:
-            raise ValueError(f"norm is a parameter of boostrank's objectives {list(OBJECTIVE_NAMES)}, not of "
-                             f"{self.objective!r} (LightGBM's lambdarank takes lambdarank_norm)")
-        if self.objective in OBJECTIVE_NAMES:  # bad labels fail here, not inside an engine callback
-            LambdaObjective(self.objective, **self._objective_kw()).check_labels(y, offsets)
+        if objective_kw is not None:  # bad labels fail here, not inside an engine callback
+            LambdaObjective(self.objective, **objective_kw).check_labels(y, offsets)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
@@ -268,22 +338,36 @@ class LambdaRanker(BaseEstimator):
             evals.append((f"valid_{k}", check_features(self, Xe, reset=False), ye, off))
         self._n_groups = offsets.shape[0] - 1
         self.validation_queries_ = None
-        if self.validation_fraction is not None and not (0.0 < float(self.validation_fraction) < 1.0):
-            raise ValueError(f"validation_fraction must be in (0, 1) or None, got {self.validation_fraction!r}")
         if not evals and self.early_stopping_rounds and self.validation_fraction is not None:
             split = validation_split(offsets, float(self.validation_fraction), self.random_state)
             if split is not None:
                 X, y, offsets, sample_weight, evals = self._hold_out(X, y, offsets, sample_weight, split)
-        params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs),
-                  **self._engine_params()}
+        params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
         with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=not self.verbose) as bar:
-            self.booster_, self.evals_result_, self.best_iteration_ = adapter.train_ranker(
+            self.booster_, self.evals_result_, best = adapter.train_ranker(
                 X, y, offsets, objective=self.objective, params=params, n_estimators=self.n_estimators,
                 sample_weight=sample_weight, evals=evals, metrics=metrics,
-                early_stopping_rounds=self.early_stopping_rounds, objective_kw=self._objective_kw(),
+                early_stopping_rounds=self.early_stopping_rounds, objective_kw=objective_kw,
                 progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
                 if self.verbose else None)
+        self._set_fitted_attributes(best)
         return self
+
+    def _set_fitted_attributes(self, best):
+        """What ``LGBMRanker`` users reach for, counted the same way on both engines."""
+        booster = self.booster_
+        if self.engine == "lightgbm":
+            self.n_estimators_ = booster.current_iteration()
+            self.best_iteration_ = best
+            self.feature_importances_ = booster.feature_importance(importance_type="split")
+        else:
+            self.n_estimators_ = booster.num_boosted_rounds()
+            self.best_iteration_ = None if best is None else best + 1  # XGBoost indexes rounds from 0
+            self.feature_importances_ = _xgb_adapter.gain_importances(booster, self.n_features_in_)
+        self.objective_ = self.objective
+        at = (self.best_iteration_ or self.n_estimators_) - 1
+        self.best_score_ = {name: {metric: values[min(at, len(values) - 1)] for metric, values in scores.items()}
+                            for name, scores in self.evals_result_.items()}
 
     def _hold_out(self, X, y, offsets, sample_weight, split):
         """Training data without the held-out rows, and the held-out rows as the eval set."""
@@ -304,10 +388,10 @@ class LambdaRanker(BaseEstimator):
         if self.engine == "lightgbm":
             return self.booster_.predict(X, num_iteration=self.best_iteration_)
         xgb = _xgb_adapter.import_xgboost()
-        rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_ + 1)
+        rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_)
         return self.booster_.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=rng)
 
-    def score(self, X, y, qid=None, *, group=None, sample_weight=None) -> float:
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
         """Mean per-query statistic of the objective: AUC, MAUC, else NDCG@10 (higher is better).
 
         Parameters
@@ -335,10 +419,57 @@ class LambdaRanker(BaseEstimator):
                           sample_weight)
 
     def save_model(self, path) -> None:
-        """Write the booster in the engine's own format; see :func:`boostrank.models.save_model`."""
-        models.save_model(self, path)
+        """Write the booster in the engine's own format (never a pickle).
+
+        LightGBM: its text format, up to the best round.  XGBoost: JSON (give the file a
+        ``.json`` suffix), keeping ``best_iteration`` so :meth:`load_model` predicts with
+        the best trees.
+        """
+        check_is_fitted(self, "booster_")
+        self.booster_.save_model(str(path))
 
     @classmethod
     def load_model(cls, path, engine: str = "lightgbm") -> "LambdaRanker":
-        """A fitted ranker from :meth:`save_model`'s file; :func:`boostrank.load_model` finds the engine."""
-        return models.load_booster(path, engine)
+        """A fitted ranker for prediction from :meth:`save_model`'s file.
+
+        :func:`boostrank.load_model` recognises the engine from the file.
+
+        Parameters
+        ----------
+        path : str or path-like
+        engine : {"lightgbm", "xgboost"}, default="lightgbm"
+
+        Returns
+        -------
+        LambdaRanker
+            With ``best_iteration_`` restored from an XGBoost file (LightGBM files already
+            end at the best round).
+        """
+        ranker = cls(engine=engine)
+        ranker.best_iteration_ = None
+        if engine == "lightgbm":
+            import lightgbm as lgb
+
+            _lgb_adapter.check_lightgbm_model_file(path)
+            ranker.booster_ = lgb.Booster(model_file=str(path))
+            ranker.n_features_in_ = ranker.booster_.num_feature()
+            names = ranker.booster_.feature_name()
+        elif engine == "xgboost":
+            ranker.booster_ = _xgb_adapter.import_xgboost().Booster(model_file=str(path))
+            ranker.n_features_in_ = ranker.booster_.num_features()
+            best = ranker.booster_.attr("best_iteration")
+            ranker.best_iteration_ = None if best is None else int(best) + 1  # XGBoost indexes from 0
+            names = ranker.booster_.feature_names
+        else:
+            raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {engine!r}")
+        if names and not all(re.fullmatch(r"(Column_|f)\d+", n) for n in names):
+            ranker.feature_names_in_ = np.asarray(names, dtype=object)
+        return ranker
+
+def _is_int(value, low):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= low
+
+
+def _is_number(value):
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+        and np.isfinite(value)

@@ -25,7 +25,8 @@ from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
 
 from ._kernels.rankncg import pair_coefficients
-from ._validation import as_int_labels, group_offsets
+from ._deprecation import keyword_only_init
+from ._validation import GroupOffsets, as_int_labels, group_offsets
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
 
@@ -257,7 +258,8 @@ class RankNCG(BaseEstimator):
     the direction stops ascending.
     """
 
-    def __init__(self, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "auto",
+    @keyword_only_init
+    def __init__(self, *, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "auto",
                  eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: bool = False,
                  gradient: str | None = None):
         self.alpha = alpha
@@ -270,8 +272,19 @@ class RankNCG(BaseEstimator):
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None):
-        """Maximise L(w) on ``X, y`` (pairs within each query when ``qid`` is given).
+    def fit(self, X, y, *, qid=None, group=None):
+        """Maximise L(w) on ``X, y`` (pairs within each query when ``qid`` or ``group`` is given).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Integer grades; every pair of rows with different grades is a preference.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids (contiguous rows): pairs only within a query.
+        group : array-like of int, default=None
+            Query sizes in row order, instead of ``qid``.  Without both the rows are one
+            data set, the generalised WMW statistic's own setting (no warning).
 
         Returns
         -------
@@ -284,7 +297,7 @@ class RankNCG(BaseEstimator):
             raise ValueError(f"alpha must be >= 0, got {self.alpha}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = X.toarray() if sparse.issparse(X) else X
-        pairs = _Pairs(y, qid, self.graph)
+        pairs = _Pairs(y, GroupOffsets(group_offsets(X.shape[0], qid=qid, group=group)), self.graph)
         self._method = self.method_ = _resolve_method(self._link, self._method, pairs)
         mean = X.mean(axis=0)
         scale = X.std(axis=0)
@@ -351,10 +364,12 @@ class RankNCG(BaseEstimator):
 
     predict = decision_function
 
-    def score(self, X, y, qid=None) -> float:
-        """Generalised WMW (Raykar eq. 1) of the scores on the fitted graph."""
+    def score(self, X, y, *, qid=None, group=None) -> float:
+        """Generalised WMW (Raykar eq. 1) of the scores on the fitted graph, within ``qid``/``group`` lists."""
         graph = self.graph if isinstance(self.graph, str) else np.asarray(self.graph)
-        return float(wmw(y, self.decision_function(X), qid, graph=graph))
+        y = np.asarray(y)
+        groups = GroupOffsets(group_offsets(y.shape[0], qid=qid, group=group))
+        return float(wmw(y, self.decision_function(X), groups, graph=graph))
 
     def save_model(self, path) -> None:
         """Write the fitted model as JSON (``boostrank predict`` reads it)."""

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ._validation import as_1d_float, group_offsets
+from ._deprecation import keyword_only_init
+from ._validation import as_1d_float, fit_groups, group_offsets
 from .metrics import auc, rank_risk
 from .mip.estimator import MIPRanker
 from .weights import weight_family
@@ -338,7 +339,8 @@ class TopKReranker(BaseEstimator):
     order, ties in base score keep input order.
     """
 
-    def __init__(self, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
+    @keyword_only_init
+    def __init__(self, *, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
                  mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None, gain="exponential",
                  gate_alpha=0.05):
@@ -391,7 +393,7 @@ class TopKReranker(BaseEstimator):
         return np.column_stack([X, base]) if self.include_base else X
 
     def _mip(self, l0, time_limit):
-        return MIPRanker(self.statistic, a=self.a, rank=self.rank, l0=l0, eps=self.eps, solver=self.solver,
+        return MIPRanker(statistic=self.statistic, a=self.a, rank=self.rank, l0=l0, eps=self.eps, solver=self.solver,
                          time_limit=time_limit, threads=self.threads, mip_gap=self.mip_gap,
                          warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state,
                          gain=self._gain())
@@ -411,7 +413,7 @@ class TopKReranker(BaseEstimator):
 
     # -------------------------------------------------------------- fit
 
-    def fit(self, X, y, base_scores=None, qid=None):
+    def fit(self, X, y, *, qid=None, group=None, base_scores=None):
         """Fit the second stage on the top ``k`` rows of each training list.
 
         Parameters
@@ -425,7 +427,11 @@ class TopKReranker(BaseEstimator):
             perfect on nearly every training list); without them ``base_estimator``
             is cross-fitted.
         qid : array-like of shape (n_samples,), default=None
-            Contiguous query ids (one list without).
+            Contiguous query ids.
+        group : array-like of int, default=None
+            Query sizes in row order, instead of ``qid``.  Without both, all rows are one
+            list and a :class:`boostrank.OneListWarning` says so (``group=[n_samples]``
+            re-ranks one list without it).
 
         Returns
         -------
@@ -440,7 +446,9 @@ class TopKReranker(BaseEstimator):
         n, d = X.shape
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
-        offsets = group_offsets(n, qid=qid)
+        offsets = fit_groups(self, n, qid, group)
+        if qid is None and group is not None:
+            qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
         self.n_features_in_ = d
         self.base_estimator_ = None
         cross_fitted = False
@@ -683,7 +691,7 @@ class TopKReranker(BaseEstimator):
             raise ValueError(f"X has {X.shape[0]} rows but base_scores has {base.shape[0]}")
         return base
 
-    def rerank(self, X, base_scores=None, qid=None) -> np.ndarray:
+    def rerank(self, X, base_scores=None, *, qid=None, group=None) -> np.ndarray:
         """Row indices of every list, best first, lists in input order.
 
         Parameters
@@ -691,26 +699,28 @@ class TopKReranker(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         base_scores : array-like of shape (n_samples,), default=None
             The first stage's scores (default: ``base_estimator_``'s).
-        qid : array-like of shape (n_samples,), default=None
+        qid, group : array-like, default=None
+            The lists (ids or sizes); without both, one list.
 
         Returns
         -------
         ndarray of int64, shape (n_samples,)
             A permutation of 0 … n − 1 that keeps every list in its own block.
         """
-        scores = self.predict(X, base_scores, qid)
-        offsets = group_offsets(scores.shape[0], qid=qid)
+        scores = self.predict(X, base_scores, qid=qid, group=group)
+        offsets = group_offsets(scores.shape[0], qid=qid, group=group)
         out = [a + np.argsort(-scores[a:b], kind="stable") for a, b in zip(offsets[:-1], offsets[1:])]
         return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
-    def predict(self, X, base_scores=None, qid=None) -> np.ndarray:
+    def predict(self, X, base_scores=None, *, qid=None, group=None) -> np.ndarray:
         """Scores that reproduce the re-ranked order: n − position within each list.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         base_scores : array-like of shape (n_samples,), default=None
-        qid : array-like of shape (n_samples,), default=None
+        qid, group : array-like, default=None
+            The lists (ids or sizes); without both, one list.
 
         Returns
         -------
@@ -722,7 +732,7 @@ class TopKReranker(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
         base = self._base(X, base_scores)
-        offsets = group_offsets(X.shape[0], qid=qid)
+        offsets = group_offsets(X.shape[0], qid=qid, group=group)
         k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]
         s = None if self.fallback_ else self._features(X, base) @ self.coef_
         return self._positions(base, offsets, k, s)

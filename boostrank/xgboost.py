@@ -21,7 +21,7 @@ from ._validation import group_offsets
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
-           "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
+           "gain_importances", "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
            "NATIVE_OBJECTIVES"]
 
 #: XGBoost's own ranking objectives, accepted by name.
@@ -255,3 +255,12 @@ def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
     if n_jobs is not None:
         params["nthread"] = n_jobs
     return params
+
+
+def gain_importances(booster, n_features: int) -> np.ndarray:
+    """Mean gain of each feature's splits, normalised to sum 1: ``XGBRanker.feature_importances_``."""
+    scores = booster.get_score(importance_type="gain")
+    names = booster.feature_names or [f"f{i}" for i in range(n_features)]
+    out = np.array([scores.get(name, 0.0) for name in names], dtype=np.float32)
+    total = out.sum()
+    return out / total if total > 0 else out

@@ -26,7 +26,7 @@ base = LogisticRegression().fit(X, y).decision_function(X)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     reranker = br.TopKReranker(k=args.k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit,
-                               verbose=args.verbose).fit(X, y, base)
+                               verbose=args.verbose).fit(X, y, base_scores=base)
 new = reranker.predict(X, base)
 print(f"{len(y)} rows; top {args.k}: {reranker.result_.summary()}")
 for name, s in (("logistic regression", base), (f"re-ranked top {args.k}", new)):

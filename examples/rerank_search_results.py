@@ -29,9 +29,10 @@ else:
     train, test = br.load_sample()
 base_train, base_test = train.X[:, args.feature - 1], test.X[:, args.feature - 1]
 
-reranker = br.TopKReranker(k=args.k, time_limit=args.time_limit).fit(train.X, train.y, base_train, train.qid)
+reranker = br.TopKReranker(k=args.k, time_limit=args.time_limit)
+reranker.fit(train.X, train.y, qid=train.qid, base_scores=base_train)
 print(reranker.result_.summary())
-reranked = reranker.predict(test.X, base_test, test.qid)
+reranked = reranker.predict(test.X, base_test, qid=test.qid)
 for name, s in (("first stage", base_test), (f"re-ranked top {args.k}", reranked)):
     print(f"{name:<18} NDCG@10 {br.ndcg(test.y, s, test.qid, k=10):.4f}   "
           f"MAP {br.mean_average_precision(test.y, s, test.qid):.4f}")

@@ -106,9 +106,9 @@ def test_eval_metrics_in_both_engines(letor):
 @pytest.mark.parametrize("objective", ["auc", "mauc"])
 def test_lambda_ranker_learns(letor, letor_test, engine, objective):
     test = letor_test
-    ranker = br.LambdaRanker(engine, objective, n_estimators=40, learning_rate=0.1,
+    ranker = br.LambdaRanker(engine=engine, objective=objective, n_estimators=40, learning_rate=0.1,
                              random_state=0, eval_metric=["auc", "mauc"])
-    ranker.fit(letor.X, letor.y, letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
+    ranker.fit(letor.X, letor.y, qid=letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
     p = ranker.predict(test.X)
     assert br.auc(test.y, p, test.qid) > 0.7
     hist = ranker.evals_result_["valid_0"]["br_auc"]
@@ -118,9 +118,9 @@ def test_lambda_ranker_learns(letor, letor_test, engine, objective):
 @pytest.mark.parametrize("engine,native", [("lightgbm", "lambdarank"), ("xgboost", "rank:ndcg")])
 def test_lambda_ranker_native_objectives_and_early_stopping(letor, letor_test, engine, native):
     test = letor_test
-    r = br.LambdaRanker(engine, native, n_estimators=200, early_stopping_rounds=5,
+    r = br.LambdaRanker(engine=engine, objective=native, n_estimators=200, early_stopping_rounds=5,
                         eval_metric="ndcg@10")
-    r.fit(letor.X, letor.y, letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
+    r.fit(letor.X, letor.y, qid=letor.qid, eval_set=[(test.X, test.y)], eval_qid=[test.qid])
     assert r.best_iteration_ is not None and r.best_iteration_ < 200
     assert r.predict(test.X).shape == (len(test),)
 
@@ -138,17 +138,20 @@ def test_early_stopping_without_eval_set_holds_out_queries(letor, engine):
     weight = w if engine == "xgboost" else np.repeat(w, letor.group_sizes)
     kw = dict(n_estimators=1000, early_stopping_rounds=50, random_state=0,
               **({"min_child_samples": 5} if engine == "lightgbm" else {}))
-    r = br.LambdaRanker(engine, **kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=weight)
+    r = br.LambdaRanker(engine=engine, **kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=weight)
     held = r.validation_queries_
     assert held.shape == (letor.n_queries,) and held.sum() == round(0.2 * letor.n_queries)
     hist = r.evals_result_["valid_0"]["br_auc"]
-    best = r.best_iteration_ if engine == "lightgbm" else r.best_iteration_ + 1
-    assert r.best_iteration_ is not None and len(hist) == best + 50 < 1000
+    best = r.best_iteration_  # rounds predict uses, on both engines
+    assert best is not None and len(hist) == best + 50 < 1000
+    assert r.best_score_ == {"valid_0": {"br_auc": hist[best - 1]}} and max(hist) == hist[best - 1]
+    # LightGBM drops the rounds after the best one, XGBoost keeps them
+    assert r.n_estimators_ == (best if engine == "lightgbm" else len(hist))
     # the held-out queries' AUC at the best round is what the history says
     rows = np.repeat(held, letor.group_sizes)
     q = letor.qid[rows]
     assert br.auc(letor.y[rows], r.predict(letor.X[rows]), q) == pytest.approx(max(hist), abs=1e-6)
-    same = br.LambdaRanker(engine, **kw)
+    same = br.LambdaRanker(engine=engine, **kw)
     np.testing.assert_array_equal(same.fit(letor.X, letor.y, qid=letor.qid, sample_weight=weight)
                                   .validation_queries_, held)
 
@@ -191,8 +194,8 @@ def test_validation_split_is_skipped_or_refused_where_it_must_be(letor):
 def test_unsorted_but_contiguous_qid_works_on_xgboost(letor):
     # XGBoost itself rejects qid that is not non-decreasing; the estimator passes sizes
     relabelled = letor.qid.max() + 1 - letor.qid
-    a = br.LambdaRanker("xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, relabelled)
-    b = br.LambdaRanker("xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, letor.qid)
+    a = br.LambdaRanker(engine="xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, qid=relabelled)
+    b = br.LambdaRanker(engine="xgboost", n_estimators=5, random_state=0).fit(letor.X, letor.y, qid=letor.qid)
     np.testing.assert_allclose(a.predict(letor.X), b.predict(letor.X))
     with pytest.raises(xgb.core.XGBoostError, match="non-decreasing"):
         xgb.DMatrix(letor.X, letor.y, qid=relabelled)
@@ -201,17 +204,17 @@ def test_unsorted_but_contiguous_qid_works_on_xgboost(letor):
 def test_ranker_misuse(letor):
     X, y = letor.X[:6], letor.y[:6]
     with pytest.raises(ValueError, match="qid 1 is not contiguous"):
-        br.LambdaRanker("xgboost").fit(X, y, [1, 1, 2, 2, 1, 1])
+        br.LambdaRanker(engine="xgboost").fit(X, y, qid=[1, 1, 2, 2, 1, 1])
     with pytest.raises(ValueError, match="group sizes add up to 5 rows but there are 6 rows"):
         br.LambdaRanker().fit(X, y, group=[2, 3])
     with pytest.raises(ValueError, match="not available on xgboost"):
-        br.LambdaRanker("xgboost", "lambdarank").fit(X, y)
+        br.LambdaRanker(engine="xgboost", objective="lambdarank").fit(X, y)
     with pytest.raises(ValueError, match="engine must be"):
-        br.LambdaRanker("catboost").fit(X, y)
+        br.LambdaRanker(engine="catboost").fit(X, y)
     with pytest.raises(ValueError, match="non-negative integer"):
         br.LambdaRanker(objective="mauc").fit(X, y + 0.5, group=[6])
     with pytest.raises(ValueError, match="constant within each query"):
-        br.LambdaRanker("xgboost").fit(X, y, group=[3, 3], sample_weight=np.arange(6.0))
+        br.LambdaRanker(engine="xgboost").fit(X, y, group=[3, 3], sample_weight=np.arange(6.0))
     from sklearn.exceptions import NotFittedError
 
     with pytest.raises(NotFittedError):
@@ -219,12 +222,12 @@ def test_ranker_misuse(letor):
 
 
 def test_ranker_params_clone_and_save(letor, tmp_path):
-    r = br.LambdaRanker("lightgbm", "auc", n_estimators=7, num_leaves=5, min_data_in_leaf=3)
+    r = br.LambdaRanker(engine="lightgbm", objective="auc", n_estimators=7, num_leaves=5, min_data_in_leaf=3)
     assert r.get_params()["num_leaves"] == 5
     c = clone(r).set_params(num_leaves=9, n_estimators=3)
     assert c.get_params()["num_leaves"] == 9 and c.n_estimators == 3 and r.num_leaves == 5
     for engine in ("lightgbm", "xgboost"):
-        fitted = br.LambdaRanker(engine, n_estimators=5).fit(letor.X, letor.y, letor.qid)
+        fitted = br.LambdaRanker(engine=engine, n_estimators=5).fit(letor.X, letor.y, qid=letor.qid)
         path = tmp_path / f"model.{engine}.json"
         fitted.save_model(path)
         back = br.LambdaRanker.load_model(path, engine=engine)

@@ -97,7 +97,7 @@ def test_exact_2d_solver_equals_exhaustive_enumeration(case, seed):
     X = rng.integers(0, 5, size=(n, 2)).astype(float) if seed % 2 else rng.normal(size=(n, 2))
     y = (rng.random(n) < 0.4).astype(int)
     y[0] = 1
-    m = br.MIPRanker(statistic, **kw).fit(X, y)
+    m = br.MIPRanker(statistic=statistic, **kw).fit(X, y)
     best = _best(make(y), X)
     assert m.result_.status == "optimal" and m.result_.solver == "exact"
     assert m.result_.statistic == pytest.approx(best)
@@ -160,12 +160,12 @@ def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     X, y, qid = _pair_set(seed, 3, n=10)
     labels = (y > 1).astype(int)
     best = max(br.auc(labels, X @ w, qid, ties="pessimistic") for w in candidate_directions_3d(X))
-    m = br.MIPRanker("auc").fit(X, labels, qid=qid)
+    m = br.MIPRanker(statistic="auc").fit(X, labels, qid=qid)
     res = m.result_
     assert res.status == "optimal" and res.solver == "branch and bound" and res.solver_status is None
     assert res.statistic == pytest.approx(best) and res.bound == pytest.approx(best) and res.gap == 0
     assert res.source in ("branch and bound", "search", "warm start") and res.bnb_time > 0
-    mip = br.MIPRanker("auc", method="mip").fit(X, labels, qid=qid).result_
+    mip = br.MIPRanker(statistic="auc", method="mip").fit(X, labels, qid=qid).result_
     assert mip.solver_status == "optimal" and res.statistic >= mip.statistic - 1e-12
 
 
@@ -212,15 +212,15 @@ def test_mip_optimum_equals_exhaustive_search_and_the_exact_sweep(case, seed, d)
     statistic, kw, make = CASES[case]
     X, y = _small(seed, d)
     best = _best(make(y), X)
-    res = br.MIPRanker(statistic, method="mip", **kw).fit(X, y).result_
+    res = br.MIPRanker(statistic=statistic, method="mip", **kw).fit(X, y).result_
     assert res.status == "optimal" and res.solver_status == "optimal"
     assert res.statistic == pytest.approx(best, abs=1e-9)
     assert res.objective == pytest.approx(best, abs=1e-6)
-    assert br.MIPRanker(statistic, **kw).fit(X, y).result_.statistic == pytest.approx(best)
-    lp = br.MIPRanker(statistic, relax=True, **kw).fit(X, y).result_
+    assert br.MIPRanker(statistic=statistic, **kw).fit(X, y).result_.statistic == pytest.approx(best)
+    lp = br.MIPRanker(statistic=statistic, relax=True, **kw).fit(X, y).result_
     assert lp.objective >= res.objective - 1e-6
     if statistic != "rank_risk" or kw["rank"] == "min":
-        unmerged = br.MIPRanker(statistic, merge_duplicates=False, method="mip", **kw).fit(X, y).result_
+        unmerged = br.MIPRanker(statistic=statistic, merge_duplicates=False, method="mip", **kw).fit(X, y).result_
         assert unmerged.objective == pytest.approx(res.objective, abs=1e-6)
 
 
@@ -228,8 +228,8 @@ def test_thesis_table_2_2_resolved_prefers_minus_one_min_prefers_plus_one():
     X = np.array([[3], [3], [2], [1], [1], [1], [1]], dtype=float)
     y = np.array([1, 1, 0, 1, 1, 1, 1])
     for method in ("auto", "mip"):
-        rr = br.MIPRanker("rank_risk", a=local_auc(5), rank="resolved", method=method).fit(X, y)
-        mr = br.MIPRanker("rank_risk", a=local_auc(5), rank="min", method=method).fit(X, y)
+        rr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="resolved", method=method).fit(X, y)
+        mr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="min", method=method).fit(X, y)
         assert rr.coef_[0] < 0 and mr.coef_[0] > 0
         assert rr.result_.objective == pytest.approx(18) and mr.result_.objective == pytest.approx(12)
         assert rr.result_.statistic == pytest.approx(18) and not rr.result_.mismatch
@@ -242,7 +242,7 @@ def test_auc_pi_on_graded_labels_both_solvers(solver):
     y = rng.integers(0, 3, size=8)
     best = max(br.wmw(y, X @ w, ties="pessimistic", average="pairs")
                for w in rng.normal(size=(4000, 3)))
-    res = br.MIPRanker("auc_pi", solver=solver, method="mip").fit(X, y).result_
+    res = br.MIPRanker(statistic="auc_pi", solver=solver, method="mip").fit(X, y).result_
     assert res.status == "optimal" and res.statistic >= best - 1e-12
 
 
@@ -251,7 +251,7 @@ def test_l0_penalty_drops_a_useless_feature():
     X = np.column_stack([np.arange(8.0), rng.normal(size=8), rng.normal(size=8)])
     y = (np.arange(8) >= 4).astype(int)
     for method in ("auto", "mip"):
-        m = br.MIPRanker("auc", l0=0.05, method=method).fit(X, y)
+        m = br.MIPRanker(statistic="auc", l0=0.05, method=method).fit(X, y)
         assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
 
 
@@ -307,7 +307,7 @@ def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, 
     w0 = rng.normal(size=d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = br.MIPRanker(statistic, time_limit=1, warm_start=w0, **kw).fit(X, y)
+        m = br.MIPRanker(statistic=statistic, time_limit=1, warm_start=w0, **kw).fit(X, y)
     got = stat(m.decision_function(X))
     assert got >= _logistic_value(X, y, stat) - 1e-9
     assert got >= stat(X @ w0) - 1e-9
@@ -324,15 +324,15 @@ def test_degenerate_inputs_have_a_defined_result(statistic, kw):
     X = rng.normal(size=(6, 3))
     y = np.array([1, 0, 1, 0, 1, 0])
     with pytest.warns(UserWarning, match="every w is optimal"):
-        const = br.MIPRanker(statistic, **kw).fit(np.ones((6, 3)), y)  # constant features
+        const = br.MIPRanker(statistic=statistic, **kw).fit(np.ones((6, 3)), y)  # constant features
     assert not np.any(const.coef_) and const.result_.status == "optimal"
     with pytest.warns(UserWarning, match="every w is optimal"):
-        one_class = br.MIPRanker(statistic, **kw).fit(X, np.zeros(6))
+        one_class = br.MIPRanker(statistic=statistic, **kw).fit(X, np.zeros(6))
     assert not np.any(one_class.coef_)
     with pytest.warns(UserWarning, match="every w is optimal"):
-        singletons = br.MIPRanker(statistic, **kw).fit(X, y, qid=np.arange(6))  # one row per list
+        singletons = br.MIPRanker(statistic=statistic, **kw).fit(X, y, qid=np.arange(6))  # one row per list
     assert not np.any(singletons.coef_)
-    fitted = br.MIPRanker(statistic, time_limit=2, **kw).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
+    fitted = br.MIPRanker(statistic=statistic, time_limit=2, **kw).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
     assert fitted.result_.status in ("optimal", "feasible")
 
 
@@ -349,9 +349,9 @@ def test_bad_parameters_and_inputs_raise():
     with pytest.raises(ValueError, match="not contiguous"):
         br.MIPRanker().fit(X, y, qid=[1, 2, 1, 2, 1, 2])
     with pytest.raises(ValueError, match="integer sample_weight"):
-        br.MIPRanker("rank_risk").fit(X, y, sample_weight=np.full(6, 0.5))
+        br.MIPRanker(statistic="rank_risk").fit(X, y, sample_weight=np.full(6, 0.5))
     with pytest.raises(ValueError, match="pairs"):
-        br.MIPRanker("auc_pi").fit(X, y, pairs=[[0, 99]])
+        br.MIPRanker(statistic="auc_pi").fit(X, y, pairs=[[0, 99]])
 
 
 # ------------------------------------------------------------------ solvers
@@ -362,7 +362,7 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
     for solver in ("cbc", "highs"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = br.MIPRanker("auc", time_limit=1, solver=solver, method="mip").fit(X, y).result_
+            res = br.MIPRanker(statistic="auc", time_limit=1, solver=solver, method="mip").fit(X, y).result_
         assert res.solver_status in ("feasible", "no solution", "optimal")
         assert res.status in ("feasible", "optimal")
         if res.status == "feasible" and res.bound is not None:
@@ -448,7 +448,7 @@ def test_fractional_sample_weights_give_the_weighted_statistic():
     X = rng.normal(size=(20, 3))
     y = (X[:, 0] > 0).astype(int)
     sw = rng.uniform(0.1, 2.0, size=20)
-    res = br.MIPRanker("auc", time_limit=2).fit(X, y, sample_weight=sw).result_
+    res = br.MIPRanker(statistic="auc", time_limit=2).fit(X, y, sample_weight=sw).result_
     s = X @ res.w
     pos, neg = y > 0, y <= 0
     num = sum(sw[i] * sw[k] * (s[i] > s[k]) for i in np.flatnonzero(pos) for k in np.flatnonzero(neg))

@@ -287,8 +287,8 @@ def test_fast_training_improves_auc_and_matches_exact():
     X, y = _long_list(6000, 0)
     tr, te = slice(0, 4000), slice(4000, None)
     kw = dict(objective="auc", link="probit", n_estimators=25, num_leaves=15, learning_rate=0.1, random_state=0)
-    fast = br.LambdaRanker(method="fast", **kw).fit(X[tr], y[tr])
-    exact = br.LambdaRanker(method="exact", **kw).fit(X[tr], y[tr])
+    fast = br.LambdaRanker(method="fast", **kw).fit(X[tr], y[tr], group=[4000])
+    exact = br.LambdaRanker(method="exact", **kw).fit(X[tr], y[tr], group=[4000])
     start = br.auc(y[te], X[te, 0])  # better than any constant start: the strongest single feature
     a_fast, a_exact = br.auc(y[te], fast.predict(X[te])), br.auc(y[te], exact.predict(X[te]))
     assert a_fast > start and abs(a_fast - a_exact) < 2e-3
@@ -298,7 +298,8 @@ def test_mauc_fast_objective_trains():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(3000, 4))
     y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=3000), [0.5, 1.5])
-    m = br.LambdaRanker(objective="mauc", link="probit", method="fast", n_estimators=15, num_leaves=7).fit(X, y)
+    m = br.LambdaRanker(objective="mauc", link="probit", method="fast", n_estimators=15, num_leaves=7)
+    m.fit(X, y, group=[len(y)])
     assert br.mauc(y, m.predict(X)) > 0.85
 
 

@@ -56,9 +56,9 @@ def test_fast_gradient_within_eps_of_erfc_link_gradient(seed, qid, eps):
 @pytest.mark.parametrize("seed", range(4))
 def test_fast_and_exact_reach_the_same_wmw(seed):
     X, y, q = _problem(seed + 20, n=400, d=5, classes=3 + seed % 2, qid=seed % 2 == 1)
-    fast = br.RankNCG(link="probit", method="fast").fit(X, y, q)
-    exact = br.RankNCG(link="logistic", method="exact").fit(X, y, q)
-    assert abs(fast.score(X, y, q) - exact.score(X, y, q)) <= 0.002
+    fast = br.RankNCG(link="probit", method="fast").fit(X, y, qid=q)
+    exact = br.RankNCG(link="logistic", method="exact").fit(X, y, qid=q)
+    assert abs(fast.score(X, y, qid=q) - exact.score(X, y, qid=q)) <= 0.002
     assert fast.n_iter_ >= 1 and exact.n_iter_ >= 1
 
 

@@ -24,7 +24,7 @@ def _lists(seed, n_lists=24, size=12, d=3):
 @pytest.fixture(scope="module")
 def fitted():
     X, y, base, qid = _lists(0)
-    model = br.TopKReranker(k=6, time_limit=6).fit(X, y, base, qid)
+    model = br.TopKReranker(k=6, time_limit=6).fit(X, y, base_scores=base, qid=qid)
     return model, X, y, base, qid
 
 
@@ -32,7 +32,7 @@ def test_rerank_improves_the_training_top_and_keeps_the_tail(fitted):
     model, X, y, base, qid = fitted
     assert model.result_.status == "re-ranked" and model.fallback_ is None
     assert model.result_.train_reranked >= model.result_.train_base - 1e-9
-    order = model.rerank(X, base, qid)
+    order = model.rerank(X, base, qid=qid)
     for g in range(3):
         a, b = 12 * g, 12 * (g + 1)
         base_order = a + np.argsort(-base[a:b], kind="stable")
@@ -56,12 +56,12 @@ def test_rerank_is_always_a_permutation_of_each_list(fitted, seed, k, n_lists, i
     clone.n_features_in_, clone.base_estimator_, clone.result_ = 3, None, None
     clone.coef_ = model.coef_ if include_base else model.coef_[:3]
     clone.fallback_ = "base order" if fallback else None
-    order = clone.rerank(X, base, qid)
+    order = clone.rerank(X, base, qid=qid)
     assert sorted(order.tolist()) == list(range(n))
     ends = np.cumsum(sizes)
     for a, b in zip(ends - sizes, ends):
         assert set(order[a:b].tolist()) == set(range(a, b))
-    np.testing.assert_array_equal(order, clone.rerank(X, base, qid))
+    np.testing.assert_array_equal(order, clone.rerank(X, base, qid=qid))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -69,10 +69,10 @@ def test_the_gate_never_keeps_a_model_that_lost_on_held_out_queries(seed):
     X, y, base, qid = _lists(seed, n_lists=18)
     perfect = y + 0.01 * base  # the base order is already the best possible
     with pytest.warns(UserWarning, match="in-sample"):
-        m = br.TopKReranker(k=5, time_limit=4).fit(X, y, perfect, qid)
+        m = br.TopKReranker(k=5, time_limit=4).fit(X, y, base_scores=perfect, qid=qid)
     assert m.result_.status == "base order" and "held-out" in m.result_.reason
-    np.testing.assert_array_equal(m.predict(X, perfect, qid), m._positions(perfect, np.arange(0, 217, 12), None))
-    m = br.TopKReranker(k=[3, 6], l0="cv", time_limit=6).fit(X, y, base, qid)
+    np.testing.assert_array_equal(m.predict(X, perfect, qid=qid), m._positions(perfect, np.arange(0, 217, 12), None))
+    m = br.TopKReranker(k=[3, 6], l0="cv", time_limit=6).fit(X, y, base_scores=base, qid=qid)
     chosen = m.result_.heldout_gain[(m.result_.model, m.result_.k, m.result_.l0)]
     kept = m.result_.status == "re-ranked"
     assert kept == (chosen > 0 and m.result_.p_value < 0.05)
@@ -121,7 +121,7 @@ def test_cross_fitted_scores_never_come_from_a_model_that_saw_the_query():
 def test_in_sample_base_scores_are_warned_about():
     X, y, _, qid = _lists(2, n_lists=20)
     with pytest.warns(UserWarning, match="in-sample"):
-        br.TopKReranker(k=5, time_limit=2, gate=0).fit(X, y, y + 0.1 * X[:, 0], qid)
+        br.TopKReranker(k=5, time_limit=2, gate=0).fit(X, y, base_scores=y + 0.1 * X[:, 0], qid=qid)
 
 
 @pytest.mark.parametrize("k", [0, 1, 12, 50, None])
@@ -129,33 +129,34 @@ def test_degenerate_k_lists_and_ties_have_defined_results(k):
     X, y, base, qid = _lists(3, n_lists=9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = br.TopKReranker(k=k, time_limit=3).fit(X, y, base, qid)
+        m = br.TopKReranker(k=k, time_limit=3).fit(X, y, base_scores=base, qid=qid)
         assert m.result_.status in ("re-ranked", "base order")
         if k in (0, 1):
             assert m.result_.status == "base order"
-        ones = br.TopKReranker(k=k, time_limit=2).fit(X[:9], y[:9], base[:9], np.arange(9))  # one row per list
+        ones = br.TopKReranker(k=k, time_limit=2)  # one row per list
+        ones.fit(X[:9], y[:9], base_scores=base[:9], qid=np.arange(9))
         assert ones.result_.status == "base order"
-        tied = br.TopKReranker(k=k, time_limit=3).fit(X, y, np.zeros(len(y)), qid)
-        order = tied.rerank(X, np.zeros(len(y)), qid)
+        tied = br.TopKReranker(k=k, time_limit=3).fit(X, y, base_scores=np.zeros(len(y)), qid=qid)
+        order = tied.rerank(X, np.zeros(len(y)), qid=qid)
     assert sorted(order.tolist()) == list(range(len(y)))
 
 
 def test_bad_input_raises():
     X, y, base, qid = _lists(4, n_lists=4)
     with pytest.raises(ValueError, match="k must be"):
-        br.TopKReranker(k=-1).fit(X, y, base, qid)
+        br.TopKReranker(k=-1).fit(X, y, base_scores=base, qid=qid)
     with pytest.raises(ValueError, match="k must be"):
-        br.TopKReranker(k=2.5).fit(X, y, base, qid)
+        br.TopKReranker(k=2.5).fit(X, y, base_scores=base, qid=qid)
     with pytest.raises(ValueError, match="base_scores or set base_estimator"):
         br.TopKReranker().fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="l0"):
-        br.TopKReranker(l0="grid").fit(X, y, base, qid)
+        br.TopKReranker(l0="grid").fit(X, y, base_scores=base, qid=qid)
     with pytest.raises(ValueError, match="cv must be"):
         br.TopKReranker(base_estimator=LogisticRegression(), cv=50).fit(X, y, qid=qid)
     from sklearn.exceptions import NotFittedError
 
     with pytest.raises(NotFittedError):
-        br.TopKReranker().predict(X, base, qid)
+        br.TopKReranker().predict(X, base, qid=qid)
 
 
 def test_top_k_rows_breaks_ties_by_row_order():

@@ -27,9 +27,9 @@ def letor(n_queries=40, seed=0):
 
 def early_stopped(engine, tmp_path):
     train, valid = letor(60, 1), letor(30, 2)
-    r = br.LambdaRanker(engine, "mauc", n_estimators=200, learning_rate=0.3, early_stopping_rounds=3,
+    r = br.LambdaRanker(engine=engine, objective="mauc", n_estimators=200, learning_rate=0.3, early_stopping_rounds=3,
                         eval_metric="mauc", random_state=0)
-    r.fit(train.X, train.y, train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    r.fit(train.X, train.y, qid=train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
     path = tmp_path / f"model.{engine}.json"
     r.save_model(path)
     return r, path, valid
@@ -138,19 +138,19 @@ def test_grid_search_with_group_kfold_in_a_pipeline():
 
 def test_score_refuses_to_treat_many_queries_as_one_list():
     d = letor(10, 5)
-    r = br.LambdaRanker(n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, d.qid)
+    r = br.LambdaRanker(n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, qid=d.qid)
     with pytest.raises(ValueError, match="score needs qid"):
         r.score(d.X, d.y)
     assert r.score(d.X, d.y, qid=d.qid) == pytest.approx(br.auc(d.y, r.predict(d.X), d.qid))
-    nd = br.LambdaRanker(objective="lambdarank", n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, d.qid)
-    assert nd.score(d.X, d.y, d.qid) == pytest.approx(br.ndcg(d.y, nd.predict(d.X), d.qid, k=10))
+    nd = br.LambdaRanker(objective="lambdarank", n_estimators=3, min_data_in_leaf=2).fit(d.X, d.y, qid=d.qid)
+    assert nd.score(d.X, d.y, qid=d.qid) == pytest.approx(br.ndcg(d.y, nd.predict(d.X), d.qid, k=10))
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 def test_unknown_engine_parameters_raise(engine):
     d = letor(5, 6)
     with pytest.raises(ValueError, match="num_leafs"):
-        br.LambdaRanker(engine, n_estimators=2, num_leafs=7).fit(d.X, d.y, d.qid)
+        br.LambdaRanker(engine=engine, n_estimators=2, num_leafs=7).fit(d.X, d.y, qid=d.qid)
 
 
 # per-query weights are XGBoost's ranking rule: these checks give per-row weights that vary within a query
@@ -168,7 +168,7 @@ def test_lambda_ranker_passes_check_estimator(engine):
     expected = XGBOOST_WEIGHT_CHECKS if engine == "xgboost" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(br.LambdaRanker(engine, n_estimators=3), on_fail=None,
+        results = check_estimator(br.LambdaRanker(engine=engine, n_estimators=3), on_fail=None,
                                   expected_failed_checks=expected)
     failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
     assert not failed
@@ -192,9 +192,9 @@ def frame(seed, n_queries=30):
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 def test_dataframes_keep_names_and_categories(engine):
     df, y, qid = frame(7)
-    r = br.LambdaRanker(engine, n_estimators=20, min_data_in_leaf=2, random_state=0) if engine == "lightgbm" \
-        else br.LambdaRanker(engine, n_estimators=20, random_state=0)
-    r.fit(df, y, qid)
+    r = br.LambdaRanker(engine=engine, n_estimators=20, min_data_in_leaf=2, random_state=0) if engine == "lightgbm" \
+        else br.LambdaRanker(engine=engine, n_estimators=20, random_state=0)
+    r.fit(df, y, qid=qid)
     assert list(r.feature_names_in_) == list(df.columns)
     names = r.booster_.feature_name() if engine == "lightgbm" else r.booster_.feature_names
     assert list(names) == list(df.columns)
@@ -297,14 +297,14 @@ def test_missing_xgboost_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_xgboost)
     d = letor(3, 1)
     with pytest.raises(ImportError, match=r"boostrank\[xgboost\]"):
-        br.LambdaRanker("xgboost", n_estimators=2).fit(d.X, d.y, d.qid)
+        br.LambdaRanker(engine="xgboost", n_estimators=2).fit(d.X, d.y, qid=d.qid)
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 def test_eval_metric_aliases_and_names_reach_the_engine(engine):
     train, valid = letor(20, 1), letor(10, 2)
-    r = br.LambdaRanker(engine, n_estimators=3, eval_metric=["auc_pessimistic", "err@5", "p@3"])
-    r.fit(train.X, train.y, train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
+    r = br.LambdaRanker(engine=engine, n_estimators=3, eval_metric=["auc_pessimistic", "err@5", "p@3"])
+    r.fit(train.X, train.y, qid=train.qid, eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
     assert set(r.evals_result_["valid_0"]) == {"br_auc_pessimistic", "br_err@5", "br_p@3"}
     with pytest.raises(ValueError, match="unknown metric"):
-        br.LambdaRanker(engine, n_estimators=3, eval_metric="ndgc@5").fit(train.X, train.y, train.qid)
+        br.LambdaRanker(engine=engine, n_estimators=3, eval_metric="ndgc@5").fit(train.X, train.y, qid=train.qid)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._deprecation import keyword_only_init
 from .._validation import as_1d_float, group_offsets
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
@@ -227,12 +228,13 @@ class MIPRanker(BaseEstimator):
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
-    >>> m = MIPRanker("auc").fit(X, [0, 0, 1, 1])
+    >>> m = MIPRanker(statistic="auc").fit(X, [0, 0, 1, 1])
     >>> m.result_.status, m.result_.statistic
     ('optimal', 1.0)
     """
 
-    def __init__(self, statistic="auc", a=None, rank="min", l0=0.0, eps=1e-4, relax=False, solver="highs",
+    @keyword_only_init
+    def __init__(self, *, statistic="auc", a=None, rank="min", l0=0.0, eps=1e-4, relax=False, solver="highs",
                  time_limit=60.0, threads=None, mip_gap=None, merge_duplicates=True, warm_start="auto",
                  method="auto", verbose=False, random_state=0, gain="binary"):
         self.statistic = statistic
@@ -274,17 +276,20 @@ class MIPRanker(BaseEstimator):
         if isinstance(self.warm_start, str) and self.warm_start not in ("auto", "logistic"):
             raise ValueError(f"warm_start must be 'auto', 'logistic', None or an array, got {self.warm_start!r}")
 
-    def fit(self, X, y, sample_weight=None, *, qid=None, pairs=None):
+    def fit(self, X, y, *, qid=None, group=None, sample_weight=None, pairs=None):
         """Maximise the statistic on ``X, y``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative multiplicities (integers for ``rank_risk``).
         qid : array-like of shape (n_samples,), default=None
             Pairs and ranks within each query; a query's rows must be contiguous.
+        group : array-like of int, default=None
+            Query sizes in row order, instead of ``qid``.  Without both the rows are one
+            list: the data set's AUC or rank risk, Rudin & Wang's own setting (no warning).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative multiplicities (integers for ``rank_risk``).
         pairs : array-like of shape (m, 2), default=None
             ``statistic="auc_pi"``: explicit (i above k) preference pairs.
 
@@ -308,7 +313,7 @@ class MIPRanker(BaseEstimator):
             raise ValueError("sample_weight must hold one non-negative weight per row")
         if self.statistic == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
-        offsets = group_offsets(n, qid=qid)
+        offsets = group_offsets(n, qid=qid, group=group)
         groups = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)).astype(np.int64)
         if pairs is not None:
             pairs = np.asarray(pairs)

@@ -1,0 +1,209 @@
+"""One estimator contract: keyword-only groups, loud single lists, no parameter that silently does nothing."""
+
+import ast
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank import OneListWarning
+
+PKG = Path(br.__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def letor():
+    return br.make_letor(40, docs_per_query=(4, 20), random_state=3)
+
+
+def _small(letor, n_queries=6):
+    d = letor.take_queries(slice(0, n_queries))
+    return d.X[:, :3], d.y, d.qid
+
+
+ESTIMATORS = {
+    "LambdaRanker": lambda: br.LambdaRanker(n_estimators=2, min_child_samples=2),
+    "RankNCG": lambda: br.RankNCG(max_iter=5),
+    "MIPRanker": lambda: br.MIPRanker(time_limit=5, method="search"),
+    "TopKReranker": lambda: br.TopKReranker(k=3, gate=0, l0=0.0, time_limit=5),
+}
+
+
+def _fit_kw(name, X):
+    return {"base_scores": X[:, 0]} if name == "TopKReranker" else {}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_a_positional_third_fit_argument_is_a_type_error(letor, name):
+    """0.1 read it as qid, sample_weight or base_scores depending on the estimator."""
+    X, y, qid = _small(letor)
+    with pytest.raises(TypeError):
+        ESTIMATORS[name]().fit(X, y, qid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneListWarning)
+        model = ESTIMATORS[name]().fit(X, y, qid=qid, **_fit_kw(name, X))
+    same = ESTIMATORS[name]().fit(X, y, group=np.diff(br.group_offsets(len(y), qid=qid)), **_fit_kw(name, X))
+    np.testing.assert_allclose(_scores(model, X), _scores(same, X))
+
+
+def _scores(model, X):
+    if isinstance(model, br.TopKReranker):
+        return model.predict(X, X[:, 0])
+    return model.decision_function(X) if hasattr(model, "decision_function") else model.predict(X)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_positional_init_parameters_warn_for_one_release(name):
+    cls = getattr(br, name)
+    first = {"LambdaRanker": ("xgboost", "engine"), "RankNCG": (0.5, "alpha"), "MIPRanker": ("auc_pi", "statistic"),
+             "TopKReranker": (7, "k")}[name]
+    with pytest.warns(FutureWarning, match=f"pass {first[1]}="):
+        model = cls(first[0])
+    assert model.get_params()[first[1]] == first[0]
+    with pytest.raises(TypeError, match="multiple values"), pytest.warns(FutureWarning):
+        cls(first[0], **{first[1]: first[0]})
+
+
+@pytest.mark.parametrize("name", ["LambdaRanker", "TopKReranker"])
+def test_several_lists_without_groups_are_said_aloud(letor, name):
+    X, y, qid = _small(letor)
+    with pytest.warns(OneListWarning, match=f"{name}.fit got neither qid nor group, so its {len(y)} rows"):
+        ESTIMATORS[name]().fit(X, y, **_fit_kw(name, X))
+    with warnings.catch_warnings():  # one list on purpose: silent
+        warnings.simplefilter("error", OneListWarning)
+        ESTIMATORS[name]().fit(X, y, group=[len(y)], **_fit_kw(name, X))
+
+
+@pytest.mark.parametrize("name", ["RankNCG", "MIPRanker"])
+def test_statistics_of_a_data_set_take_one_list_without_a_word(letor, name):
+    """Raykar's WMW and Rudin & Wang's AUC are statistics of one data set: no groups is their setting."""
+    X, y, _ = _small(letor)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneListWarning)
+        ESTIMATORS[name]().fit(X, y)
+
+
+def test_cross_val_score_without_routing_is_loud(letor):
+    from sklearn.model_selection import GroupKFold, cross_val_score
+
+    X, y, qid = letor.X, letor.y, letor.qid
+    with pytest.warns(OneListWarning):
+        cross_val_score(br.LambdaRanker(n_estimators=2), X, y, cv=GroupKFold(3), groups=qid)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_one_weight_per_query_on_either_engine(letor, engine):
+    w = np.random.default_rng(1).uniform(0.2, 3.0, letor.n_queries)
+    kw = dict(engine=engine, n_estimators=5, random_state=0)
+    per_query = br.LambdaRanker(**kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=w)
+    per_row = br.LambdaRanker(**kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=np.repeat(w, letor.group_sizes))
+    unweighted = br.LambdaRanker(**kw).fit(letor.X, letor.y, qid=letor.qid)
+    np.testing.assert_allclose(per_query.predict(letor.X), per_row.predict(letor.X), rtol=1e-6)
+    assert not np.allclose(per_query.predict(letor.X), unweighted.predict(letor.X))
+    with pytest.raises(ValueError, match="give one per row or one per query"):
+        br.LambdaRanker(**kw).fit(letor.X, letor.y, qid=letor.qid, sample_weight=w[:-1])
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("param", [{"lambdarank_truncation_level": 2}, {"label_gain": [0.0, 1.0, 30.0]},
+                                   {"sigmoid": 3.0}, {"lambdarank_norm": False}])
+def test_lightgbm_names_of_lambdarank_parameters_act_on_boostrank_ndcg(letor, engine, param):
+    kw = dict(engine=engine, objective="ndcg", n_estimators=4, random_state=0)
+    base = br.LambdaRanker(**kw).fit(letor.X, letor.y, qid=letor.qid).predict(letor.X)
+    changed = br.LambdaRanker(**kw, **param).fit(letor.X, letor.y, qid=letor.qid).predict(letor.X)
+    assert not np.allclose(base, changed)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"objective": "auc", "lambdarank_truncation_level": 3}, "only objective='ndcg' reads it"),
+    ({"objective": "mauc", "label_gain": [0, 1, 3]}, "only objective='ndcg' reads it"),
+    ({"objective": "auc", "lambdarank_pair_method": "mean"}, "only the engines' own ranking objectives"),
+    ({"objective": "auc", "objective_seed": 3}, "only the engines' own ranking objectives"),
+    ({"objective": "ndcg", "sigmoid": 2.0, "sigma": 3.0}, "sigmoid is LightGBM's name of sigma"),
+    ({"objective": "lambdarank", "sigma": 2.0}, "LightGBM's lambdarank takes sigmoid"),
+    ({"objective": "lambdarank", "threshold": 1.0}, "not of 'lambdarank'"),
+    ({"objective": "mauc", "threshold": 1.0}, "threshold=1.0 would change nothing"),
+    ({"objective": "ndcg", "link": "probit"}, "link='probit' would change nothing"),
+    ({"n_estimators": 0}, "n_estimators must be a positive integer"),
+    ({"n_estimators": 2.5}, "n_estimators must be a positive integer"),
+    ({"learning_rate": -0.1}, "learning_rate must be a positive number"),
+    ({"early_stopping_rounds": 0}, "early_stopping_rounds must be a positive integer or None"),
+    ({"validation_fraction": 1.5}, "validation_fraction must be in"),
+    ({"engine": "catboost"}, "engine must be"),
+    ({"num_leafs": 7}, "unknown LightGBM parameter"),
+])
+def test_a_parameter_that_would_do_nothing_is_refused_in_fit(letor, params, message):
+    with pytest.raises(ValueError, match=message):
+        br.LambdaRanker(**params).fit(letor.X, letor.y, qid=letor.qid)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_fitted_attributes_of_an_lgbmranker_user(letor, engine):
+    d = letor
+    train, valid = d.take_queries(slice(0, 28)), d.take_queries(slice(28, 40))
+    r = br.LambdaRanker(engine=engine, n_estimators=300, learning_rate=0.3, early_stopping_rounds=3,
+                        random_state=0).fit(train.X, train.y, qid=train.qid, eval_set=[(valid.X, valid.y)],
+                                            eval_qid=[valid.qid])
+    hist = r.evals_result_["valid_0"]["br_auc"]
+    best = r.best_iteration_
+    assert 1 <= best < len(hist) and hist[best - 1] == max(hist[:best + 3])
+    assert r.best_score_ == {"valid_0": {"br_auc": hist[best - 1]}}
+    # predict uses exactly best_iteration_ rounds on both engines
+    assert br.auc(valid.y, r.predict(valid.X), valid.qid) == pytest.approx(hist[best - 1], abs=1e-6)
+    assert r.n_estimators_ == (best if engine == "lightgbm" else len(hist))
+    assert r.objective_ == "auc"
+    imp = r.feature_importances_
+    assert imp.shape == (d.n_features,) and imp.min() >= 0 and imp.sum() > 0
+    if engine == "xgboost":
+        assert imp.sum() == pytest.approx(1.0, rel=1e-5)
+    plain = br.LambdaRanker(engine=engine, n_estimators=4).fit(train.X, train.y, qid=train.qid)
+    assert plain.best_iteration_ is None and plain.n_estimators_ == 4 and plain.best_score_ == {}
+
+
+def _all_package_imports():
+    """{module: {package modules it imports anywhere, functions included}}."""
+    graph = {}
+    for path in PKG.rglob("*.py"):
+        parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        parts = parts[:-1] if is_pkg else parts
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = parts if is_pkg else parts[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                if node.module:
+                    targets.add(".".join(base + [node.module]))
+                else:
+                    targets.update(".".join(base + [a.name]) for a in node.names)
+        graph[".".join(parts)] = targets
+    return graph
+
+
+def test_the_import_graph_has_no_circle():
+    graph = _all_package_imports()
+    # a package's __init__ re-exports lazily; a module importing its package is not an edge back
+    graph = {m: {t for t in ts if t in graph and t != "boostrank"} for m, ts in graph.items()}
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for t in graph[m]:
+            if state.get(t) == "open":
+                raise AssertionError("import circle: " + " -> ".join(path[path.index(t):] + [t]))
+            if t not in state:
+                visit(t, path + [t])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+
+
+def test_boosting_never_imports_the_linear_ranker_even_lazily():
+    graph = _all_package_imports()
+    for mod in ("boostrank.ranker", "boostrank.objectives", "boostrank.lightgbm", "boostrank.xgboost",
+                "boostrank.probit", "boostrank.dask"):
+        assert "boostrank.rankncg" not in graph[mod], mod

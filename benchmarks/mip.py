@@ -1,7 +1,7 @@
 """Exact MIP ranking with the defaults a new user gets (issue: "search before proof").
 
-Every MIPRanker here is ``MIPRanker("auc", time_limit=cap)`` plus only the solver
-name and ``method="mip"`` where the MIP alone is measured; logistic regression (standardised, sklearn
+Every MIPRanker here is ``MIPRanker(statistic="auc", time_limit=cap)`` plus only the solver
+name and ``algorithm="mip"`` where the MIP alone is measured; logistic regression (standardised, sklearn
 defaults) is fitted on the same rows in the same run.  AUC counts ties as misranks,
 as the MIP does.
 
@@ -48,13 +48,13 @@ def part1(cap, seeds):
     rows = []
     print(f"\n1. ROC flexibility, 250 rows: time to proven optimum (cap {cap:.0f} s)")
     print("   'auto' is MIPRanker's default (search, then the branch and bound over directions);")
-    print("   'mip' is the MIP alone (method='mip'), with each solver")
+    print("   'mip' is the MIP alone (algorithm='mip'), with each solver")
     print(f"{'seed':>4} {'method':<6} {'solver':<16} {'status':<9} {'seconds':>8} {'AUC':>7} {'LR':>7} {'source':<16} binaries")
     for seed in seeds:
         X, y = br.make_roc_flexibility(250, random_state=seed)
         lr = auc(y, Logistic().fit(X, y).decision_function(X))
         for method, solver in (("auto", "highs"), ("mip", "highs"), ("mip", "cbc")):
-            r = fit(X, y, solver=solver, time_limit=cap, method=method).result_
+            r = fit(X, y, solver=solver, time_limit=cap, algorithm=method).result_
             rows.append({"seed": seed, "method": method, "solver": r.solver, "status": r.status,
                          "seconds": r.solve_time, "auc": r.statistic, "lr": lr, "gap": r.gap, "source": r.source,
                          "binaries": r.n_binaries, "bnb_seconds": r.bnb_time})

@@ -93,7 +93,7 @@ def make_methods(kind, cap, top):
         "LR": Logistic,
         "SVM": lambda: br.PairwiseHinge(C=10.0),
         "LP": lambda: br.MIPRanker(relax=True, **mip_kw),
-        "MIP": lambda: br.MIPRanker(time_limit=cap, solver="cbc", threads=2, **mip_kw),  # CBC logs a trace
+        "MIP": lambda: br.MIPRanker(time_limit=cap, solver="cbc", n_jobs=2, **mip_kw),  # CBC logs a trace
     }
     if kind == "rrf":
         methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: br.PNormPush(p=p)) for p in (2, 4, 8)},
@@ -184,7 +184,7 @@ def plot_roc(path, cap):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         models = {"LR": Logistic().fit(X[tr], y[tr]), "RB": br.RankBoost(50).fit(X[tr], y[tr]),
-                  "MIP": br.MIPRanker(time_limit=cap, threads=2).fit(X[tr], y[tr])}
+                  "MIP": br.MIPRanker(time_limit=cap, n_jobs=2).fit(X[tr], y[tr])}
     for name, m in models.items():
         fpr, tpr, _ = roc_curve(y[te], m.decision_function(X[te]))
         ax.plot(fpr, tpr, label=f"{name} (AUC {br.auc(y[te], m.decision_function(X[te])):.3f})")

@@ -74,7 +74,7 @@ def mq2008_bm25(time_limit):
     t = time.perf_counter()
     rr = br.TopKReranker(k=k, time_limit=time_limit).fit(tr.X, tr.y, base_scores=b_tr, qid=tr.qid)
     secs = time.perf_counter() - t
-    runs["TopKReranker(k=20) defaults"] = rr.predict(te.X, b_te, te.qid)
+    runs["TopKReranker(k=20) defaults"] = rr.predict(te.X, b_te, qid=te.qid)
     table = {name: metrics(te.y, s, te.qid) for name, s in runs.items()}
     print(f"\n1. MQ2008 BM25 → top 20 (fit {secs:.1f} s): {rr.result_.summary()}")
     print(f"{'run':<32}{'NDCG@10':>9}{'MAP':>8}")
@@ -123,7 +123,7 @@ def table1(splits, time_limit):
                 b_tr, _ = br.rerank.cross_fit_scores(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
                                                      X[tr], y[tr], cv=5)
                 lr = Logistic().fit(X[tr], y[tr])
-                rr = br.TopKReranker(k=50, a="dcg", time_limit=time_limit).fit(X[tr], y[tr], base_scores=b_tr)
+                rr = br.TopKReranker(k=50, a="dcg", time_limit=time_limit).fit(X[tr], y[tr], group=[len(b_tr)], base_scores=b_tr)
             b_te = lr.decision_function(X[te])
             base_v.append(float(br.rank_risk(y[te], b_te, br.dcg())))
             new_v.append(float(br.rank_risk(y[te], rr.predict(X[te], b_te), br.dcg())))

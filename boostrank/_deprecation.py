@@ -37,16 +37,41 @@ def keyword_only_init(init):
     return wrapper
 
 
-def renamed_param(estimator, old: str, new: str, value, default):
-    """The value of ``new`` when the user set the old name ``old`` (FutureWarning), else ``value``.
+#: default of a renamed parameter's old name (scikit-learn's convention)
+DEPRECATED = "deprecated"
 
-    ``value`` is what ``new`` holds now; setting both is an error.
+
+def resolve_renamed(estimator, renames: dict) -> dict:
+    """The current value of each new name in ``renames`` (old name → new name).
+
+    An old name set by the user gives its value with a FutureWarning; setting the old and the
+    new name is an error.  ``warm_start`` is special: scikit-learn's checks set it to False
+    (its boolean meaning, "no incremental fit"), which is what a fit does anyway; True is refused.
     """
-    old_value = getattr(estimator, old, None)
-    if old_value is None:
-        return value
-    if value != default:
-        raise ValueError(f"{type(estimator).__name__}: {old!r} is the old name of {new!r}; set only {new!r}")
-    warnings.warn(f"{type(estimator).__name__}({old}=...) is now {new}=...; {old!r} stops working in boostrank "
-                  f"{REMOVED_IN}", FutureWarning, stacklevel=3)
-    return old_value
+    defaults = {p.name: p.default for p in inspect.signature(type(estimator).__init__).parameters.values()}
+    name = type(estimator).__name__
+    out = {}
+    for old, new in renames.items():
+        value, old_value = getattr(estimator, new), getattr(estimator, old, DEPRECATED)
+        if isinstance(old_value, str) and old_value == DEPRECATED:
+            out[new] = value
+            continue
+        if old == "warm_start" and isinstance(old_value, bool):
+            if old_value:
+                raise ValueError(f"{name} has no incremental fit (warm_start=True); its starting weights are "
+                                 f"init=")
+            out[new] = value
+            continue
+        if not _same(value, defaults[new]):
+            raise ValueError(f"{name}: {old!r} is the old name of {new!r}; set only {new!r}")
+        warnings.warn(f"{name}({old}=...) is now {name}({new}=...); {old!r} stops working in boostrank "
+                      f"{REMOVED_IN}", FutureWarning, stacklevel=3)
+        out[new] = old_value
+    return out
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) if not hasattr(a, "shape") else False
+    except (TypeError, ValueError):
+        return False

@@ -212,8 +212,8 @@ def cmd_rerank(args) -> int:
     if args.k < 0:
         raise ValueError(f"--k must be >= 0, got {args.k}")
     l0 = args.l0 if args.l0 == "cv" else float(args.l0)
-    model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, eps=args.eps,
-                         solver=args.solver, time_limit=args.time_limit, threads=args.threads, gate=args.gate,
+    model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, margin=args.margin,
+                         solver=args.solver, time_limit=args.time_limit, n_jobs=args.threads, gate=args.gate,
                          verbose=args.verbose, progress=True)
     model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
               group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose
@@ -371,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="auc or a rank-risk weight family: dcg@N, local_auc@t, wta, mrr, pnorm@p, wrs")
     rr.add_argument("--rank", choices=["min", "resolved"], default="min", help="rank rule of tied scores")
     rr.add_argument("--l0", default="cv", help="C of the L0 penalty, or cv to choose it")
-    rr.add_argument("--eps", type=float, default=1e-4, help="score margin that counts as a strict order")
+    rr.add_argument("--margin", "--eps", dest="margin", type=float, default=1e-4,
+                    help="score margin that counts as a strict order (--eps: its 0.1 name)")
     rr.add_argument("--solver", choices=["highs", "cbc"], default="highs", help="MIP solver")
     rr.add_argument("--time-limit", type=float, default=60.0, help="seconds for the whole fit")
     rr.add_argument("--threads", type=int, default=None, help="solver threads (default: the solver's)")

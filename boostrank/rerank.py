@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils.validation import check_array
 
-from ._deprecation import keyword_only_init
+from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from ._validation import as_1d_float, fit_groups, group_offsets
 from .metrics import auc, rank_risk
 from .mip.estimator import MIPRanker
@@ -112,7 +113,11 @@ def _one_sided_p(diffs):
 
 
 def _fit_base(est, X, y, qid):
-    """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``."""
+    """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``.
+
+    ``qid=None`` is one list, said explicitly to the ranker.
+    """
+    qid = np.zeros(X.shape[0], dtype=np.int64) if qid is None else qid
     params = inspect.signature(est.fit).parameters
     if "qid" in params:
         return est.fit(X, y, qid=qid)
@@ -144,31 +149,35 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
         ``fit(X, y)``) and ``predict`` / ``decision_function``; cloned per fold.
     X, y : array-like
     qid : array-like, default=None
-        Contiguous query ids; without it every row is its own group.
+        Contiguous query ids.  Without it, or with one query, the rows are one list:
+        the folds are folds of its rows and each fold's model is fitted on one list.
     cv : int, default=5
-        Folds over queries.
+        Folds over queries (one list: over rows).
     random_state : int, default=0
 
     Returns
     -------
     scores : ndarray of shape (n_samples,)
     folds : ndarray of int64, shape (n_lists,)
-        The fold of every query.
+        The fold of every query (one list: of every row).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).reshape(-1)
     n = X.shape[0]
-    q = np.arange(n) if qid is None else np.asarray(qid)
-    offsets = group_offsets(n, qid=q)
-    n_lists = offsets.shape[0] - 1
+    offsets = group_offsets(n, qid=qid)
+    one_list = offsets.shape[0] <= 2
+    units = np.arange(n + 1, dtype=np.int64) if one_list else offsets  # one list: fold its rows
+    n_units = units.shape[0] - 1
     cv = int(cv)
-    if cv < 2 or cv > n_lists:
-        raise ValueError(f"cv must be between 2 and the number of queries ({n_lists}), got {cv}")
-    folds = _list_folds(n_lists, cv, random_state)
+    if cv < 2 or cv > n_units:
+        what = "rows of the one list (n_samples = " if one_list else "queries ("
+        raise ValueError(f"cv must be between 2 and the number of {what}{n_units}), got {cv}")
+    q = np.zeros(n, dtype=np.int64) if one_list else np.asarray(qid)
+    folds = _list_folds(n_units, cv, random_state)
     scores = np.empty(n)
     for f in range(cv):
-        test_rows = _rows_of(offsets, np.flatnonzero(folds == f))
-        train_rows = _rows_of(offsets, np.flatnonzero(folds != f))
+        test_rows = _rows_of(units, np.flatnonzero(folds == f))
+        train_rows = _rows_of(units, np.flatnonzero(folds != f))
         model = _fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
         scores[test_rows] = _score_base(model, X[test_rows])
     return scores, folds
@@ -310,7 +319,7 @@ class TopKReranker(BaseEstimator):
         number of candidates compared (choosing the best of several makes a bare
         positive sum optimistic: on MQ2008's LightGBM top 10 a held-out gain with
         uncorrected p = 0.025 came with a test loss of 0.007 NDCG@10).
-    eps, solver, threads, mip_gap, warm_start
+    margin, solver, n_jobs, mip_gap, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
         Seconds for the gate's fits (half, shared) and the final fit (the rest).
@@ -319,9 +328,12 @@ class TopKReranker(BaseEstimator):
         Stream the solver's logs.
     progress : bool or None, default=None
         Progress bar over the stages (None: on a terminal only).
-    gain : {"exponential", "binary"}, default="exponential"
+    gain : {"auto", "exponential", "binary"}, default="auto"
         Rank-risk credit of a row: 2^y − 1 (NDCG's gain, so graded relevance counts)
-        or 1[y > 0]; the same on 0/1 labels.  Resolved ranks use 1[y > 0].
+        or 1[y > 0]; the same on 0/1 labels.  ``"auto"``: exponential with minimum
+        ranks, binary with resolved ranks (which need it).
+    eps, threads, warm_start : deprecated
+        0.1's names of ``margin``, ``n_jobs`` and ``init`` (FutureWarning; removed in 0.3).
 
     Attributes
     ----------
@@ -341,9 +353,9 @@ class TopKReranker(BaseEstimator):
 
     @keyword_only_init
     def __init__(self, *, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
-                 base_estimator=None, cv=5, gate=5, eps=1e-4, solver="highs", time_limit=60.0, threads=None,
-                 mip_gap=None, warm_start="auto", random_state=0, verbose=False, progress=None, gain="exponential",
-                 gate_alpha=0.05):
+                 base_estimator=None, cv=5, gate=5, margin=1e-4, solver="highs", time_limit=60.0, n_jobs=None,
+                 mip_gap=None, init="auto", random_state=0, verbose=False, progress=None, gain="auto",
+                 gate_alpha=0.05, eps=DEPRECATED, threads=DEPRECATED, warm_start=DEPRECATED):
         self.k = k
         self.statistic = statistic
         self.a = a
@@ -353,17 +365,20 @@ class TopKReranker(BaseEstimator):
         self.base_estimator = base_estimator
         self.cv = cv
         self.gate = gate
-        self.eps = eps
+        self.margin = margin
         self.solver = solver
         self.time_limit = time_limit
-        self.threads = threads
+        self.n_jobs = n_jobs
         self.mip_gap = mip_gap
-        self.warm_start = warm_start
+        self.init = init
         self.random_state = random_state
         self.verbose = verbose
         self.progress = progress
         self.gain = gain
         self.gate_alpha = gate_alpha
+        self.eps = eps
+        self.threads = threads
+        self.warm_start = warm_start
 
     # ------------------------------------------------------------ checks
 
@@ -387,15 +402,18 @@ class TopKReranker(BaseEstimator):
         return [float(self.l0)]
 
     def _gain(self):
-        return "binary" if self.rank == "resolved" else self.gain
+        if self.gain == "auto":
+            return "binary" if self.rank == "resolved" else "exponential"
+        return self.gain
 
     def _features(self, X, base):
         return np.column_stack([X, base]) if self.include_base else X
 
     def _mip(self, l0, time_limit):
-        return MIPRanker(statistic=self.statistic, a=self.a, rank=self.rank, l0=l0, eps=self.eps, solver=self.solver,
-                         time_limit=time_limit, threads=self.threads, mip_gap=self.mip_gap,
-                         warm_start=self.warm_start, verbose=self.verbose, random_state=self.random_state,
+        p = self._renamed
+        return MIPRanker(statistic=self.statistic, a=self.a, rank=self.rank, l0=l0, margin=p["margin"],
+                         solver=self.solver, time_limit=time_limit, n_jobs=p["n_jobs"], mip_gap=self.mip_gap,
+                         init=p["init"], verbose=self.verbose, random_state=self.random_state,
                          gain=self._gain())
 
     def _list_value(self, y, scores, offsets, per_list=False):
@@ -438,10 +456,9 @@ class TopKReranker(BaseEstimator):
         self
         """
         t_start = time.perf_counter()
+        self._renamed = resolve_renamed(self, {"eps": "margin", "threads": "n_jobs", "warm_start": "init"})
         ks = self._ks()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        X = check_array(X, dtype=np.float64)
         y = as_1d_float(y, "y")
         n, d = X.shape
         if y.shape[0] != n:
@@ -585,8 +602,9 @@ class TopKReranker(BaseEstimator):
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
         self._last_mip = mip
-        if self.include_base and (self.warm_start == "auto" or self.warm_start == "logistic"):
-            mip.set_params(warm_start=start)
+        init = self._renamed["init"]
+        if self.include_base and isinstance(init, str) and init in ("auto", "logistic"):
+            mip.set_params(init=start)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             mip.fit(Z[rows], y[rows], qid=qid)
@@ -728,9 +746,10 @@ class TopKReranker(BaseEstimator):
         """
         self._check_fitted()
         ks = self._ks()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have {self.n_features_in_} columns, got shape {X.shape}")
+        X = check_array(X, dtype=np.float64, ensure_min_samples=0)  # an empty list re-ranks to itself
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but TopKReranker is expecting {self.n_features_in_} "
+                             f"features as input")
         base = self._base(X, base_scores)
         offsets = group_offsets(X.shape[0], qid=qid, group=group)
         k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]

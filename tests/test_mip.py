@@ -165,7 +165,7 @@ def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     assert res.status == "optimal" and res.solver == "branch and bound" and res.solver_status is None
     assert res.statistic == pytest.approx(best) and res.bound == pytest.approx(best) and res.gap == 0
     assert res.source in ("branch and bound", "search", "warm start") and res.bnb_time > 0
-    mip = br.MIPRanker(statistic="auc", method="mip").fit(X, labels, qid=qid).result_
+    mip = br.MIPRanker(statistic="auc", algorithm="mip").fit(X, labels, qid=qid).result_
     assert mip.solver_status == "optimal" and res.statistic >= mip.statistic - 1e-12
 
 
@@ -212,7 +212,7 @@ def test_mip_optimum_equals_exhaustive_search_and_the_exact_sweep(case, seed, d)
     statistic, kw, make = CASES[case]
     X, y = _small(seed, d)
     best = _best(make(y), X)
-    res = br.MIPRanker(statistic=statistic, method="mip", **kw).fit(X, y).result_
+    res = br.MIPRanker(statistic=statistic, algorithm="mip", **kw).fit(X, y).result_
     assert res.status == "optimal" and res.solver_status == "optimal"
     assert res.statistic == pytest.approx(best, abs=1e-9)
     assert res.objective == pytest.approx(best, abs=1e-6)
@@ -220,7 +220,7 @@ def test_mip_optimum_equals_exhaustive_search_and_the_exact_sweep(case, seed, d)
     lp = br.MIPRanker(statistic=statistic, relax=True, **kw).fit(X, y).result_
     assert lp.objective >= res.objective - 1e-6
     if statistic != "rank_risk" or kw["rank"] == "min":
-        unmerged = br.MIPRanker(statistic=statistic, merge_duplicates=False, method="mip", **kw).fit(X, y).result_
+        unmerged = br.MIPRanker(statistic=statistic, merge_duplicates=False, algorithm="mip", **kw).fit(X, y).result_
         assert unmerged.objective == pytest.approx(res.objective, abs=1e-6)
 
 
@@ -228,8 +228,8 @@ def test_thesis_table_2_2_resolved_prefers_minus_one_min_prefers_plus_one():
     X = np.array([[3], [3], [2], [1], [1], [1], [1]], dtype=float)
     y = np.array([1, 1, 0, 1, 1, 1, 1])
     for method in ("auto", "mip"):
-        rr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="resolved", method=method).fit(X, y)
-        mr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="min", method=method).fit(X, y)
+        rr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="resolved", algorithm=method).fit(X, y)
+        mr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="min", algorithm=method).fit(X, y)
         assert rr.coef_[0] < 0 and mr.coef_[0] > 0
         assert rr.result_.objective == pytest.approx(18) and mr.result_.objective == pytest.approx(12)
         assert rr.result_.statistic == pytest.approx(18) and not rr.result_.mismatch
@@ -242,7 +242,7 @@ def test_auc_pi_on_graded_labels_both_solvers(solver):
     y = rng.integers(0, 3, size=8)
     best = max(br.wmw(y, X @ w, ties="pessimistic", average="pairs")
                for w in rng.normal(size=(4000, 3)))
-    res = br.MIPRanker(statistic="auc_pi", solver=solver, method="mip").fit(X, y).result_
+    res = br.MIPRanker(statistic="auc_pi", solver=solver, algorithm="mip").fit(X, y).result_
     assert res.status == "optimal" and res.statistic >= best - 1e-12
 
 
@@ -251,7 +251,7 @@ def test_l0_penalty_drops_a_useless_feature():
     X = np.column_stack([np.arange(8.0), rng.normal(size=8), rng.normal(size=8)])
     y = (np.arange(8) >= 4).astype(int)
     for method in ("auto", "mip"):
-        m = br.MIPRanker(statistic="auc", l0=0.05, method=method).fit(X, y)
+        m = br.MIPRanker(statistic="auc", l0=0.05, algorithm=method).fit(X, y)
         assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
 
 
@@ -307,7 +307,7 @@ def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, 
     w0 = rng.normal(size=d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = br.MIPRanker(statistic=statistic, time_limit=1, warm_start=w0, **kw).fit(X, y)
+        m = br.MIPRanker(statistic=statistic, time_limit=1, init=w0, **kw).fit(X, y)
     got = stat(m.decision_function(X))
     assert got >= _logistic_value(X, y, stat) - 1e-9
     assert got >= stat(X @ w0) - 1e-9
@@ -339,9 +339,9 @@ def test_degenerate_inputs_have_a_defined_result(statistic, kw):
 def test_bad_parameters_and_inputs_raise():
     X, y = np.arange(6.0).reshape(-1, 1), [0, 1, 0, 1, 0, 1]
     for kw, match in [({"statistic": "median"}, "statistic"), ({"time_limit": float("nan")}, "time_limit"),
-                      ({"time_limit": 0}, "time_limit"), ({"eps": 0.0}, "eps"), ({"method": "x"}, "method"),
-                      ({"solver": "gurobi"}, "solver"), ({"warm_start": "lr"}, "warm_start"),
-                      ({"warm_start": [1.0, 2.0]}, "warm_start"), ({"l0": -1}, "l0")]:
+                      ({"time_limit": 0}, "time_limit"), ({"margin": 0.0}, "margin"), ({"algorithm": "x"}, "algorithm"),
+                      ({"solver": "gurobi"}, "solver"), ({"init": "lr"}, "init"),
+                      ({"init": [1.0, 2.0]}, "init"), ({"l0": -1}, "l0")]:
         with pytest.raises(ValueError, match=match):
             br.MIPRanker(**kw).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
@@ -362,7 +362,7 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
     for solver in ("cbc", "highs"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = br.MIPRanker(statistic="auc", time_limit=1, solver=solver, method="mip").fit(X, y).result_
+            res = br.MIPRanker(statistic="auc", time_limit=1, solver=solver, algorithm="mip").fit(X, y).result_
         assert res.solver_status in ("feasible", "no solution", "optimal")
         assert res.status in ("feasible", "optimal")
         if res.status == "feasible" and res.bound is not None:

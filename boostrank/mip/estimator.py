@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_array
 
-from .._deprecation import keyword_only_init
+from .._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from .._validation import as_1d_float, group_offsets
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
@@ -31,7 +32,9 @@ from .solvers import SOLVERS, solve
 
 __all__ = ["MIPRanker", "MIPResult"]
 
-METHODS = ("auto", "mip", "search")
+ALGORITHMS = ("auto", "mip", "search")
+#: 0.1's parameter names → today's (the old ones warn until 0.3)
+RENAMED = {"eps": "margin", "threads": "n_jobs", "warm_start": "init", "method": "algorithm"}
 MAX_MIP_PAIRS = 20_000
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
@@ -56,6 +59,104 @@ def _list_subset(data, groups, random_state):
     return np.flatnonzero(np.isin(groups, keep))
 
 
+class TimeBudget:
+    """One clock for a fit: the seconds left of ``time_limit`` and each stage's share of them.
+
+    Without a time limit every stage gets a fixed allowance instead (``UNLIMITED``), so a
+    fit without one still ends.
+    """
+
+    UNLIMITED = {"search": 10.0, "search before bnb": 2.0, "bnb": 30.0, "search after bnb": 8.0}
+    #: the search's share of the time before the branch and bound (which often proves in well
+    #: under a second) and before the MIP; never less than ``MIN_SEARCH`` seconds
+    SEARCH_SHARE = {"before bnb": 0.1, "before mip": 0.25}
+    MIN_SEARCH = 0.1
+
+    def __init__(self, time_limit):
+        self.start = time.perf_counter()
+        self.deadline = None if time_limit is None else self.start + float(time_limit)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def left(self):
+        """Seconds left, or None without a time limit."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+
+    def expired(self, floor: float) -> bool:
+        """Fewer than ``floor`` seconds are left (never without a time limit)."""
+        left = self.left()
+        return left is not None and left < floor
+
+    def search_share(self, alone: bool, before_bnb: bool) -> float:
+        left = self.left()
+        if left is None:
+            return self.UNLIMITED["search before bnb" if before_bnb else "search"]
+        if alone:
+            return left
+        return max(self.SEARCH_SHARE["before bnb" if before_bnb else "before mip"] * left, self.MIN_SEARCH)
+
+    def bnb_share(self, mip_follows: bool) -> float:
+        left = self.left()
+        return self.UNLIMITED["bnb"] if left is None else (BNB_SHARE if mip_follows else 1.0) * left
+
+    def search_after_bnb(self, mip_follows: bool) -> float:
+        left = self.left()
+        if left is None:
+            return self.UNLIMITED["search after bnb"]
+        return left * (0.25 / (1 - BNB_SHARE) if mip_follows else 1.0)
+
+    def rest(self, floor: float):
+        """All the time left (at least ``floor``), or None without a time limit."""
+        left = self.left()
+        return None if left is None else max(left, floor)
+
+
+@dataclass
+class _Settings:
+    """Parameters under their current names, validated once per fit."""
+
+    margin: float
+    n_jobs: int | None
+    init: object
+    algorithm: str
+    gain: str
+
+
+@dataclass
+class _Problem:
+    """The prepared data every stage shares: built once per fit."""
+
+    X: np.ndarray
+    Xs: np.ndarray
+    y: np.ndarray
+    scale: np.ndarray
+    offsets: np.ndarray
+    groups: np.ndarray
+    qid: object
+    sw: np.ndarray
+    pairs: object
+    data: object
+    report: dict
+
+
+@dataclass
+class _Outcome:
+    """What the stages found: each fills its own fields; :meth:`MIPRanker._select` picks."""
+
+    exact: object = None
+    found: object = None
+    bnb: object = None
+    sol: object = None
+    model: object = None
+    subset: object = None
+    mip_possible: bool = True
+    pair_bnb: bool = False
+    logistic_value: float | None = None
+    search_time: float = 0.0
+    build_time: float = 0.0
+
+
 @dataclass
 class MIPResult:
     """Outcome of a :class:`MIPRanker` fit.
@@ -77,7 +178,7 @@ class MIPResult:
     source : str
         What produced w: ``"solver"`` (the MIP), ``"branch and bound"``, ``"search"``
         (the primal search improved on its starts, or the exact sweep) or
-        ``"warm start"`` (a start as given: logistic regression, ``warm_start``, a
+        ``"warm start"`` (a start as given: logistic regression, ``init``, a
         feature alone).
     objective : float or None
         The solver's incumbent in the statistic's units (margin ε, minus the L0
@@ -185,7 +286,7 @@ class MIPRanker(BaseEstimator):
     rank : {"min", "resolved"}, default="min"
     l0 : float, default=0.0
         C of the penalty C‖w‖₀ (Rudin & Wang (3)), in the statistic's units.
-    eps : float, default=1e-4
+    margin : float, default=1e-4
         Margin ε between scores counted as different (features scaled to [−1, 1]).
         1e-4 was reliable with CBC and HiGHS; at 1e-8 both returned wrong answers.
     relax : bool, default=False
@@ -197,26 +298,33 @@ class MIPRanker(BaseEstimator):
     time_limit : float or None, default=60.0
         Seconds for the whole fit (search and solver); None: the search runs to
         convergence and the solver to optimality.
-    threads, mip_gap : default=None
-        Passed to the solver.
+    n_jobs : int, default=None
+        Solver threads (the solver's default).
+    mip_gap : float, default=None
+        Relative gap at which the solver stops.
     merge_duplicates : bool, default=True
         Merge identical rows of a list (same optimum, fewer binaries).
-    warm_start : "auto", "logistic", None or array-like, default="auto"
+    init : "auto", "logistic", None or array-like, default="auto"
         Starting directions.  ``"auto"`` and ``"logistic"``: logistic regression and
         every feature alone; an array (in the caller's units) is added to them;
         ``None`` gives the solver no start (for measuring it alone).
-    method : {"auto", "mip", "search"}, default="auto"
+    algorithm : {"auto", "mip", "search"}, default="auto"
         ``"auto"``: exact sweep for d ≤ 2; else the search, then (AUC, AUC_π without
         ``l0``) the branch and bound over directions, then the MIP unless the optimum
-        is proven; ``"mip"``: the MIP alone (with ``warm_start``); ``"search"``: the
+        is proven; ``"mip"``: the MIP alone (with ``init``); ``"search"``: the
         search alone, no solver.
     verbose : bool, default=False
         Stream the solver's log.
     random_state : int, default=0
         Seeds the search's random directions.
-    gain : {"binary", "exponential"}, default="binary"
+    gain : {"auto", "binary", "exponential"}, default="auto"
         Rank risk credit per example: 1[y > 0] (the thesis) or 2^y − 1 (NDCG's gain;
-        the same on 0/1 labels; minimum ranks only).
+        the same on 0/1 labels; minimum ranks only).  ``"auto"``: exponential with
+        minimum ranks, binary with resolved ranks (as :class:`boostrank.TopKReranker`).
+    eps, threads, warm_start, method : deprecated
+        0.1's names of ``margin``, ``n_jobs``, ``init`` and ``algorithm`` (FutureWarning;
+        removed in 0.3).  ``warm_start=False``, scikit-learn's "no incremental fit", is
+        accepted as what every fit does.
 
     Attributes
     ----------
@@ -234,50 +342,66 @@ class MIPRanker(BaseEstimator):
     """
 
     @keyword_only_init
-    def __init__(self, *, statistic="auc", a=None, rank="min", l0=0.0, eps=1e-4, relax=False, solver="highs",
-                 time_limit=60.0, threads=None, mip_gap=None, merge_duplicates=True, warm_start="auto",
-                 method="auto", verbose=False, random_state=0, gain="binary"):
+    def __init__(self, *, statistic="auc", a=None, rank="min", l0=0.0, margin=1e-4, relax=False, solver="highs",
+                 time_limit=60.0, n_jobs=None, mip_gap=None, merge_duplicates=True, init="auto",
+                 algorithm="auto", verbose=False, random_state=0, gain="auto", eps=DEPRECATED,
+                 threads=DEPRECATED, warm_start=DEPRECATED, method=DEPRECATED):
         self.statistic = statistic
         self.a = a
         self.rank = rank
         self.l0 = l0
-        self.eps = eps
+        self.margin = margin
         self.relax = relax
         self.solver = solver
         self.time_limit = time_limit
-        self.threads = threads
+        self.n_jobs = n_jobs
         self.mip_gap = mip_gap
         self.merge_duplicates = merge_duplicates
-        self.warm_start = warm_start
-        self.method = method
+        self.init = init
+        self.algorithm = algorithm
         self.verbose = verbose
         self.random_state = random_state
         self.gain = gain
+        self.eps = eps
+        self.threads = threads
+        self.warm_start = warm_start
+        self.method = method
 
-    def _check_params(self):
+    def _check_params(self) -> _Settings:
+        """The parameters under their current names (0.1's names warn), validated."""
+        p = resolve_renamed(self, RENAMED)
+        margin, init, algorithm = p["margin"], p["init"], p["algorithm"]
         if self.statistic not in STATISTICS:
             raise ValueError(f"statistic must be one of {STATISTICS}, got {self.statistic!r}")
         if self.rank not in ("min", "resolved"):
             raise ValueError(f"rank must be 'min' or 'resolved', got {self.rank!r}")
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {self.solver!r}")
         tl = self.time_limit
         if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not math.isfinite(tl)
                                or tl <= 0):
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
-        if not (isinstance(self.eps, (int, float)) and math.isfinite(self.eps) and 0 < self.eps < 1):
-            raise ValueError(f"eps must be in (0, 1), got {self.eps!r}")
+        if not (isinstance(margin, (int, float)) and math.isfinite(margin) and 0 < margin < 1):
+            raise ValueError(f"margin must be in (0, 1), got {margin!r}")
         if not (isinstance(self.l0, (int, float)) and math.isfinite(self.l0) and self.l0 >= 0):
             raise ValueError(f"l0 must be a finite number >= 0, got {self.l0!r}")
-        if self.gain not in ("binary", "exponential"):
-            raise ValueError(f"gain must be 'binary' or 'exponential', got {self.gain!r}")
-        if isinstance(self.warm_start, str) and self.warm_start not in ("auto", "logistic"):
-            raise ValueError(f"warm_start must be 'auto', 'logistic', None or an array, got {self.warm_start!r}")
+        if self.gain not in ("auto", "binary", "exponential"):
+            raise ValueError(f"gain must be 'auto', 'binary' or 'exponential', got {self.gain!r}")
+        if isinstance(init, str) and init not in ("auto", "logistic"):
+            raise ValueError(f"init must be 'auto', 'logistic', None or an array, got {init!r}")
+        gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
+        return _Settings(margin=margin, n_jobs=p["n_jobs"], init=init, algorithm=algorithm, gain=gain)
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, pairs=None):
         """Maximise the statistic on ``X, y``.
+
+        The fit is a pipeline under one time budget: starting directions (logistic
+        regression, each feature, ``init``), then the stages that can find or prove an
+        optimum (the exact sweep for d ≤ 2, the search, the branch and bound over
+        directions, the MIP), each giving a candidate; the best candidate by the
+        statistic itself is kept and reported in ``result_``.
 
         Parameters
         ----------
@@ -289,7 +413,7 @@ class MIPRanker(BaseEstimator):
             Query sizes in row order, instead of ``qid``.  Without both the rows are one
             list: the data set's AUC or rank risk, Rudin & Wang's own setting (no warning).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative multiplicities (integers for ``rank_risk``).
+            Non-negative multiplicities (integers for ``rank_risk``), not all zero.
         pairs : array-like of shape (m, 2), default=None
             ``statistic="auc_pi"``: explicit (i above k) preference pairs.
 
@@ -297,216 +421,244 @@ class MIPRanker(BaseEstimator):
         -------
         self
         """
-        t_start = time.perf_counter()
-        self._check_params()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        clock = TimeBudget(self.time_limit)
+        settings = self._check_params()
+        prob = self._prepare(X, y, qid, group, sample_weight, pairs, settings)
+        if prob.data.pu.size == 0 and not self.relax:
+            # nothing to order (one class, one distinct row per list): every w scores the same
+            warnings.warn("no pair of rows the statistic compares (a single class or one distinct row per "
+                          "list): every w is optimal; returning w = 0", stacklevel=2)
+            return self._report(prob, settings, clock, _Outcome(), trivial=True)
+        if self.relax:
+            return self._fit_relaxation(prob, settings, clock)
+        out = _Outcome()
+        starts = self._starts(prob, settings, out)
+        self._exact_stage(prob, settings, out)
+        if out.exact is None:
+            self._search_stage(prob, settings, clock, starts, out)
+            self._bnb_stage(prob, clock, starts, out)
+            self._solver_stage(prob, settings, clock, out)
+        return self._report(prob, settings, clock, out)
+
+    # ---------------------------------------------------------------- stages
+
+    def _prepare(self, X, y, qid, group, sample_weight, pairs, settings) -> _Problem:
+        """Validated inputs, features scaled to [−1, 1], and the rank data every stage shares."""
+        X = check_array(X, dtype=np.float64, ensure_min_samples=1)
         y = as_1d_float(y, "y")
         n, d = X.shape
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]} entries")
-        if not np.isfinite(X).all():
-            raise ValueError("X contains NaN or inf")
         sw = np.ones(n) if sample_weight is None else as_1d_float(sample_weight, "sample_weight")
         if sw.shape[0] != n or np.any(sw < 0):
             raise ValueError("sample_weight must hold one non-negative weight per row")
+        if not sw.any():
+            raise ValueError("sample_weight is zero everywhere: there is nothing to rank")
         if self.statistic == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
         offsets = group_offsets(n, qid=qid, group=group)
         groups = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)).astype(np.int64)
+        if qid is None and group is not None:
+            qid = groups
         if pairs is not None:
             pairs = np.asarray(pairs)
             if pairs.size and (pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer)
                                or pairs.min() < 0 or pairs.max() >= n):
                 raise ValueError(f"pairs must be an (m, 2) array of row indices in [0, {n})")
         self.n_features_in_ = d
-        scale = np.abs(X).max(axis=0) if n else np.ones(d)
+        scale = np.abs(X).max(axis=0)
         scale[scale == 0] = 1.0
         Xs = X / scale
-        data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs, gain=self.gain)
-        base = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=self.solver,
-                    merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
-                                                                     and self.rank == "resolved"))
-        if data.pu.size == 0 and not self.relax:
-            # nothing to order (one class, one distinct row per list): every w scores the same
-            warnings.warn("no pair of rows the statistic compares (a single class or one distinct row per "
-                          "list): every w is optimal; returning w = 0", stacklevel=2)
-            value = data.value(np.zeros(d))
-            self.coef_ = np.zeros(d)
-            self.result_ = MIPResult(self.coef_, "optimal", value, value, 0.0, time.perf_counter() - t_start,
-                                     statistic=self._exact(y, np.zeros(n), qid, sw, pairs), source="warm start",
-                                     **base)
-            return self
-        if self.relax:
-            return self._fit_relaxation(Xs, y, groups, sw, pairs, scale, base, qid, t_start)
+        data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs,
+                         gain=settings.gain)
+        report = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=self.solver,
+                      merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
+                                                                       and self.rank == "resolved"))
+        return _Problem(X, Xs, y, scale, offsets, groups, qid, sw, pairs, data, report)
 
-        budget = self.time_limit
-        deadline = None if budget is None else t_start + budget
-        # starting directions, in scaled units
+    def _starts(self, prob, settings, out) -> dict:
+        """Starting directions in scaled units: ``init``, logistic regression, every feature alone (±)."""
+        d = prob.X.shape[1]
         starts = {}
-        if self.warm_start is not None and not isinstance(self.warm_start, str):
-            w0 = np.asarray(self.warm_start, dtype=np.float64).reshape(-1)
+        if settings.init is not None and not isinstance(settings.init, str):
+            w0 = np.asarray(settings.init, dtype=np.float64).reshape(-1)
             if w0.shape[0] != d or not np.isfinite(w0).all():
-                raise ValueError(f"warm_start must hold {d} finite weights, got shape {w0.shape}")
-            starts["warm start"] = w0 * scale
-        logistic = _logistic_starts(Xs, X, y, scale, sw) if self.warm_start is not None else {}
+                raise ValueError(f"init must hold {d} finite weights, got shape {w0.shape}")
+            starts["warm start"] = w0 * prob.scale
+        logistic = _logistic_starts(prob.Xs, prob.X, prob.y, prob.scale, prob.sw) if settings.init is not None else {}
         starts.update(logistic)
-        if self.method != "mip" and self.warm_start is not None:
+        if settings.algorithm != "mip" and settings.init is not None:
             for j in range(d):
                 starts[f"feature {j}"] = np.eye(d)[j]
                 starts[f"-feature {j}"] = -np.eye(d)[j]
-        lr_value = max((penalised(data, w / max(np.abs(w).max(), 1e-300), self.l0) for w in logistic.values()),
-                       default=None)
+        out.logistic_value = max((penalised(prob.data, w / max(np.abs(w).max(), 1e-300), self.l0)
+                                  for w in logistic.values()), default=None)
+        out.pair_bnb = (settings.algorithm == "auto" and d > 2 and self.l0 == 0
+                        and prob.data.mode == MODE_PAIRS)
+        return starts
 
-        exact = None
-        found = None
-        pair_bnb = self.method == "auto" and d > 2 and self.l0 == 0 and data.mode == MODE_PAIRS
-        if self.method == "auto" and d <= 2:
-            exact = exact_low_dimension(data, self.l0)
-            found = exact
-        elif self.method != "mip" and starts:
-            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            # before the branch and bound, which often proves in well under a second, a short search
-            first = 0.1 if pair_bnb else 0.25
-            share = (2.0 if pair_bnb else 10.0) if left is None else \
-                (left if self.method == "search" else max(first * left, 0.1))
-            found = search(data, starts, l0=self.l0, time_budget=share, random_state=self.random_state)
-        elif starts:  # method="mip": the best start as given
-            found = search(data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
-        t_search = time.perf_counter() - t_start
+    def _exact_stage(self, prob, settings, out) -> None:
+        """d ≤ 2: the exact sweep over directions proves the optimum by itself."""
+        if settings.algorithm == "auto" and prob.X.shape[1] <= 2:
+            out.exact = exact_low_dimension(prob.data, self.l0)
+            out.found = out.exact
 
-        subset = None
-        if data.pu.size > MAX_MIP_PAIRS:
-            subset = _list_subset(data, groups, self.random_state)
-        mip_possible = data.pu.size <= MAX_MIP_PAIRS or subset is not None
-        bnb = None
-        if pair_bnb and (deadline is None or deadline - time.perf_counter() > 0.05):
-            # without a MIP to follow (one list past MAX_MIP_PAIRS) it has all the time left
-            share = BNB_SHARE if mip_possible else 1.0
-            left = 30.0 if deadline is None else share * (deadline - time.perf_counter())
-            bnb = branch_and_bound(data, None if found is None else found.w, time_budget=left)
-            if bnb.improved or found is None:
-                found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)
-            if not bnb.proven and starts and (deadline is None or deadline - time.perf_counter() > 0.1):
-                # not proven: the rest of the search's share, from the best w so far
-                t0 = time.perf_counter()
-                left = 8.0 if deadline is None else \
-                    (deadline - t0) * (0.25 / (1 - BNB_SHARE) if mip_possible else 1.0)
-                more = search(data, {found.origin: found.w}, l0=self.l0, time_budget=left,
-                              random_state=self.random_state)
-                if more.value > found.value + 1e-12 * (1 + abs(found.value)):
-                    found = SearchResult(more.w, more.value, "search", True, False, more.seconds, more.lines)
-                t_search += time.perf_counter() - t0
-        sol = None
-        model = None
-        build_time = 0.0
-        run_solver = exact is None and self.method != "search" and not (bnb is not None and bnb.proven)
-        if run_solver and deadline is not None and deadline - time.perf_counter() < 0.05:
-            run_solver = False
-        run_solver = run_solver and mip_possible
-        if run_solver:
-            t0 = time.perf_counter()
-            rows = slice(None) if subset is None else subset
-            sub_groups = groups if subset is None else np.unique(groups[subset], return_inverse=True)[1]
-            model = build_problem(Xs[rows], y[rows], self.statistic, a=self.a, rank=self.rank, l0=self.l0,
-                                  eps=self.eps, groups=sub_groups, sample_weight=sw[rows],
-                                  merge=self.merge_duplicates, pairs=pairs if subset is None else None,
-                                  gain=self.gain)
-            build_time = time.perf_counter() - t0
-            start = model.start(found.w) if found is not None else None
-            left = None if deadline is None else max(deadline - time.perf_counter(), 0.05)
-            sol = solve(model, self.solver, time_limit=left, threads=self.threads, mip_gap=self.mip_gap,
-                        verbose=self.verbose, start=start)
-
-        # the best of the solver's w, the search and the starts, by the exact statistic
-        cands = []
-        if found is not None:
-            origin = "branch and bound" if found.origin == "branch and bound" else "search"
-            cands.append((found.value, origin if (found.improved or found.exact) else "warm start", found.w))
-        if sol is not None and sol.x is not None:
-            w_sol = _snap_zeros(sol.x[:d])
-            cands.append((penalised(data, w_sol, self.l0), "solver", w_sol))
-        if not cands:
-            cands.append((penalised(data, np.zeros(d), self.l0), "warm start", np.zeros(d)))
-        best_i = 0
-        for i, c in enumerate(cands):  # the solver's w only when strictly better
-            if c[0] > cands[best_i][0] + 1e-12 * (1 + abs(cands[best_i][0])):
-                best_i = i
-        value, source, w_scaled = cands[best_i]
-        if not self.relax:
-            centred = widest_margin(data, w_scaled)
-            if centred is not None:
-                centred_value = penalised(data, centred, self.l0)
-                if centred_value >= value - 1e-12 * (1 + abs(value)):
-                    w_scaled, value = centred, max(value, centred_value)
-        self.coef_ = w_scaled / scale
-
-        if exact is not None:
-            status, objective, bound, solver_status, solver_name = "optimal", exact.value, exact.value, None, "exact"
-        elif bnb is not None and bnb.proven:
-            status, objective, bound, solver_status, solver_name = ("optimal", bnb.value, bnb.bound, None,
-                                                                    "branch and bound")
+    def _search_stage(self, prob, settings, clock, starts, out) -> None:
+        """The primal search from the starts (``algorithm="mip"``: the best start as given)."""
+        if not starts:
+            return
+        t0 = time.perf_counter()
+        if settings.algorithm == "mip":
+            out.found = search(prob.data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
         else:
-            solver_name = self.solver if sol is not None else "none"
-            solver_status = None if sol is None else sol.status
-            objective = None if sol is None or sol.objective is None else model.to_statistic(sol.objective)
-            bound = None if sol is None or sol.bound is None else model.to_statistic(sol.bound)
-            if sol is not None and sol.status == "optimal":
-                status = "optimal"
-            elif sol is not None and sol.status == "error" and found is None:
-                status = "error"
-            else:
-                status = "feasible"
-            if subset is not None:  # the MIP saw some lists only: its numbers are not the full problem's
-                objective = bound = None
-                status = "feasible"
-            if bnb is not None and (bound is None or bnb.bound < bound):
-                bound = bnb.bound
-            if status == "feasible" and bound is not None and value >= bound - 1e-9 * (1 + abs(bound)):
-                status = "optimal"
-        gap = None
-        if bound is not None:
-            gap = max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
-        s = Xs @ w_scaled
-        exact_value = self._exact(y, s, qid, sw, pairs)
+            budget = clock.search_share(alone=settings.algorithm == "search", before_bnb=out.pair_bnb)
+            out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=self.random_state)
+        out.search_time += time.perf_counter() - t0
+
+    def _bnb_stage(self, prob, clock, starts, out) -> None:
+        """The branch and bound over directions (AUC, AUC_π without l0); if it proves nothing, more search."""
+        out.subset = _list_subset(prob.data, prob.groups, self.random_state) if prob.data.pu.size > MAX_MIP_PAIRS \
+            else None
+        out.mip_possible = prob.data.pu.size <= MAX_MIP_PAIRS or out.subset is not None
+        if not out.pair_bnb or clock.expired(0.05):
+            return
+        # without a MIP to follow (one list past MAX_MIP_PAIRS) it has all the time left
+        bnb = branch_and_bound(prob.data, None if out.found is None else out.found.w,
+                               time_budget=clock.bnb_share(out.mip_possible))
+        out.bnb = bnb
+        if bnb.improved or out.found is None:
+            out.found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)
+        if bnb.proven or not starts or clock.expired(0.1):
+            return
+        t0 = time.perf_counter()
+        more = search(prob.data, {out.found.origin: out.found.w}, l0=self.l0,
+                      time_budget=clock.search_after_bnb(out.mip_possible), random_state=self.random_state)
+        if more.value > out.found.value + 1e-12 * (1 + abs(out.found.value)):
+            out.found = SearchResult(more.w, more.value, "search", True, False, more.seconds, more.lines)
+        out.search_time += time.perf_counter() - t0
+
+    def _solver_stage(self, prob, settings, clock, out) -> None:
+        """The MIP, warm-started from the best w so far, unless an optimum is proven or no time is left."""
+        proven = out.bnb is not None and out.bnb.proven
+        if settings.algorithm == "search" or proven or clock.expired(0.05) or not out.mip_possible:
+            return
+        t0 = time.perf_counter()
+        rows = slice(None) if out.subset is None else out.subset
+        groups = prob.groups if out.subset is None else np.unique(prob.groups[out.subset], return_inverse=True)[1]
+        out.model = build_problem(prob.Xs[rows], prob.y[rows], self.statistic, a=self.a, rank=self.rank,
+                                  l0=self.l0, eps=settings.margin, groups=groups, sample_weight=prob.sw[rows],
+                                  merge=self.merge_duplicates, pairs=prob.pairs if out.subset is None else None,
+                                  gain=settings.gain)
+        out.build_time = time.perf_counter() - t0
+        start = out.model.start(out.found.w) if out.found is not None else None
+        out.sol = solve(out.model, self.solver, time_limit=clock.rest(floor=0.05), threads=settings.n_jobs,
+                        mip_gap=self.mip_gap, verbose=self.verbose, start=start)
+
+    # ------------------------------------------------------ selection and report
+
+    def _select(self, prob, out):
+        """The best of the search's, the branch and bound's and the solver's w by the statistic itself."""
+        d = prob.X.shape[1]
+        cands = []
+        if out.found is not None:
+            origin = "branch and bound" if out.found.origin == "branch and bound" else "search"
+            cands.append((out.found.value, origin if (out.found.improved or out.found.exact) else "warm start",
+                          out.found.w))
+        if out.sol is not None and out.sol.x is not None:
+            w_sol = _snap_zeros(out.sol.x[:d])
+            cands.append((penalised(prob.data, w_sol, self.l0), "solver", w_sol))
+        if not cands:
+            cands.append((penalised(prob.data, np.zeros(d), self.l0), "warm start", np.zeros(d)))
+        best = cands[0]
+        for c in cands[1:]:  # the solver's w only when strictly better
+            if c[0] > best[0] + 1e-12 * (1 + abs(best[0])):
+                best = c
+        value, source, w = best
+        centred = widest_margin(prob.data, w)
+        if centred is not None:
+            centred_value = penalised(prob.data, centred, self.l0)
+            if centred_value >= value - 1e-12 * (1 + abs(value)):
+                w, value = centred, max(value, centred_value)
+        return value, source, w
+
+    def _status(self, out, value):
+        """(status, objective, bound, solver status, solver name) of the stage that decided."""
+        if out.exact is not None:
+            return "optimal", out.exact.value, out.exact.value, None, "exact"
+        if out.bnb is not None and out.bnb.proven:
+            return "optimal", out.bnb.value, out.bnb.bound, None, "branch and bound"
+        sol, model = out.sol, out.model
+        objective = None if sol is None or sol.objective is None else model.to_statistic(sol.objective)
+        bound = None if sol is None or sol.bound is None else model.to_statistic(sol.bound)
+        if sol is not None and sol.status == "optimal":
+            status = "optimal"
+        elif sol is not None and sol.status == "error" and out.found is None:
+            status = "error"
+        else:
+            status = "feasible"
+        if out.subset is not None:  # the MIP saw some lists only: its numbers are not the full problem's
+            objective = bound = None
+            status = "feasible"
+        if out.bnb is not None and (bound is None or out.bnb.bound < bound):
+            bound = out.bnb.bound
+        if status == "feasible" and bound is not None and value >= bound - 1e-9 * (1 + abs(bound)):
+            status = "optimal"
+        return status, objective, bound, None if sol is None else sol.status, self.solver if sol is not None \
+            else "none"
+
+    def _report(self, prob, settings, clock, out, trivial=False):
+        """``coef_`` and ``result_`` from the selected candidate."""
+        d = prob.X.shape[1]
+        if trivial:
+            value, source, w = prob.data.value(np.zeros(d)), "warm start", np.zeros(d)
+            status, objective, bound, solver_status, solver_name = "optimal", value, value, None, None
+        else:
+            value, source, w = self._select(prob, out)
+            status, objective, bound, solver_status, solver_name = self._status(out, value)
+        self.coef_ = w / prob.scale
+        gap = None if bound is None else max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
+        s = prob.Xs @ w
+        exact_value = self._exact(prob.y, s, prob.qid, prob.sw, prob.pairs, settings.gain)
         if exact_value is None:  # fractional weights: the weighted statistic of the merged rows
-            exact_value = data.value(w_scaled)
-        res = MIPResult(self.coef_, status, objective, bound, gap, time.perf_counter() - t_start,
-                        statistic=exact_value, delta=_smallest_gap(s, offsets),
-                        n_binaries=0 if model is None else model.n_binaries, source=source, build_time=build_time,
-                        search_time=t_search, logistic_statistic=lr_value,
-                        search_statistic=None if found is None else found.value, solver_status=solver_status,
+            exact_value = prob.data.value(w)
+        sol, model = out.sol, out.model
+        res = MIPResult(self.coef_, status, objective, bound, gap, clock.elapsed(), statistic=exact_value,
+                        delta=None if trivial else _smallest_gap(s, prob.offsets),
+                        n_binaries=0 if model is None else model.n_binaries, source=source,
+                        build_time=out.build_time, search_time=out.search_time,
+                        logistic_statistic=out.logistic_value,
+                        search_statistic=None if out.found is None else out.found.value, solver_status=solver_status,
                         trace=[] if sol is None else [(t, model.to_statistic(i), model.to_statistic(b))
-                                                      for t, i, b in sol.trace], **base)
-        res.solver = solver_name
-        if bnb is not None:
-            res.bnb_time, res.bnb_bound = bnb.seconds, bnb.bound
-        res.mip_rows = n if subset is None else int(subset.size)
+                                                      for t, i, b in sol.trace], **prob.report)
+        if solver_name is not None:
+            res.solver = solver_name
+        if out.bnb is not None:
+            res.bnb_time, res.bnb_bound = out.bnb.seconds, out.bnb.bound
+        res.mip_rows = prob.X.shape[0] if out.subset is None else int(out.subset.size)
         if sol is not None and sol.x is not None and objective is not None:
-            own = penalised(data, sol.x[:d], self.l0)
+            own = penalised(prob.data, sol.x[:d], self.l0)
             res.mismatch = abs(own - objective) > 1e-6 * max(1.0, abs(objective))
         self.result_ = res
         if sol is not None and sol.status in ("infeasible", "error"):
             # every formulation here is feasible (w = 0, z = 0), so either word is a solver failure
             warnings.warn(f"the MIP solver ended with status {sol.status!r}; coef_ comes from "
-                          f"{'the search' if found is not None else 'w = 0'}", stacklevel=2)
+                          f"{'the search' if out.found is not None else 'w = 0'}", stacklevel=3)
         return self
 
-    def _fit_relaxation(self, Xs, y, groups, sw, pairs, scale, base, qid, t_start):
-        model = build_problem(Xs, y, self.statistic, a=self.a, rank=self.rank, l0=self.l0, eps=self.eps,
-                              relax=True, groups=groups, sample_weight=sw, merge=self.merge_duplicates, pairs=pairs,
-                              gain=self.gain)
-        sol = solve(model, self.solver, time_limit=self.time_limit, threads=self.threads, verbose=self.verbose)
-        d = Xs.shape[1]
+    def _fit_relaxation(self, prob, settings, clock):
+        model = build_problem(prob.Xs, prob.y, self.statistic, a=self.a, rank=self.rank, l0=self.l0,
+                              eps=settings.margin, relax=True, groups=prob.groups, sample_weight=prob.sw,
+                              merge=self.merge_duplicates, pairs=prob.pairs, gain=settings.gain)
+        sol = solve(model, self.solver, time_limit=self.time_limit, threads=settings.n_jobs, verbose=self.verbose)
+        d = prob.X.shape[1]
         w = _snap_zeros(sol.x[:d]) if sol.x is not None else np.zeros(d)
-        self.coef_ = w / scale
+        self.coef_ = w / prob.scale
         objective = None if sol.objective is None else model.to_statistic(sol.objective)
         self.result_ = MIPResult(self.coef_, sol.status, objective, objective, 0.0 if objective is not None else None,
-                                 time.perf_counter() - t_start, n_binaries=0, source="solver", **base)
+                                 clock.elapsed(), n_binaries=0, source="solver", **prob.report)
         return self
 
-    def _exact(self, y, s, qid, sw, pairs):
+    def _exact(self, y, s, qid, sw, pairs, gain):
         """The statistic of scores s by :mod:`boostrank.metrics` (the oracle the package reports)."""
         from ..metrics import auc, rank_risk, wmw
         from ..weights import weight_family
@@ -532,7 +684,7 @@ class MIPRanker(BaseEstimator):
                     return float(np.mean(s[p[:, 0]] > s[p[:, 1]])) if len(p) else None
                 return float(wmw(y.astype(np.int64), s, qid, ties="pessimistic", average="pairs"))
             fam = weight_family(self.a if self.a is not None else "wrs")
-            return float(np.sum(rank_risk(y, s, fam, rank=self.rank, qid=qid, per_query=True, gain=self.gain)))
+            return float(np.sum(rank_risk(y, s, fam, rank=self.rank, qid=qid, per_query=True, gain=gain)))
 
     def decision_function(self, X) -> np.ndarray:
         """Scores wᵀx.
@@ -548,9 +700,10 @@ class MIPRanker(BaseEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "coef_")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.coef_.shape[0]:
-            raise ValueError(f"X must have {self.coef_.shape[0]} columns, got shape {X.shape}")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.coef_.shape[0]:
+            raise ValueError(f"X has {X.shape[1]} features, but MIPRanker is expecting {self.coef_.shape[0]} "
+                             f"features as input")
         return X @ self.coef_
 
     predict = decision_function

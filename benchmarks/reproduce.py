@@ -86,7 +86,7 @@ def datasets(quick=False):
 
 
 def make_methods(kind, cap, top):
-    a = br.dcg_at(top)
+    a = br.weights.dcg_at(top)
     mip_kw = dict(statistic="auc") if kind == "auc" else dict(statistic="rank_risk", a=a)
     methods = {
         "RB": lambda: br.RankBoost(n_estimators=50),
@@ -105,8 +105,8 @@ def run_thesis(kind, splits, cap, bar, quick=False):
     out = {}
     for name, X, y, top in datasets(quick):
         scorers = ({"auc": lambda yy, s: 100 * br.auc(yy, s, ties="pessimistic")} if kind == "auc" else
-                   {"min": lambda yy, s, t=top: br.rank_risk(yy, s, br.dcg_at(t)),
-                    "rank": lambda yy, s, t=top: br.rank_risk(yy, s, br.dcg_at(t), rank="resolved")})
+                   {"min": lambda yy, s, t=top: br.rank_risk(yy, s, br.weights.dcg_at(t)),
+                    "rank": lambda yy, s, t=top: br.rank_risk(yy, s, br.weights.dcg_at(t), rank="resolved")})
         methods = make_methods(kind, cap, top)
         res = {m: {sc: {"train": [], "test": []} for sc in scorers} | {"time": [], "trace": []} for m in methods}
         rng = np.random.default_rng(0)
@@ -338,7 +338,7 @@ def write_report(args, auc_res, rrf_res, welleck, res_dir, secs):
         s = sign * X[:, 0]
         exp_loss = float(np.exp(-(sign * P)[:, None] + (sign * N)[None, :]).sum())
         L.append(f"| {'+x' if sign > 0 else '−x'} | {br.auc(y, s):.4f} | {br.rank_risk(y, s, 'dcg@10'):.3f} | "
-                 f"{br.rank_risk(y, s, br.local_auc(6000)):.0f} | {exp_loss:.3g} |")
+                 f"{br.rank_risk(y, s, br.weights.local_auc(6000)):.0f} | {exp_loss:.3g} |")
     L += ["", "AUC and the exponential loss prefer +x; the statistics focused on the top of the list prefer −x.", ""]
     Path(args.report).write_text("\n".join(L) + "\n")
 

@@ -125,8 +125,8 @@ def table1(splits, time_limit):
                 lr = Logistic().fit(X[tr], y[tr])
                 rr = br.TopKReranker(k=50, a="dcg", time_limit=time_limit).fit(X[tr], y[tr], group=[len(b_tr)], base_scores=b_tr)
             b_te = lr.decision_function(X[te])
-            base_v.append(float(br.rank_risk(y[te], b_te, br.dcg())))
-            new_v.append(float(br.rank_risk(y[te], rr.predict(X[te], b_te), br.dcg())))
+            base_v.append(float(br.rank_risk(y[te], b_te, br.weights.dcg())))
+            new_v.append(float(br.rank_risk(y[te], rr.predict(X[te], b_te), br.weights.dcg())))
             status.append(rr.result_.status)
         base_v, new_v = np.array(base_v), np.array(new_v)
         t = stats.ttest_rel(new_v, base_v) if splits > 1 else None

@@ -26,7 +26,7 @@ _EXPORTS = {
     "rankncg": ("RankNCG",),
     "xgboost": ("xgboost_metric", "xgboost_objective",),
     "models": ("load_model", "save_model",),
-    "weights": ("WeightFamily", "dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "weight_family", "wrs", "wta",),
+    "weights": ("WeightFamily", "weight_family",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -34,11 +34,19 @@ __all__ = sorted(_WHERE) + ["__version__"]
 
 
 _SUBMODULES = frozenset(set(_EXPORTS) - {"_validation"} | {"dask", "probit", "cli", "mip"})
+#: weight families were top-level names in 0.1, beside the metrics; they live in br.weights now
+_MOVED = {name: "weights" for name in ("dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "wrs", "wta")}
 
 
 def __getattr__(name):
     if name in _SUBMODULES:  # br.rerank.cross_fit_scores works without importing boostrank.rerank first
         return importlib.import_module(f".{name}", __name__)
+    if name in _MOVED:
+        import warnings
+
+        warnings.warn(f"br.{name} is now br.weights.{name} (a weight family, not a metric); br.{name} stops "
+                      f"working in boostrank 0.3", FutureWarning, stacklevel=2)
+        return getattr(importlib.import_module(f".{_MOVED[name]}", __name__), name)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'boostrank' has no attribute {name!r}")

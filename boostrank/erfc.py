@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,13 +99,13 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         points, for eps in [1e-16, 0.5] (see :func:`series_parameters` for the error
         budget).  Below about 1e-13 the float64 rounding of the sums (present in the
         direct sum as well, ~1e-15 · Σ|q|) is larger than eps.
-    method : {"fast", "direct"}, default="fast"
+    method : {"fast", "exact"}, default="fast"
         ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
         cut-offs; one-sided sums add an O((N + M) log(N + M)) sort and come from
         one fused pass of the one-sided kernel).  Points spanning more than 2^40
         cut-off radii (about 4e12 at eps = 1e-6) are summed directly when N·M ≤ 4·10⁶
-        and refused with ValueError otherwise.  ``"direct"``:
-        the O(NM) sum with compensated summation.
+        and refused with ValueError otherwise.  ``"exact"``:
+        the O(NM) sum with compensated summation (``"direct"``, its 0.1 name, warns).
     side : {"both", "below", "above"}, default="both"
         Sum over all sources, over those strictly below the target (z_i < y_j), or
         over those at or above it (z_i ≥ y_j); "below" + "above" = "both".
@@ -120,7 +121,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     --------
     >>> import numpy as np
     >>> y = np.array([-1.0, 0.0, 2.0]); z = np.array([0.0, 0.5])
-    >>> bool(np.allclose(erfc_sum(y, z, eps=1e-12), erfc_sum(y, z, method="direct"), atol=1e-11))
+    >>> bool(np.allclose(erfc_sum(y, z, eps=1e-12), erfc_sum(y, z, method="exact"), atol=1e-11))
     True
     """
     y = _as_points(targets, "targets")
@@ -137,10 +138,14 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         return out
     sd, kd = _SIDES[side], _KERNELS[kernel]
     if method == "direct":
+        warnings.warn("erfc_sum(method='direct') is now method='exact' (as in LambdaObjective and RankNCG); "
+                      "'direct' stops working in boostrank 0.3", FutureWarning, stacklevel=2)
+        method = "exact"
+    if method == "exact":
         erfc_sum_direct(y, z, q, kd, sd, out)
         return out
     if method != "fast":
-        raise ValueError(f"method must be 'fast' or 'direct', got {method!r}")
+        raise ValueError(f"method must be 'fast' or 'exact', got {method!r}")
     par = series_parameters(eps, kernel)
     lo = min(y.min(), z.min())
     span = max(y.max(), z.max()) - lo
@@ -150,7 +155,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
             erfc_sum_direct(y, z, q, kd, sd, out)
             return out
         raise ValueError(f"points span {span:.3g}, over 2^40 cut-off radii ({par.r:.3g}): the fast sum's block "
-                         f"numbers would lose precision; use method='direct' or rescale the points")
+                         f"numbers would lose precision; use method='exact' or rescale the points")
     if sd == 0:
         erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, out)
         return out

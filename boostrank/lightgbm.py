@@ -43,6 +43,10 @@ def _unpack(a, b, c, d):
     return a, b, load
 
 
+#: λ kernel threads under LightGBM: all of Numba's (both share one OpenMP runtime; see lightgbm_objective)
+OBJECTIVE_THREADS = -1
+
+
 class LightGBMObjective:
     """λ objective for LightGBM; build it with :func:`lightgbm_objective`."""
 
@@ -101,7 +105,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
-    kw.setdefault("n_threads", -1)
+    kw.setdefault("n_threads", OBJECTIVE_THREADS)
     return LightGBMObjective(LambdaObjective(metric, **kw))
 
 
@@ -159,7 +163,7 @@ def check_params(params: dict) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, objective_kw=None, progress=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train a LightGBM ranker on query groups with a boostrank or native objective.
 
     Parameters
@@ -169,8 +173,8 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     y : ndarray
     offsets : ndarray of int64
         Query offsets (:func:`boostrank._validation.group_offsets`).
-    objective : str
-        One of :data:`boostrank.objectives.OBJECTIVE_NAMES` or :data:`NATIVE_OBJECTIVES`.
+    objective : str or LambdaObjective
+        A boostrank objective, or one of :data:`NATIVE_OBJECTIVES`.
     params : dict
         LightGBM parameters (checked by :func:`check_params`).
     n_estimators : int
@@ -180,8 +184,6 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     metrics : sequence of str
         boostrank metric names evaluated on ``evals``; the first drives early stopping.
     early_stopping_rounds : int, default=None
-    objective_kw : dict, default=None
-        Parameters of the λ objective.
     progress : callable, default=None
         Called after every round with a short text of the last evaluation.
 
@@ -201,8 +203,7 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
              for _, Xe, ye, oe in evals]
     base = {"verbose": -1, "metric": "None",
-            "objective": (lightgbm_objective(objective, **(objective_kw or {}))
-                          if objective in OBJECTIVE_NAMES else objective)}
+            "objective": LightGBMObjective(objective) if isinstance(objective, LambdaObjective) else objective}
     fevals = [lightgbm_metric(m) for m in metrics] if valid else None
     record: dict = {}
     callbacks = [lgb.record_evaluation(record)]

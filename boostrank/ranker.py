@@ -328,8 +328,10 @@ class LambdaRanker(BaseEstimator):
         offsets = fit_groups(self, y.shape[0], qid, group)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, offsets, per_query=self.engine == "xgboost")
-        if objective_kw is not None:  # bad labels fail here, not inside an engine callback
-            LambdaObjective(self.objective, **objective_kw).check_labels(y, offsets)
+        objective = self.objective
+        if objective_kw is not None:  # one objective: it checks the labels here, not in an engine callback
+            objective = LambdaObjective(self.objective, n_threads=adapter.OBJECTIVE_THREADS, **objective_kw)
+            objective.check_labels(y, offsets)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
@@ -345,9 +347,9 @@ class LambdaRanker(BaseEstimator):
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
         with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=not self.verbose) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
-                X, y, offsets, objective=self.objective, params=params, n_estimators=self.n_estimators,
+                X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
                 sample_weight=sample_weight, evals=evals, metrics=metrics,
-                early_stopping_rounds=self.early_stopping_rounds, objective_kw=objective_kw,
+                early_stopping_rounds=self.early_stopping_rounds,
                 progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
                 if self.verbose else None)
         self._set_fitted_attributes(best)

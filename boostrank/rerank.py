@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_array
 from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from ._validation import as_1d_float, fit_groups, group_offsets
 from .metrics import auc, rank_risk
-from .mip.estimator import MIPRanker
+from .mip.estimator import MIPRanker, TimeBudget
 from .weights import weight_family
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
@@ -228,6 +228,44 @@ def refit_estimator(model):
         kw["max_depth"] = int(tree["max_depth"])
     boostrank_objective = objective if objective.startswith(("rank:", "binary:")) else "auc"
     return LambdaRanker(engine="xgboost", objective=boostrank_objective, **kw)
+
+
+@dataclass
+class _RerankProblem:
+    """A fit's validated inputs and base order, built once and passed to every stage."""
+
+    X: np.ndarray
+    y: np.ndarray
+    offsets: np.ndarray
+    base: np.ndarray
+    Z: np.ndarray
+    base_rank: np.ndarray
+    cross_fitted: bool
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+
+@dataclass
+class _Choice:
+    """The held-out gate's pick: the best candidate, every candidate's gain, the corrected p-value."""
+
+    best: tuple
+    gains: dict = field(default_factory=dict)
+    p_value: float | None = None
+
+    def rejected(self, alpha) -> bool:
+        """The gate ran and the best candidate did not win on held-out lists."""
+        return self.p_value is not None and not (self.gains[self.best] > 1e-12 and self.p_value < alpha)
+
+    def base_order_result(self, gate, alpha, cross_fitted, seconds) -> "RerankResult":
+        kind, k, l0 = self.best
+        reason = (f"the held-out gate kept the base order: the best second stage ({kind}, k={k}) gained "
+                  f"{self.gains[self.best]:+.6g} over {gate} folds, paired one-sided p = {self.p_value:.3g} "
+                  f"(needs a gain with p < {alpha})")
+        return RerankResult("base order", reason, k, l0, self.gains, cross_fitted=cross_fitted, seconds=seconds,
+                            model=kind, p_value=self.p_value)
 
 
 @dataclass
@@ -455,9 +493,36 @@ class TopKReranker(BaseEstimator):
         -------
         self
         """
-        t_start = time.perf_counter()
+        clock = TimeBudget(self.time_limit)
         self._renamed = resolve_renamed(self, {"eps": "margin", "threads": "n_jobs", "warm_start": "init"})
         ks = self._ks()
+        prob = self._prepare(X, y, qid, group, base_scores)
+        if all(k == 0 for k in ks) or prob.n == 0:
+            self.result_ = RerankResult("base order", "k = 0 keeps the base order", 0, 0.0,
+                                        cross_fitted=prob.cross_fitted, seconds=clock.elapsed())
+            return self
+        ks = [k for k in ks if k != 0]
+        if not prob.cross_fitted:
+            self._warn_in_sample(prob.y, prob.base, prob.offsets, ks[0])
+        cands = self._candidates(prob, ks)
+        gate = int(self.gate) if self.gate else 0
+        gate = gate if gate >= 2 and prob.n >= 2 * gate else 0
+        n_fits = (sum(kind == "exact" for kind, _, _ in cands) * gate) + 1
+        from tqdm.auto import tqdm
+
+        with tqdm(total=n_fits, desc="re-ranker", leave=False,
+                  disable=None if self.progress is None else not self.progress) as bar:
+            choice = self._gate(prob, cands, gate, self._gate_time(n_fits), bar) if gate else _Choice(cands[0])
+            if choice.rejected(self.gate_alpha):
+                self.result_ = choice.base_order_result(gate, self.gate_alpha, prob.cross_fitted, clock.elapsed())
+                return self
+            w = self._final_fit(prob, choice.best, clock, bar)
+        return self._report(prob, choice, w, clock)
+
+    # ---------------------------------------------------------- fit stages
+
+    def _prepare(self, X, y, qid, group, base_scores) -> _RerankProblem:
+        """Validated inputs and the base scores: given, or cross-fitted by ``base_estimator``."""
         X = check_array(X, dtype=np.float64)
         y = as_1d_float(y, "y")
         n, d = X.shape
@@ -468,105 +533,92 @@ class TopKReranker(BaseEstimator):
             qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
         self.n_features_in_ = d
         self.base_estimator_ = None
-        cross_fitted = False
         if base_scores is None:
             if self.base_estimator is None:
                 raise ValueError("pass base_scores or set base_estimator (cross-fitted over queries)")
             base, _ = cross_fit_scores(self.base_estimator, X, y, qid, cv=self.cv, random_state=self.random_state)
-            self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
-            cross_fitted = True
         else:
             base = as_1d_float(base_scores, "base_scores")
             if base.shape[0] != n:
                 raise ValueError(f"X has {n} rows but base_scores has {base.shape[0]}")
-            if self.base_estimator is not None:
-                self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
-        Z = self._features(X, base)
+        if self.base_estimator is not None:
+            self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
         self.ranker_ = None
         self.fallback_ = "base order"
         self.coef_ = np.r_[np.zeros(d), 1.0] if self.include_base else np.zeros(d)
-        base_rank = self._positions(base, offsets, None)
+        return _RerankProblem(X, y, offsets, base, self._features(X, base), self._positions(base, offsets, None),
+                              cross_fitted=base_scores is None)
 
-        if all(k == 0 for k in ks) or n == 0:
-            self.result_ = RerankResult("base order", "k = 0 keeps the base order", 0, 0.0, cross_fitted=cross_fitted,
-                                        seconds=time.perf_counter() - t_start)
-            return self
-        ks = [k for k in ks if k != 0]
-        if base_scores is not None and not cross_fitted:
-            self._warn_in_sample(y, base, offsets, ks[0])
-        base_value = self._list_value(y[top_k_rows(base, offsets, ks[0])], base_rank[top_k_rows(base, offsets, ks[0])],
-                                      self._sub_offsets(offsets, ks[0]))
-        l0s = self._l0s(base_value, d)
-        cands = ([("exact", k, l0) for k in ks for l0 in l0s] + [("logistic", k, 0.0) for k in ks]
-                 + [("blend", k, l0) for k in ks for l0 in l0s])
-        gate = int(self.gate) if self.gate else 0
-        use_gate = gate >= 2 and n >= 2 * gate
-        n_fits = (len(ks) * len(l0s) * gate if use_gate else 0) + 1
-        per_fit = None if self.time_limit is None else max(0.25, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
-        gains = {}
-        best = cands[0]
-        p_value = None
-        from tqdm.auto import tqdm
+    def _candidates(self, prob, ks):
+        """(kind, k, l0) of every second stage the gate compares: exact fits, logistic regression, blends."""
+        top = top_k_rows(prob.base, prob.offsets, ks[0])
+        base_value = self._list_value(prob.y[top], prob.base_rank[top], self._sub_offsets(prob.offsets, ks[0]))
+        l0s = self._l0s(base_value, prob.X.shape[1])
+        return ([("exact", k, l0) for k in ks for l0 in l0s] + [("logistic", k, 0.0) for k in ks]
+                + [("blend", k, l0) for k in ks for l0 in l0s])
 
-        bar = tqdm(total=n_fits, desc="re-ranker", disable=(None if self.progress is None else not self.progress),
-                   leave=False)
-        try:
-            if use_gate:
-                row_fold = self._row_folds(offsets, gate)
-                per_list = {c: [] for c in cands}
-                for f in range(gate):
-                    tr_rows, tr_off = _subset(offsets, row_fold != f)
-                    te_rows, te_off = _subset(offsets, row_fold == f)
-                    yt, bt, Zt = y[te_rows], base[te_rows], Z[te_rows]
-                    before = self._list_value(yt, self._positions(bt, te_off, None), te_off, per_list=True)
-                    fitted = {}
-                    for kind, k, l0 in cands:
-                        if kind == "exact":
-                            bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
-                            w = self._fit_w(Z, y, base, tr_rows, tr_off, k, l0, per_fit)
-                            bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} "
-                                                f"{self._progress_text()}", refresh=False)
-                            bar.update()
-                        elif kind == "logistic":
-                            w = self._fit_logistic(Z, y, base, tr_rows, tr_off, k)
-                        else:
-                            w = _blend(fitted[("exact", k, l0)], fitted[("logistic", k, 0.0)], Z, tr_rows)
-                        fitted[(kind, k, l0)] = w
-                        new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
-                        per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
-                diffs = {c: np.concatenate(v) for c, v in per_list.items()}
-                gains = {c: float(v.sum()) for c, v in diffs.items()}
-                best = max(cands, key=lambda c: gains[c])
-                # the best of len(cands) candidates: Bonferroni keeps the selection honest
-                p_value = min(1.0, len(cands) * _one_sided_p(diffs[best]))
-            kind, k, l0 = best
-            if use_gate and not (gains[best] > 1e-12 and p_value < self.gate_alpha):
-                reason = (f"the held-out gate kept the base order: the best second stage ({kind}, k={k}) gained "
-                          f"{gains[best]:+.6g} over {gate} folds, paired one-sided p = {p_value:.3g} "
-                          f"(needs a gain with p < {self.gate_alpha})")
-                self.result_ = RerankResult("base order", reason, k, l0, gains, cross_fitted=cross_fitted,
-                                            seconds=time.perf_counter() - t_start, model=kind, p_value=p_value)
-                return self
-            bar.set_postfix_str(f"final fit k={k} l0={l0:.3g}")
-            rows = top_k_rows(base, offsets, k)
-            sub_off = self._sub_offsets(offsets, k)
-            train_base = self._list_value(y[rows], base_rank[rows], sub_off)
-            all_rows = np.arange(n)
-            if kind in ("exact", "blend"):
-                left = None if self.time_limit is None else max(1.0, float(self.time_limit)
-                                                                 - (time.perf_counter() - t_start))
-                w = self._fit_w(Z, y, base, all_rows, offsets, k, l0, left, keep=True)
-                if kind == "blend":
-                    w = _blend(w, self._fit_logistic(Z, y, base, all_rows, offsets, k), Z, all_rows)
-            else:
-                w = self._fit_logistic(Z, y, base, all_rows, offsets, k)
-            bar.set_postfix_str(f"final fit k={k} l0={l0:.3g} {self._progress_text() if kind != 'logistic' else ''}",
-                                refresh=False)
-            bar.update()
-        finally:
-            bar.close()
-        res = RerankResult("base order", "", k, l0, gains, train_base=train_base, cross_fitted=cross_fitted,
-                           mip=None if self.ranker_ is None else self.ranker_.result_, model=kind, p_value=p_value)
+    def _gate_time(self, n_fits):
+        """Seconds of each of the gate's exact fits: half the budget, shared."""
+        if self.time_limit is None:
+            return None
+        return max(0.25, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
+
+    def _gate(self, prob, cands, gate, per_fit, bar) -> _Choice:
+        """Every candidate's per-list held-out gain over the base order, over ``gate`` folds."""
+        row_fold = self._row_folds(prob.offsets, gate)
+        per_list = {c: [] for c in cands}
+        for f in range(gate):
+            tr_rows, tr_off = _subset(prob.offsets, row_fold != f)
+            te_rows, te_off = _subset(prob.offsets, row_fold == f)
+            yt, bt, Zt = prob.y[te_rows], prob.base[te_rows], prob.Z[te_rows]
+            before = self._list_value(yt, self._positions(bt, te_off, None), te_off, per_list=True)
+            fitted = {}
+            for kind, k, l0 in cands:
+                if kind == "exact":
+                    bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
+                    w = self._fit_w(prob, tr_rows, tr_off, k, l0, per_fit)
+                    bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} {self._progress_text()}",
+                                        refresh=False)
+                    bar.update()
+                elif kind == "logistic":
+                    w = self._fit_logistic(prob, tr_rows, tr_off, k)
+                else:
+                    w = _blend(fitted[("exact", k, l0)], fitted[("logistic", k, 0.0)], prob.Z, tr_rows)
+                fitted[(kind, k, l0)] = w
+                new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
+                per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
+        diffs = {c: np.concatenate(v) for c, v in per_list.items()}
+        gains = {c: float(v.sum()) for c, v in diffs.items()}
+        best = max(cands, key=lambda c: gains[c])
+        # the best of len(cands) candidates: Bonferroni keeps the selection honest
+        return _Choice(best, gains, min(1.0, len(cands) * _one_sided_p(diffs[best])))
+
+    def _final_fit(self, prob, best, clock, bar):
+        """The chosen second stage fitted on every training list (exact fits get the time left)."""
+        kind, k, l0 = best
+        bar.set_postfix_str(f"final fit k={k} l0={l0:.3g}")
+        all_rows = np.arange(prob.n)
+        if kind == "logistic":
+            w = self._fit_logistic(prob, all_rows, prob.offsets, k)
+        else:
+            left = None if self.time_limit is None else max(1.0, float(self.time_limit) - clock.elapsed())
+            w = self._fit_w(prob, all_rows, prob.offsets, k, l0, left, keep=True)
+            if kind == "blend":
+                w = _blend(w, self._fit_logistic(prob, all_rows, prob.offsets, k), prob.Z, all_rows)
+        bar.set_postfix_str(f"final fit k={k} l0={l0:.3g} {self._progress_text() if kind != 'logistic' else ''}",
+                            refresh=False)
+        bar.update()
+        return w
+
+    def _report(self, prob, choice, w, clock):
+        """``coef_``, ``fallback_`` and ``result_`` of the final fit."""
+        kind, k, l0 = choice.best
+        rows = top_k_rows(prob.base, prob.offsets, k)
+        sub_off = self._sub_offsets(prob.offsets, k)
+        res = RerankResult("base order", "", k, l0, choice.gains,
+                           train_base=self._list_value(prob.y[rows], prob.base_rank[rows], sub_off),
+                           cross_fitted=prob.cross_fitted, mip=None if self.ranker_ is None else self.ranker_.result_,
+                           model=kind, p_value=choice.p_value)
         if w is None:
             res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
         elif not np.any(w):
@@ -575,12 +627,12 @@ class TopKReranker(BaseEstimator):
             self.coef_ = w
             self.fallback_ = None
             res.status = "re-ranked"
-            res.train_reranked = self._list_value(y[rows], Z[rows] @ w, sub_off)
+            res.train_reranked = self._list_value(prob.y[rows], prob.Z[rows] @ w, sub_off)
             res.reason = ("held-out gain over the base order " + ", ".join(
                 f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
-                for (kd, kk, ll), g in gains.items()) + f"; kept {kind} (paired one-sided p = {p_value:.3g})"
-                if gains else "no gate (gate=0)")
-        res.seconds = time.perf_counter() - t_start
+                for (kd, kk, ll), g in choice.gains.items()) + f"; kept {kind} (paired one-sided p = "
+                f"{choice.p_value:.3g})" if choice.gains else "no gate (gate=0)")
+        res.seconds = clock.elapsed()
         self.result_ = res
         return self
 
@@ -590,9 +642,10 @@ class TopKReranker(BaseEstimator):
         sizes = sizes if k is None else np.minimum(sizes, k)
         return np.r_[0, np.cumsum(sizes)].astype(np.int64)
 
-    def _fit_w(self, Z, y, base, rows_all, sub_off, k, l0, time_limit, keep=False):
+    def _fit_w(self, prob, rows_all, sub_off, k, l0, time_limit, keep=False):
         """w of the second stage on the top k rows of the lists ``rows_all`` / ``sub_off``
         describe, or None with nothing to order."""
+        Z, y, base = prob.Z, prob.y, prob.base
         top = top_k_rows(base[rows_all], sub_off, k)
         rows = rows_all[top]
         sizes = np.diff(sub_off) if k is None else np.minimum(np.diff(sub_off), k)
@@ -626,10 +679,11 @@ class TopKReranker(BaseEstimator):
         bound = "" if r.bound is None else f", bound {r.bound:.4g}"
         return f"(incumbent {inc}{bound}, {r.status})"
 
-    def _fit_logistic(self, Z, y, base, rows_all, sub_off, k):
+    def _fit_logistic(self, prob, rows_all, sub_off, k):
         """Standardised logistic regression on the top k rows of the lists (in Z's units)."""
         from sklearn.linear_model import LogisticRegression
 
+        Z, y, base = prob.Z, prob.y, prob.base
         rows = rows_all[top_k_rows(base[rows_all], sub_off, k)]
         labels = y[rows] > 0
         if np.unique(labels).size < 2:

@@ -53,6 +53,10 @@ def _row_weights(dtrain, offsets):
     return w.astype(np.float64)
 
 
+#: λ kernel threads under XGBoost: one (its bundled libgomp and Numba's runtime spin against each other)
+OBJECTIVE_THREADS = 1
+
+
 class XGBoostObjective:
     """λ objective for ``xgb.train(obj=...)``; build it with :func:`xgboost_objective`."""
 
@@ -127,7 +131,7 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     The callable returns float32 arrays (XGBoost's gradient type), reused by its next
     call; :func:`boostrank.lambda_gradients` gives float64 copies.
     """
-    kw.setdefault("n_threads", 1)
+    kw.setdefault("n_threads", OBJECTIVE_THREADS)
     return XGBoostObjective(LambdaObjective(metric, **kw))
 
 
@@ -193,7 +197,7 @@ def check_params(params: dict) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, objective_kw=None, progress=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train an XGBoost ranker on query groups with a boostrank or native objective.
 
     Parameters are those of :func:`boostrank.lightgbm.train_ranker`, except that
@@ -215,8 +219,8 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
             d.set_weight(query_weights(weight, off))
         return d
 
-    custom = objective in OBJECTIVE_NAMES
-    full = {"tree_method": "hist", "verbosity": 0, **objective_params(objective), **params}
+    custom = isinstance(objective, LambdaObjective)
+    full = {"tree_method": "hist", "verbosity": 0, **objective_params("auc" if custom else objective), **params}
     if evals:
         full["disable_default_eval_metric"] = 1
     check_params(full)
@@ -241,7 +245,7 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
         callbacks.append(scorers[0].early_stopping(early_stopping_rounds))
     record: dict = {}
     booster = xgb.train(full, train, num_boost_round=n_estimators, evals=watch,
-                        obj=xgboost_objective(objective, **(objective_kw or {})) if custom else None,
+                        obj=XGBoostObjective(objective) if custom else None,
                         custom_metric=custom_metric if watch else None, maximize=True,
                         evals_result=record, verbose_eval=False, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)

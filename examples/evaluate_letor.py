@@ -31,4 +31,4 @@ print(f"NDCG@10       {br.ndcg(test.y, scores, test.qid, k=10, convention='trec'
 print(f"MAP           {br.mean_average_precision(test.y, scores, test.qid):.4f}")
 print(f"P@5 micro     {br.precision_at(test.y, scores, test.qid, k=5):.4f}")
 print(f"P@5 macro     {br.precision_at(test.y, scores, test.qid, k=5, average='macro'):.4f}")
-print(f"DCG@5 (RRF)   {br.rank_risk(test.y, scores, br.dcg_at(5), qid=test.qid):.4f}")
+print(f"DCG@5 (RRF)   {br.rank_risk(test.y, scores, br.weights.dcg_at(5), qid=test.qid):.4f}")

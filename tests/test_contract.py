@@ -294,3 +294,52 @@ def test_scikit_learns_warm_start_false_is_what_a_fit_does_and_true_is_refused()
         br.MIPRanker(warm_start=False, time_limit=1).fit(X, y)
     with pytest.raises(ValueError, match="no incremental fit"):
         br.MIPRanker(warm_start=True).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "wrs", "wta"])
+def test_weight_families_live_in_their_own_namespace(name):
+    assert name not in br.__all__ and name in dir(br.weights)
+    with pytest.warns(FutureWarning, match=f"br.{name} is now br.weights.{name}"):
+        old = getattr(br, name)
+    assert old is getattr(br.weights, name)
+
+
+def test_one_method_vocabulary_and_one_default_solver():
+    import inspect
+
+    from boostrank.mip.solvers import solve
+
+    y, z = np.linspace(-1, 1, 7), np.linspace(-2, 2, 5)
+    with pytest.warns(FutureWarning, match="method='exact'"):
+        old = br.erfc_sum(y, z, method="direct")
+    np.testing.assert_array_equal(old, br.erfc_sum(y, z, method="exact"))
+    assert inspect.signature(solve).parameters["solver"].default == br.MIPRanker().solver == "highs"
+    for estimator in (br.MIPRanker(), br.TopKReranker()):
+        assert estimator.gain == "auto" and estimator.n_jobs is None and not hasattr(estimator, "threads_")
+
+
+def _complexity(fn) -> int:
+    """McCabe's cyclomatic complexity: 1 + branches, loops, handlers and boolean operands."""
+    c = 1
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.If, ast.For, ast.While, ast.IfExp, ast.ExceptHandler, ast.Assert)):
+            c += 1
+        elif isinstance(node, ast.BoolOp):
+            c += len(node.values) - 1
+        elif isinstance(node, ast.comprehension):
+            c += 1 + len(node.ifs)
+    return c
+
+
+def test_every_fit_is_a_readable_pipeline():
+    fits = []
+    for path in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                fits += [(f"{path.name}:{node.name}.fit", f) for f in node.body
+                         if isinstance(f, ast.FunctionDef) and f.name == "fit"]
+    assert {"estimator.py:MIPRanker.fit", "rerank.py:TopKReranker.fit",
+            "ranker.py:LambdaRanker.fit", "rankncg.py:RankNCG.fit"} <= {name for name, _ in fits}
+    for name, fn in fits:
+        lines = fn.end_lineno - fn.lineno + 1
+        assert lines <= 80 and _complexity(fn) <= 25, f"{name}: {lines} lines, complexity {_complexity(fn)}"

@@ -212,12 +212,12 @@ def test_thesis_table_2_2_ranks():
     (1, "min", 12), (1, "resolved", 13), (-1, "min", 0), (-1, "resolved", 18),
 ])
 def test_thesis_table_2_3_local_auc(w, rank, expected):
-    value = br.rank_risk(TABLE_2_2_Y, w * TABLE_2_2_X, br.local_auc(5), rank=rank)
+    value = br.rank_risk(TABLE_2_2_Y, w * TABLE_2_2_X, br.weights.local_auc(5), rank=rank)
     assert value == expected
 
 
-FAMILIES = [br.wrs(), br.local_auc(3), br.wta(), br.mrr(), br.dcg(), br.dcg_at(3),
-            br.dcg_at(0.25), br.pnorm(4), br.staircase([6, 3], [2.0, 1.0])]
+FAMILIES = [br.weights.wrs(), br.weights.local_auc(3), br.weights.wta(), br.weights.mrr(), br.weights.dcg(), br.weights.dcg_at(3),
+            br.weights.dcg_at(0.25), br.weights.pnorm(4), br.weights.staircase([6, 3], [2.0, 1.0])]
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
@@ -240,13 +240,13 @@ def test_rank_risk_matches_reference(family, seed, rank):
 def test_weight_families_follow_the_thesis():
     n = 6
     ell = np.arange(1, n + 1)
-    np.testing.assert_allclose(br.wrs()(n), ell)
-    np.testing.assert_allclose(br.wta()(n), [0, 0, 0, 0, 0, 1])
-    np.testing.assert_allclose(br.mrr()(n), 1 / (n - ell + 1))
-    np.testing.assert_allclose(br.dcg_at(2)(n), [0, 0, 0, 0, 1 / np.log2(3), 1])
-    np.testing.assert_allclose(br.pnorm(2)(n), ell**2)
+    np.testing.assert_allclose(br.weights.wrs()(n), ell)
+    np.testing.assert_allclose(br.weights.wta()(n), [0, 0, 0, 0, 0, 1])
+    np.testing.assert_allclose(br.weights.mrr()(n), 1 / (n - ell + 1))
+    np.testing.assert_allclose(br.weights.dcg_at(2)(n), [0, 0, 0, 0, 1 / np.log2(3), 1])
+    np.testing.assert_allclose(br.weights.pnorm(2)(n), ell**2)
     # Definition 3 example: n = 50, tiers top-10/20/30 with q = 5, 3, 1
-    a = br.staircase([40, 30, 20], [5, 3, 1])(50)
+    a = br.weights.staircase([40, 30, 20], [5, 3, 1])(50)
     assert a[49] == 9 and a[40] == 9 and a[39] == 4 and a[30] == 4 and a[20] == 1 and a[19] == 0
     for fam in FAMILIES:
         w = fam(20)

@@ -389,8 +389,8 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
 SOLVERS = {"cbc": solve_cbc, "highs": solve_highs}
 
 
-def solve(model: MIPModel, solver: str = "cbc", **kwargs) -> SolverResult:
-    """Solve with the named solver (``"cbc"`` or ``"highs"``)."""
+def solve(model: MIPModel, solver: str = "highs", **kwargs) -> SolverResult:
+    """Solve with the named solver (``"highs"``, :class:`boostrank.MIPRanker`'s default, or ``"cbc"``)."""
     try:
         fn = SOLVERS[solver]
     except KeyError:

@@ -86,7 +86,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
-        ``n_threads`` defaults to −1 (all of Numba's threads): LightGBM and Numba share one
+        ``n_jobs`` defaults to −1 (all of Numba's threads): LightGBM and Numba share one
         OpenMP runtime, so the kernels' threads do not compete with LightGBM's.
 
     Returns
@@ -105,7 +105,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
-    kw.setdefault("n_threads", OBJECTIVE_THREADS)
+    kw.setdefault("n_jobs", OBJECTIVE_THREADS)
     return LightGBMObjective(LambdaObjective(metric, **kw))
 
 

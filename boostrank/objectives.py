@@ -9,11 +9,13 @@ linear-time λ lives in :mod:`boostrank.probit`.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from typing import Callable
 
 import numba
 import numpy as np
 
+from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as offsets_of
@@ -138,13 +140,15 @@ class LambdaObjective:
         ``method="auto"`` sums pairs exactly in shorter lists; 128 is about where
         the series became faster when measured on 2 cores (100 rows: 23 µs exact vs
         24 µs fast; 1 600 rows: 4.5 ms vs 0.25 ms).
-    n_threads : int, default=None
+    n_jobs : int, default=None
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
         ``PARALLEL_MIN_ROWS`` (200 000) rows, all above — a parallel region's idle
         threads spin against an engine that runs its own OpenMP runtime, which doubled
         XGBoost's round time on MQ2008: the XGBoost adapter passes 1.  LightGBM shares
         Numba's runtime and its adapter passes −1 (MQ2008, 300 rounds: 0.83× instead of
         0.93× of lambdarank's time with LightGBM on one thread, 0.92× instead of 0.96× on two).
+    n_threads : deprecated
+        0.1's name of ``n_jobs`` (FutureWarning; removed in 0.3).
 
     Notes
     -----
@@ -160,7 +164,7 @@ class LambdaObjective:
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
                  link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = 128,
-                 n_threads: int | None = None):
+                 n_jobs: int | None = None, n_threads=DEPRECATED):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
         if method not in ("exact", "fast", "auto"):
@@ -174,8 +178,14 @@ class LambdaObjective:
                              "division by the score gap")
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
-        if n_threads is not None and int(n_threads) < 1 and int(n_threads) != -1:
-            raise ValueError(f"n_threads must be at least 1 (or -1 for all), got {n_threads!r}")
+        if not (isinstance(n_threads, str) and n_threads == DEPRECATED):
+            if n_jobs is not None:
+                raise ValueError("n_threads is the old name of n_jobs; set only n_jobs")
+            warnings.warn("LambdaObjective(n_threads=...) is now n_jobs=...; n_threads stops working in boostrank "
+                          "0.3", FutureWarning, stacklevel=2)
+            n_jobs = n_threads
+        if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
+            raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
         if not (sigma > 0 and np.isfinite(sigma)):
             raise ValueError(f"sigma must be positive and finite, got {sigma!r}")
         if int(truncation_level) < 1:
@@ -190,7 +200,7 @@ class LambdaObjective:
         self.method = method
         self.eps = float(eps)
         self.auto_min_rows = int(auto_min_rows)
-        self.n_threads = None if n_threads is None else int(n_threads)
+        self.n_jobs = None if n_jobs is None else int(n_jobs)
         self._kernel = KERNELS[metric, link]
         self._cache: dict = {}
 
@@ -318,10 +328,10 @@ class LambdaObjective:
         return only
 
     def _threads(self, n_rows, available):
-        if self.n_threads == -1:
+        if self.n_jobs == -1:
             return available
-        if self.n_threads is not None:
-            return min(self.n_threads, available)
+        if self.n_jobs is not None:
+            return min(self.n_jobs, available)
         return available if n_rows >= PARALLEL_MIN_ROWS else 1
 
 

@@ -330,7 +330,7 @@ class LambdaRanker(BaseEstimator):
             sample_weight = check_sample_weight(sample_weight, offsets, per_query=self.engine == "xgboost")
         objective = self.objective
         if objective_kw is not None:  # one objective: it checks the labels here, not in an engine callback
-            objective = LambdaObjective(self.objective, n_threads=adapter.OBJECTIVE_THREADS, **objective_kw)
+            objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
             objective.check_labels(y, offsets)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):

@@ -119,7 +119,7 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
-        ``n_threads`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
+        ``n_jobs`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
         system one, and each runtime's idle threads spin against the other's work (a
         10^6-row fast λ-AUC round took 247 ms with Numba's two threads, 227 ms with one).
 
@@ -131,7 +131,7 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     The callable returns float32 arrays (XGBoost's gradient type), reused by its next
     call; :func:`boostrank.lambda_gradients` gives float64 copies.
     """
-    kw.setdefault("n_threads", OBJECTIVE_THREADS)
+    kw.setdefault("n_jobs", OBJECTIVE_THREADS)
     return XGBoostObjective(LambdaObjective(metric, **kw))
 
 

@@ -82,11 +82,13 @@ def test_one_group_rule_everywhere():
 
 def test_thread_count_is_a_parameter_and_is_left_as_found():
     before = numba.get_num_threads()
-    for n_threads in (None, 1, -1, before):
-        obj = br.LambdaObjective("auc", n_threads=n_threads)
+    for n_jobs in (None, 1, -1, before):
+        obj = br.LambdaObjective("auc", n_jobs=n_jobs)
         obj.gradients(np.zeros(4), obj.check_labels(np.array([1.0, 0, 0, 1])))
         assert numba.get_num_threads() == before
-    assert br.xgboost_objective("auc").objective.n_threads == 1
-    assert br.lightgbm_objective("auc").objective.n_threads == -1
-    with pytest.raises(ValueError, match="n_threads"):
-        br.LambdaObjective("auc", n_threads=0)
+    assert br.xgboost_objective("auc").objective.n_jobs == 1
+    assert br.lightgbm_objective("auc").objective.n_jobs == -1
+    with pytest.raises(ValueError, match="n_jobs"):
+        br.LambdaObjective("auc", n_jobs=0)
+    with pytest.warns(FutureWarning, match="now n_jobs"):
+        assert br.LambdaObjective("auc", n_threads=1).n_jobs == 1

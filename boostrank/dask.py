@@ -89,6 +89,22 @@ def group_sizes(df, qid: str = "qid"):
     return da.concatenate([da.from_array(sizes, chunks=max(len(sizes), 1)) for _, sizes in runs])
 
 
+def _materialise(client, df):
+    """``df`` computed once on the workers.
+
+    A lazy ``partition_by_query`` sorts by sampling its partition boundaries anew at each
+    evaluation: the group sizes and the data the engine reads would come from two different
+    evaluations ("Sum of query counts (997) differs from the length of #data (934)").  The
+    engines hold the data in the workers' memory anyway, so one persisted copy costs nothing
+    extra.
+    """
+    from distributed import wait
+
+    df = client.persist(df)
+    wait(df)
+    return df
+
+
 def _one_list_groups(df, one_list):
     if one_list != "per_partition":
         raise ValueError("qid=None: a single list split over partitions loses the pairs between partitions; "
@@ -165,6 +181,7 @@ def train_lightgbm(client, df, *, label: str, qid: str | None = "qid", features:
     """
     import lightgbm as lgb
 
+    df = _materialise(client, df)
     group = group_sizes(df, qid) if qid is not None else _one_list_groups(df, one_list)
     features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
     obj = objective
@@ -188,6 +205,7 @@ def train_xgboost(client, df, *, label: str, qid: str = "qid", features: Sequenc
     xgb = import_xgboost()
     importlib.import_module("xgboost.dask")  # registers xgb.dask
 
+    df = _materialise(client, df)
     _check_whole_queries(_partition_runs(df, qid))
     features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
     dtrain = xgb.dask.DaskDMatrix(client, df[features], df[label], qid=df[qid])

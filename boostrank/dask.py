@@ -17,12 +17,15 @@ import numpy as np
 import pandas as pd
 
 from ._validation import group_offsets
+from .lightgbm import check_params as _lgb_check_params
 from .lightgbm import lightgbm_objective
-from .objectives import OBJECTIVE_NAMES
-from .xgboost import import_xgboost, xgboost_objective
+from .objectives import OBJECTIVE_NAMES, LambdaObjective
+from .ranker import LambdaRanker
+from .xgboost import gain_importances, import_xgboost, xgboost_objective
 from .xgboost import objective_params as xgb_objective_params
 
-__all__ = ["partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost", "per_partition_agreement"]
+__all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost",
+           "per_partition_agreement"]
 
 _ROW = "_boostrank_row"
 
@@ -100,6 +103,9 @@ def _materialise(client, df):
     """
     from distributed import wait
 
+    # the sort's partition boundaries are computed here, on the client: left to the scheduler, which
+    # builds the graph in a thread of its own, that computation waited on the scheduler itself
+    df.__dask_graph__()
     df = client.persist(df)
     wait(df)
     return df
@@ -212,3 +218,294 @@ def train_xgboost(client, df, *, label: str, qid: str = "qid", features: Sequenc
     params = {"tree_method": "hist", **xgb_objective_params(objective), **(params or {})}
     obj = xgboost_objective(objective, **(objective_params or {})) if objective in OBJECTIVE_NAMES else None
     return xgb.dask.train(client, params, dtrain, num_boost_round=num_boost_round, obj=obj)
+
+
+# ---------------------------------------------------------------- the estimator
+
+_LABEL, _QID, _WEIGHT = "_boostrank_label", "_boostrank_qid", "_boostrank_weight"
+
+
+def _is_dask(x) -> bool:
+    import dask
+
+    return dask.is_dask_collection(x)
+
+
+def _query_frame(client, X, y, qid, weight=None, npartitions=None):
+    """One Dask DataFrame of features, label, qid (and weight), whole queries per partition, computed once.
+
+    Accepts Dask DataFrames/Series/Arrays with aligned partitions, or in-memory data
+    (split into one partition per worker).
+    """
+    import dask.dataframe as dd
+
+    if not _is_dask(X):
+        n = len(X)
+        frame = pd.DataFrame(np.asarray(X) if not hasattr(X, "columns") else X.copy())
+        if not hasattr(X, "columns"):
+            frame.columns = [f"f{j}" for j in range(frame.shape[1])]
+        for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)):
+            if col is not None:
+                col = np.asarray(col).reshape(-1)
+                if col.shape[0] != n:
+                    raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for {n} rows")
+                frame[name] = col
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        ddf = dd.from_pandas(frame, npartitions=npartitions or workers)
+    else:
+        ddf = X if hasattr(X, "columns") else dd.from_dask_array(X, columns=[f"f{j}" for j in range(X.shape[1])])
+        ddf = ddf.assign(**{name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight))
+                            if col is not None})
+    features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT)]
+    ddf = _materialise(client, ddf)  # one evaluation of the input, whatever follows
+    try:  # already whole queries in qid order (data written by query): no shuffle
+        _check_whole_queries(_partition_runs(ddf, _QID))
+        return ddf, features
+    except ValueError:
+        return _materialise(client, partition_by_query(ddf, _QID)), features
+
+
+def _labels_ok(part, objective):
+    y = part[_LABEL].to_numpy(dtype=np.float64)
+    objective.check_labels(y, group_offsets(y.shape[0], qid=part[_QID].to_numpy()))
+    return True
+
+
+def _metric_sums(part, booster, features, engine, names, n_rounds):
+    """Per round: the sum of each metric over this partition's queries where defined, and their count."""
+    from .objectives import EvalMetric
+
+    X = part[features]
+    y = part[_LABEL].to_numpy(dtype=np.float64)
+    offsets = group_offsets(y.shape[0], qid=part[_QID].to_numpy())
+    metrics = [EvalMetric(m) for m in names]
+    sums = np.zeros((len(names), n_rounds))
+    counts = np.zeros((len(names), n_rounds))
+    if y.shape[0] == 0:
+        return sums, counts
+    s = np.zeros(y.shape[0])
+    dmat = None
+    if engine == "xgboost":
+        import xgboost as xgb
+
+        dmat = xgb.DMatrix(X, enable_categorical=True)
+    for r in range(n_rounds):
+        # one round's trees at a time; XGBoost adds its base score every round: a constant, which no
+        # rank statistic sees
+        s += (booster.predict(X, start_iteration=r, num_iteration=1, raw_score=True) if dmat is None
+              else booster.predict(dmat, iteration_range=(r, r + 1), output_margin=True))
+        for i, m in enumerate(metrics):
+            v = m.per_query(y, s, offsets)
+            ok = ~np.isnan(v)
+            sums[i, r], counts[i, r] = v[ok].sum(), ok.sum()
+    return sums, counts
+
+
+def _predict_part(part, booster, features, engine, best):
+    X = part[features] if hasattr(part, "columns") else pd.DataFrame(part, columns=features)
+    if engine == "lightgbm":
+        return booster.predict(X, num_iteration=best)
+    import xgboost as xgb
+
+    return booster.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=(0, best or 0))
+
+
+def _best_round(values, patience):
+    """The rounds early stopping keeps: LightGBM's rule (stop after ``patience`` rounds without a gain)."""
+    best, best_r = -np.inf, 0
+    for r, v in enumerate(values):
+        if v > best:
+            best, best_r = v, r
+        elif r - best_r >= patience:
+            break
+    return best_r + 1
+
+
+class DaskLambdaRanker(LambdaRanker):
+    """:class:`boostrank.LambdaRanker` on a Dask cluster: the same parameters, the same ``fit`` contract.
+
+    As ``lightgbm.DaskLGBMRanker`` subclasses ``LGBMRanker``.  ``fit`` takes Dask
+    collections (or in-memory data) and trains with ``lightgbm.dask`` or ``xgboost.dask``
+    on the current ``distributed`` client; the λ objective runs on every worker over its own
+    queries, which is the single-machine objective because no pair crosses a query.
+
+    Notes
+    -----
+    * ``qid`` is required (a Dask Series or array aligned with ``X``): the data are
+      repartitioned so that every query sits whole in one partition (:func:`partition_by_query`)
+      and computed once on the workers, so lazy input gives one consistent evaluation.
+      ``group`` sizes cannot follow a repartition and are refused.
+    * Early stopping: the engines' Dask APIs cannot stop on a per-query metric, which needs
+      every worker's queries, so all ``n_estimators`` rounds are trained; the eval sets' metric
+      is then computed per round on the workers (queries whole, summed over partitions) and
+      ``best_iteration_`` is the round LightGBM's early-stopping rule would have kept, so
+      ``predict`` uses the same trees a single-machine fit would.  ``evals_result_`` holds
+      every round.
+    * ``sample_weight``: one per row, LightGBM only.
+    * ``predict`` on a Dask DataFrame or Array returns a Dask Series or Array (row order
+      kept); on in-memory data, a NumPy array.
+    """
+
+    def fit(self, X, y, *, qid=None, group=None, sample_weight=None, eval_set=None, eval_qid=None,
+            eval_group=None):
+        """Train on the cluster; parameters as :meth:`boostrank.LambdaRanker.fit` (``qid`` required).
+
+        Returns
+        -------
+        self
+        """
+        from distributed import get_client
+
+        adapter, metrics, objective_kw, engine_params = self._check_params()
+        if group is not None or eval_group is not None:
+            raise ValueError("DaskLambdaRanker takes qid (a Series or array aligned with X), not group sizes: "
+                             "sizes cannot follow the repartition that keeps every query in one partition")
+        if qid is None:
+            raise ValueError("DaskLambdaRanker.fit needs qid.  One list split over workers loses the pairs "
+                             "between partitions: see boostrank.dask.train_lightgbm(one_list='per_partition'), "
+                             "or fit LambdaRanker on one machine")
+        if self.early_stopping_rounds and not eval_set:
+            raise ValueError("on Dask, early_stopping_rounds needs an eval_set (no automatic validation split)")
+        if sample_weight is not None and self.engine == "xgboost":
+            raise ValueError("sample_weight on Dask is supported with engine='lightgbm' (one weight per row)")
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)  # a fit that fails keeps no model, not even the last one
+        if self.engine == "lightgbm":
+            _lgb_check_params(engine_params)  # before training: a bad name is the user's error, not the cluster's
+        else:
+            self._xgboost_params(objective_kw is not None, engine_params)
+        client = get_client()
+        train, features = _query_frame(client, X, y, qid, sample_weight)
+        objective = self.objective
+        if objective_kw is not None:
+            objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
+            client.compute([_delayed(_labels_ok)(p, objective) for p in train.to_delayed()], sync=True)
+        self._features = features
+        train_on = self._fit_lightgbm if self.engine == "lightgbm" else self._fit_xgboost
+        try:
+            booster = train_on(client, train, features, objective, engine_params)
+        except Exception as exc:  # the engines' collectives fail when a worker dies or loses its link
+            first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            raise RuntimeError(f"distributed training failed and no model was kept ({type(exc).__name__}: "
+                               f"{first}); a worker that dies or loses its connection ends the engine's "
+                               f"collective rounds: fit again once the cluster is whole") from exc
+        self.booster_ = booster
+        self.n_features_in_ = len(features)
+        if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(features, dtype=object)
+        self._evaluate(client, eval_set or [], eval_qid, metrics)
+        self._n_groups = 2  # several queries: score needs qid
+        return self
+
+    def _fit_lightgbm(self, client, train, features, objective, engine_params):
+        import lightgbm as lgb
+
+        from .lightgbm import LightGBMObjective
+
+        model = lgb.DaskLGBMRanker(
+            client=client, objective=LightGBMObjective(objective) if isinstance(objective, LambdaObjective)
+            else objective, n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+            random_state=self.random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
+        weight = train[_WEIGHT] if _WEIGHT in train.columns else None
+        model.fit(train[features], train[_LABEL], group=group_sizes(train, _QID), sample_weight=weight)
+        return model.booster_
+
+    def _fit_xgboost(self, client, train, features, objective, engine_params):
+        from .xgboost import XGBoostObjective
+
+        xgb = import_xgboost()
+        importlib.import_module("xgboost.dask")
+        custom = isinstance(objective, LambdaObjective)
+        params = self._xgboost_params(custom, engine_params)
+        dtrain = xgb.dask.DaskDMatrix(client, train[features], train[_LABEL], qid=train[_QID],
+                                      enable_categorical=True)
+        out = xgb.dask.train(client, params, dtrain, num_boost_round=self.n_estimators,
+                             obj=XGBoostObjective(objective) if custom else None)
+        return out["booster"]
+
+    def _xgboost_params(self, custom: bool, engine_params) -> dict:
+        from .xgboost import check_params, sklearn_params
+
+        params = {"tree_method": "hist", "verbosity": 0,
+                  **xgb_objective_params("auc" if custom else self.objective),
+                  **sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
+        check_params(params)  # before training: a bad name is the user's error, not the cluster's
+        return params
+
+    def _evaluate(self, client, eval_set, eval_qid, metrics):
+        """Per-round eval metrics on the workers, then the early-stopping round and the fitted attributes."""
+        booster = self.booster_
+        n_rounds = booster.current_iteration() if self.engine == "lightgbm" else booster.num_boosted_rounds()
+        self.evals_result_ = {}
+        if eval_set:
+            remote = client.scatter(booster, broadcast=True)
+        for k, (Xe, ye) in enumerate(eval_set):
+            frame, _ = _query_frame(client, Xe, ye, None if eval_qid is None else eval_qid[k])
+            parts = client.compute([_delayed(_metric_sums)(p, remote, self._features, self.engine, metrics,
+                                                           n_rounds) for p in frame.to_delayed()], sync=True)
+            sums = sum(p[0] for p in parts)
+            counts = sum(p[1] for p in parts)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = sums / counts
+            self.evals_result_[f"valid_{k}"] = {f"br_{m}": values[i].tolist() for i, m in enumerate(metrics)}
+        best = None
+        if self.early_stopping_rounds and self.evals_result_:
+            last = self.evals_result_[f"valid_{len(eval_set) - 1}"][f"br_{metrics[0]}"]
+            best = _best_round(last, self.early_stopping_rounds)
+        self.best_iteration_ = best
+        self.n_estimators_ = n_rounds
+        self.objective_ = self.objective
+        self.validation_queries_ = None
+        if self.engine == "lightgbm":
+            self.feature_importances_ = booster.feature_importance(importance_type="split")
+        else:
+            self.feature_importances_ = gain_importances(booster, self.n_features_in_)
+        at = (best or n_rounds) - 1
+        self.best_score_ = {name: {m: v[at] for m, v in scores.items()} for name, scores in self.evals_result_.items()}
+
+    def predict(self, X):
+        """Scores of the rows of ``X`` (with the best round if early-stopped); Dask in, Dask out."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "booster_")
+        args = (self.booster_, self._features, self.engine, self.best_iteration_)
+        if not _is_dask(X):
+            return _predict_part(X if hasattr(X, "columns") else np.asarray(X, dtype=np.float64), *args)
+        if hasattr(X, "columns"):
+            return X.map_partitions(lambda p, *a: pd.Series(_predict_part(p, *a), index=p.index), *args,
+                                    meta=pd.Series(dtype=np.float64))
+        return X.map_blocks(_predict_part, *args, drop_axis=1, dtype=np.float64)
+
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
+        """Mean per-query AUC / MAUC / NDCG@10 (as :meth:`LambdaRanker.score`), computed on the workers."""
+        from distributed import get_client
+
+        if _is_dask(X) or _is_dask(y):
+            if qid is None or group is not None or sample_weight is not None:
+                raise ValueError("on Dask, score takes qid (and no group or sample_weight)")
+            client = get_client()
+            frame, _ = _query_frame(client, X, y, qid)
+            name = {"auc": "auc", "mauc": "mauc"}.get(self.objective, "ndcg@10")
+            parts = client.compute([_delayed(_final_metric)(p, self, name) for p in frame.to_delayed()], sync=True)
+            total, count = np.sum(parts, axis=0)
+            return float(total / count) if count else float("nan")
+        return super().score(X, y, qid=qid, group=group, sample_weight=sample_weight)
+
+
+def _final_metric(part, model, name):
+    from .objectives import EvalMetric
+
+    y = part[_LABEL].to_numpy(dtype=np.float64)
+    if y.shape[0] == 0:
+        return 0.0, 0
+    X = part[[c for c in part.columns if c not in (_LABEL, _QID, _WEIGHT)]]
+    offsets = group_offsets(y.shape[0], qid=part[_QID].to_numpy())
+    v = EvalMetric(name).per_query(y, model.predict(X), offsets)
+    ok = ~np.isnan(v)
+    return float(v[ok].sum()), int(ok.sum())
+
+
+def _delayed(fn):
+    import dask
+
+    return dask.delayed(fn, pure=False)

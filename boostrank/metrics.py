@@ -536,15 +536,16 @@ def rank_gain(y, gain: str = "binary") -> np.ndarray:
 
 # name[@k][:variant] -> callable(y, scores, qid)
 _METRICS: dict[str, Callable] = {
-    "auc": lambda k, v: lambda y, s, q: auc(y, s, q, ties=v or "average"),
-    "mauc": lambda k, v: lambda y, s, q: mauc(y, s, q, ties=v or "average"),
-    "wmw": lambda k, v: lambda y, s, q: wmw(y, s, q, ties=v or "optimistic"),
-    "ndcg": lambda k, v: lambda y, s, q: ndcg(y, s, q, k=k, convention=v or "lightgbm"),
-    "map": lambda k, v: lambda y, s, q: mean_average_precision(
-        y, s, q, k=k, convention=v or "lightgbm"),
-    "p": lambda k, v: lambda y, s, q: precision(y, s, q, k=10 if k is None else k),
-    "mcp": lambda k, v: lambda y, s, q: precision_at(y, s, q, k=10 if k is None else k, average=v or "micro"),
-    "err": lambda k, v: lambda y, s, q: err(y, s, q, k=k),
+    "auc": lambda k, v: lambda y, s, q, pq=False: auc(y, s, q, ties=v or "average", per_query=pq),
+    "mauc": lambda k, v: lambda y, s, q, pq=False: mauc(y, s, q, ties=v or "average", per_query=pq),
+    "wmw": lambda k, v: lambda y, s, q, pq=False: wmw(y, s, q, ties=v or "optimistic", per_query=pq),
+    "ndcg": lambda k, v: lambda y, s, q, pq=False: ndcg(y, s, q, k=k, convention=v or "lightgbm", per_query=pq),
+    "map": lambda k, v: lambda y, s, q, pq=False: mean_average_precision(
+        y, s, q, k=k, convention=v or "lightgbm", per_query=pq),
+    "p": lambda k, v: lambda y, s, q, pq=False: precision(y, s, q, k=10 if k is None else k, per_query=pq),
+    "mcp": lambda k, v: lambda y, s, q, pq=False: precision_at(y, s, q, k=10 if k is None else k,
+                                                                average=v or "micro", per_query=pq),
+    "err": lambda k, v: lambda y, s, q, pq=False: err(y, s, q, k=k, per_query=pq),
 }
 METRIC_NAMES = tuple(_METRICS)
 _WHOLE_LIST = {"auc", "mauc", "wmw"}
@@ -566,8 +567,9 @@ class Metric:
     def __repr__(self):
         return f"get_metric({self.name!r})"
 
-    def __call__(self, y, scores, qid=None):
-        return self._fn(y, scores, qid)
+    def __call__(self, y, scores, qid=None, *, per_query: bool = False):
+        """The mean over queries where defined, or (``per_query``) each query's value, NaN where undefined."""
+        return self._fn(y, scores, qid, per_query)
 
     def from_offsets(self, y, scores, offsets):
         """The metric with query ``g`` = rows ``offsets[g]:offsets[g + 1]``."""

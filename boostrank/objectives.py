@@ -420,6 +420,11 @@ class EvalMetric:
         self.__dict__.update(state)
         self.__init__(state["name"])
 
+    def per_query(self, labels, scores, offsets) -> np.ndarray:
+        """Each query's value (NaN where undefined): what :meth:`value` averages."""
+        return np.asarray(self._fn(as_1d_float(labels, "labels"), np.asarray(scores, dtype=np.float64).reshape(-1),
+                                   GroupOffsets(offsets), per_query=True), dtype=np.float64)
+
     def value(self, key, scores, load) -> float:
         """Metric of ``scores`` on the data behind ``key``; ``load() -> (labels, offsets, _)``."""
         hit = self._cache.get(id(key))

@@ -142,3 +142,140 @@ def test_per_partition_lambda_agrees_with_the_full_list_on_random_partitions():
     many = bd.per_partition_agreement(s, y, 32, random_state=0)
     assert two["cosine"] > 0.95 and many["cosine"] < two["cosine"]
     assert bd.per_partition_agreement(s, y, 1)["cosine"] == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ DaskLambdaRanker
+
+
+def _split_frames(npartitions=(4, 3)):
+    data = br.make_letor(80, n_features=10, random_state=3)
+    out = []
+    for d, parts in zip((data.take_queries(slice(0, 60)), data.take_queries(slice(60, 80))), npartitions):
+        df = pd.DataFrame(d.X, columns=FEATURES)
+        df["label"], df["qid"] = d.y, d.qid
+        out.append((d, dd.from_pandas(df.sample(frac=1.0, random_state=1).reset_index(drop=True), npartitions=parts)))
+    return out
+
+
+def _per_round_auc(model, X, y, qid, n_rounds):
+    """The eval metric of every round computed on the client, one round's trees at a time."""
+    out = []
+    for r in range(1, n_rounds + 1):
+        if model.engine == "lightgbm":
+            s = model.booster_.predict(pd.DataFrame(X, columns=FEATURES), num_iteration=r)
+        else:
+            import xgboost as xgb
+
+            s = model.booster_.predict(xgb.DMatrix(pd.DataFrame(X, columns=FEATURES)), iteration_range=(0, r))
+        out.append(br.auc(y, s, qid))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_dask_lambda_ranker_on_lazy_input_with_early_stopping(client, engine):
+    (train, tr), (test, te) = _split_frames()  # lazy, queries scattered over partitions
+    kw = dict(engine=engine, n_estimators=40, learning_rate=0.3, early_stopping_rounds=5, random_state=0,
+              **({"min_child_samples": 5, "num_leaves": 7} if engine == "lightgbm" else {"max_depth": 3}))
+    m = bd.DaskLambdaRanker(**kw).fit(tr[FEATURES], tr["label"], qid=tr["qid"],
+                                      eval_set=[(te[FEATURES], te["label"])], eval_qid=[te["qid"]])
+    hist = np.array(m.evals_result_["valid_0"]["br_auc"])
+    assert m.n_estimators_ == 40 and hist.shape == (40,)
+    # the workers' per-round metric (queries whole, summed over partitions) is the client's, to rounding
+    np.testing.assert_allclose(hist, _per_round_auc(m, test.X, test.y, test.qid, 40), atol=1e-9)
+    best = m.best_iteration_
+    assert best == bd._best_round(hist, 5) and hist[best - 1] == hist[:best + 5].max()
+    assert m.best_score_ == {"valid_0": {"br_auc": hist[best - 1]}}
+    # Dask in, Dask out, row order kept; in-memory rows score the same
+    lazy_pred = m.predict(te[FEATURES])
+    local = te.compute()
+    np.testing.assert_allclose(lazy_pred.compute().to_numpy(), m.predict(local[FEATURES]), rtol=1e-12)
+    np.testing.assert_allclose(m.predict(test.X), _per_round_scores(m, test.X, best), rtol=1e-12)
+    single = br.LambdaRanker(**kw).fit(train.X, train.y, qid=train.qid, eval_set=[(test.X, test.y)],
+                                       eval_qid=[test.qid])
+    dist_auc = br.auc(test.y, m.predict(test.X), test.qid)
+    assert dist_auc > 0.72 and abs(dist_auc - br.auc(test.y, single.predict(test.X), test.qid)) < 0.04
+    assert m.score(te[FEATURES], te["label"], qid=te["qid"]) == pytest.approx(dist_auc, abs=1e-9)
+
+
+def _per_round_scores(model, X, rounds):
+    if model.engine == "lightgbm":
+        return model.booster_.predict(pd.DataFrame(X, columns=FEATURES), num_iteration=rounds)
+    import xgboost as xgb
+
+    return model.booster_.predict(xgb.DMatrix(pd.DataFrame(X, columns=FEATURES)), iteration_range=(0, rounds))
+
+
+def test_dask_lambda_ranker_refuses_what_it_cannot_do(client):
+    (_, tr), (_, te) = _split_frames()
+    X, y, q = tr[FEATURES], tr["label"], tr["qid"]
+    with pytest.raises(ValueError, match="needs qid"):
+        bd.DaskLambdaRanker().fit(X, y)
+    with pytest.raises(ValueError, match="not group sizes"):
+        bd.DaskLambdaRanker().fit(X, y, group=[10] * 6)
+    with pytest.raises(ValueError, match="needs an eval_set"):
+        bd.DaskLambdaRanker(early_stopping_rounds=5).fit(X, y, qid=q)
+    with pytest.raises(ValueError, match="engine='lightgbm'"):
+        bd.DaskLambdaRanker(engine="xgboost").fit(X, y, qid=q, sample_weight=tr["f0"] + 1)
+    with pytest.raises(ValueError, match="non-negative integer relevance grades"):
+        bd.DaskLambdaRanker(objective="mauc").fit(X, y - 0.5, qid=q)
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_the_readme_dask_example_runs_as_written(engine):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### More than one machine", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    assert "dd.from_pandas" in code and ".persist(" not in code  # lazy input, as a user would write it
+    if engine == "xgboost":  # the one change a user makes for the other engine
+        code = code.replace('DaskLambdaRanker(objective="auc"', 'DaskLambdaRanker(engine="xgboost", objective="auc"')
+        assert 'engine="xgboost"' in code
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    best, score = out.stdout.split()[-2:]
+    assert 1 <= int(best) <= 200 and float(score) > 0.8
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_a_worker_dying_mid_fit_fails_the_fit_and_keeps_no_model(engine):
+    import os
+    import threading
+    import time
+
+    data = br.make_letor(1500, n_features=10, docs_per_query=(20, 60), random_state=3)
+    df = pd.DataFrame(data.X, columns=FEATURES)
+    df["label"], df["qid"] = data.y, data.qid
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        ddf = dd.from_pandas(df, npartitions=4)
+        model = bd.DaskLambdaRanker(engine=engine, n_estimators=5)
+        model.fit(ddf[FEATURES], ddf["label"], qid=ddf["qid"])  # a fitted model to lose
+        model.set_params(n_estimators=100_000)
+        outcome = {}
+
+        def fit():
+            try:
+                model.fit(ddf[FEATURES], ddf["label"], qid=ddf["qid"])
+                outcome["finished"] = True
+            except RuntimeError as exc:
+                outcome["error"] = str(exc)
+
+        worker = threading.Thread(target=fit, daemon=True)
+        worker.start()
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(  # training tasks: lightgbm's _train_part, xgboost's fn
+                "_train_part" in str(key) or str(key).startswith("('fn-") or str(key).startswith("fn-")
+                for keys in c.processing().values() for key in keys):
+            time.sleep(0.1)
+        time.sleep(1)
+        victim = sorted(c.scheduler_info()["workers"])[0]
+        with pytest.raises(Exception):
+            c.run(os._exit, 1, workers=[victim])
+        worker.join(120)
+        assert not worker.is_alive(), "the fit hung after a worker died"
+        assert "distributed training failed and no model was kept" in outcome.get("error", ""), outcome
+        assert not hasattr(model, "booster_") and not hasattr(model, "n_estimators_")

@@ -48,14 +48,21 @@ def as_1d_float(x, name: str, allow_nonfinite: bool = False) -> np.ndarray:
 
 
 def as_int_labels(y, name: str = "y") -> np.ndarray:
-    """Return labels as int64, requiring integral, non-negative values."""
-    arr = as_1d_float(y, name)
-    if arr.size and (np.any(arr != np.round(arr)) or arr.min() < 0):
-        i = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0))[0])
-        raise ValueError(
-            f"{name} must hold non-negative integer relevance grades; index {i} is {float(arr[i])!r}"
-        )
-    return arr.astype(np.int64)
+    """Return labels as int64, requiring integral, non-negative values up to 2**53."""
+    return _check_grades(as_1d_float(y, name), name, MAX_GRADE).astype(np.int64)
+
+
+#: Largest grade a float64 holds exactly; from 2⁶³ the cast to int64 wraps to its minimum
+MAX_GRADE = 2 ** 53
+
+
+def _check_grades(arr: np.ndarray, name: str, limit: float = np.inf) -> np.ndarray:
+    if arr.size and (np.any(arr != np.round(arr)) or arr.min() < 0 or arr.max() > limit):
+        i = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0) | (arr > limit))[0])
+        up_to = " up to 2**53 (exact in float64)" if limit == MAX_GRADE else ""
+        raise ValueError(f"{name} must hold non-negative integer relevance grades{up_to}; index {i} is "
+                         f"{float(arr[i])!r}")
+    return arr
 
 
 def dense_grades(y, name: str = "y") -> np.ndarray:
@@ -65,12 +72,7 @@ def dense_grades(y, name: str = "y") -> np.ndarray:
     which are 0, so their cost should follow the grades present, not their values:
     ``[0, 10**8, 1]`` becomes ``[0, 2, 1]``.
     """
-    arr = as_1d_float(y, name)
-    if arr.size and (np.any(arr != np.round(arr)) or arr.min() < 0):
-        i = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0))[0])
-        raise ValueError(
-            f"{name} must hold non-negative integer relevance grades; index {i} is {float(arr[i])!r}"
-        )
+    arr = _check_grades(as_1d_float(y, name), name)  # only which grades are equal counts: any size
     values, inverse = np.unique(arr, return_inverse=True)
     shift = 0 if values.size and values[0] == 0 else 1
     return (inverse.reshape(-1) + shift).astype(np.int64)

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from typing import Sequence
 
 import numpy as np
 
+from ._files import check_out as _check_out
+from ._files import write_atomic as _write_atomic
 from .data import LetorFormatError, load_letor, read_scores
 from .metrics import format_table, get_metric, metric_table
-from .models import load_model
 
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
 METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
@@ -34,36 +33,6 @@ def _split_metrics(text: str) -> list[str]:
     for m in names:
         get_metric(m)
     return names
-
-
-def _check_out(out, *inputs) -> None:
-    """Refuse an output path that is one of the inputs, or whose folder cannot be written — before any work."""
-    if not out:
-        return
-    target = os.path.realpath(out)
-    for path in inputs:
-        if path and os.path.exists(path) and os.path.realpath(path) == target:
-            raise ValueError(f"--out {out} is one of the inputs ({path}); choose another file")
-    folder = os.path.dirname(target) or "."
-    if not os.path.isdir(folder):
-        raise ValueError(f"--out {out}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"--out {out}: folder {folder} is not writable")
-
-
-def _write_atomic(out, write) -> None:
-    """Call ``write(tmp_path)`` then move the file over ``out``: a failure leaves no half file."""
-    folder = os.path.dirname(os.path.realpath(out)) or "."
-    # same suffix: XGBoost picks its file format from the extension
-    fd, tmp = tempfile.mkstemp(prefix=".boostrank-", suffix=os.path.splitext(out)[1], dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _save_scores(out, scores) -> None:
@@ -199,6 +168,8 @@ def cmd_rerank(args) -> int:
     if args.base_model:
         if args.train_scores or args.test_scores:
             raise ValueError("pass --base-model or --train-scores/--test-scores, not both")
+        from .models import load_model  # scikit-learn and the engines: not for --help or --version
+
         base_model = load_model(args.base_model)
         print(f"cross-fitting the base model's kind over {args.cv} folds of training queries ...", flush=True)
         s_train, _ = cross_fit_scores(refit_estimator(base_model), train.X, train.y, q_train, cv=args.cv)
@@ -234,6 +205,8 @@ def cmd_rerank(args) -> int:
 
 def cmd_predict(args) -> int:
     _check_out(args.out, args.model, args.data)
+    from .models import load_model
+
     data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)
     n_in = getattr(model, "n_features_in_", data.n_features)

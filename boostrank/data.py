@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ._files import write_atomic
 from ._validation import group_offsets, repeated_query
 
 __all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor", "read_scores", "read_run"]
@@ -446,8 +447,12 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         if notes[i] is not None and _LINE_BREAK.search(notes[i]):
             raise ValueError(f"row {i}: a comment or docid holds a line break ({notes[i]!r}); it would end the "
                              f"row and start another")
+    write_atomic(path, lambda tmp: _write_rows(tmp, X, y, qid, notes, sparse_in, write_zeros))
+
+
+def _write_rows(path, X, y, qid, notes, sparse_in, write_zeros) -> None:
     with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
-        for i in range(n):
+        for i in range(y.shape[0]):
             parts = [str(int(y[i]))]
             if qid is not None:
                 parts.append(f"qid:{int(qid[i])}")
@@ -596,8 +601,15 @@ def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
     if missing.all():
         raise LetorFormatError(path, None, "no line of the run matches a (qid, docid) of the data")
     if missing.any():
-        floor = np.nanmin(scores) - 1.0
-        scores[missing] = floor  # unretrieved: below every retrieved document
+        # unretrieved: below every retrieved document, by the next float down (min − 1.0 is the
+        # minimum itself from |score| ≥ 2⁵³)
+        with np.errstate(over="ignore"):
+            floor = np.nextafter(np.nanmin(scores), -np.inf)
+        if not np.isfinite(floor):  # the minimum is −max float: keep the order, not the values
+            retrieved = ~missing
+            scores[retrieved] = np.unique(scores[retrieved], return_inverse=True)[1].reshape(-1)
+            floor = -1.0
+        scores[missing] = floor
     if report is not None and (extra or missing.any()):
         report(f"{path}: {extra} run line(s) name documents not in the data (ignored); "
                f"{int(missing.sum())} row(s) of the data are not in the run (ranked last)")

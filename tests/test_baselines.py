@@ -53,6 +53,7 @@ def test_losses_match_oracles_and_gradients_match_finite_differences(seed):
         assert err < 1e-5 * max(1.0, np.abs(model._loss_grad(w, P, N)[1]).max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [PNormPush(p=2.0, alpha=0.5), PairwiseHinge(C=3.0), RankNetLinear(alpha=0.5)],
                          ids=["pnorm", "hinge", "ranknet"])
 def test_fit_reaches_the_brute_force_optimum_in_2d(model):

@@ -121,6 +121,7 @@ def test_fit_linear_then_predict(tmp_path, capsys):
     np.testing.assert_allclose(np.loadtxt(scores), ref.decision_function(train.X), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_rerank_command(tmp_path, capsys):
     rng = np.random.default_rng(0)
     train, test = br.make_letor(6, random_state=1), br.make_letor(4, random_state=2)
@@ -144,6 +145,7 @@ def test_rerank_command(tmp_path, capsys):
         assert "base order" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_rerank_cross_fits_a_base_model_file(tmp_path, capsys):
     train, test = br.make_letor(25, random_state=1), br.make_letor(8, random_state=2)
     for name, d in (("train", train), ("test", test)):
@@ -178,6 +180,7 @@ def test_train_and_predict_errors(tmp_path, capsys):
         main(["train", "--train", "x", "--out", "y", "--param", "novalue"])
 
 
+@pytest.mark.slow
 def test_demo_console_script():
     exe = shutil.which("boostrank")
     cmd = [exe, "demo"] if exe else [sys.executable, "-m", "boostrank.cli", "demo"]
@@ -187,6 +190,7 @@ def test_demo_console_script():
     assert "RankNCG" in proc.stdout and "LightGBM λ-AUC" in proc.stdout and "LightGBM lambdarank" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
 def test_examples_run(script, capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", [str(script)])
@@ -280,3 +284,75 @@ def test_predict_validates_scores_before_writing(tmp_path, capsys):
     capsys.readouterr()
     assert main(["predict", "--model", str(model), "--data", f["test"], "--out", str(out)]) == 2
     assert "NaN/inf scores" in capsys.readouterr().err and not out.exists()
+
+
+def _null_device(tmp_path):
+    """A null character device of the test's own (root), else None: the real /dev/null is never risked."""
+    import stat
+
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError):
+        return None
+    return dev
+
+
+def test_out_to_a_device_or_fifo_is_written_through_never_replaced(tmp_path, capsys):
+    """Hardening #1/#17: the atomic write renamed its temp file over /dev/null (as root: a regular file)."""
+    import stat
+    import threading
+
+    f = _letor_files(tmp_path)
+    model = str(tmp_path / "m.txt")
+    assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "3", "--out", model,
+                 "--quiet"]) == 0
+    dev = _null_device(tmp_path)
+    if dev is not None:
+        assert main(["predict", "--model", model, "--data", f["test"], "--out", str(dev)]) == 0
+        assert stat.S_ISCHR(os.lstat(dev).st_mode)  # still the device
+        assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "3", "--quiet",
+                     "--out", str(dev)]) == 0
+        assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = {}
+    reader = threading.Thread(target=lambda: got.setdefault("text", open(fifo).read()))
+    reader.start()
+    assert main(["predict", "--model", model, "--data", f["test"], "--out", str(fifo)]) == 0
+    reader.join(30)
+    assert len(got["text"].splitlines()) == br.load_letor(f["test"]).y.shape[0]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_out_through_a_symlink_keeps_the_link_and_follows_the_umask(tmp_path, capsys):
+    f = _letor_files(tmp_path)
+    model = str(tmp_path / "m.txt")
+    old = os.umask(0o022)
+    try:
+        assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "3", "--out", model,
+                     "--quiet"]) == 0
+        assert oct(os.stat(model).st_mode & 0o777) == oct(0o644)  # not mkstemp's 0600
+        real = tmp_path / "scores.real"
+        real.write_text("old\n")
+        real.chmod(0o640)
+        link = tmp_path / "scores.link"
+        link.symlink_to(real)
+        assert main(["predict", "--model", model, "--data", f["test"], "--out", str(link)]) == 0
+        assert link.is_symlink() and real.read_text() != "old\n"
+        assert oct(real.stat().st_mode & 0o777) == oct(0o640)  # an existing file keeps its mode
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("out", ["", "folder"])
+def test_out_naming_a_folder_or_nothing_fails_before_training(tmp_path, capsys, out):
+    """Hardening #9: the pre-check passed, train ran to the end, then IsADirectoryError lost the model."""
+    f = _letor_files(tmp_path)
+    if out:
+        (tmp_path / out).mkdir()
+        out = str(tmp_path / out)
+    capsys.readouterr()
+    assert main(["train", "--train", f["train"], "--rounds", "3", "--quiet", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert ("is a folder" in err or "is empty" in err) and err.count("\n") == 1

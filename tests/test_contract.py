@@ -225,6 +225,7 @@ EXPECTED_FAILED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED_FAILED))
 def test_exact_rankers_pass_check_estimator(name):
     from sklearn.utils.estimator_checks import check_estimator

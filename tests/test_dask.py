@@ -10,6 +10,9 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 bd = pytest.importorskip("boostrank.dask")
 
+# a process cluster per module: seconds of start-up before the first test
+pytestmark = pytest.mark.slow
+
 FEATURES = [f"f{j}" for j in range(10)]
 
 

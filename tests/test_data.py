@@ -272,3 +272,17 @@ def test_a_misspelt_qid_is_an_error_not_a_feature_or_a_query(tmp_path):
     path.write_text("1 qid:1 1:0.5\n11 qid1:1 1:-0.00942 4:-0.359 #docid = d0\n")
     with pytest.raises(br.LetorFormatError, match=r"bad.txt:2: malformed query id 'qid1:1'"):
         br.load_letor(path)
+
+
+def test_save_letor_that_fails_midway_leaves_the_old_file(tmp_path):
+    """Hardening #7: an unencodable docid at row 900 left 900 rows that load_letor read as a whole file."""
+    data = br.make_letor(1000, random_state=0)
+    path = tmp_path / "f.txt"
+    br.save_letor(path, data)
+    before = path.read_bytes()
+    docid = np.array([f"d{i}" for i in range(data.y.shape[0])], dtype=object)
+    docid[900] = "\ud800"  # a lone surrogate: UTF-8 cannot write it
+    with pytest.raises(UnicodeEncodeError):
+        br.save_letor(path, data.X, data.y, data.qid, docid=docid)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]

@@ -131,6 +131,7 @@ def test_default_fit_trains_all_rounds_on_every_query(letor):
     assert r.validation_queries_ is None and r.best_iteration_ is None and r.booster_.num_trees() == 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 def test_early_stopping_without_eval_set_holds_out_queries(letor, engine):
     """early_stopping_rounds without eval_set holds out 20 % of the queries and stops on the objective's metric."""

@@ -20,6 +20,7 @@ def _can_mount_read_only(tmp_path):
     return subprocess.run(["unshare", "--mount", "sh", "-c", cmd], capture_output=True).returncode == 0
 
 
+@pytest.mark.slow
 def test_import_from_a_read_only_copy_with_an_unwritable_home(tmp_path):
     site, home = tmp_path / "site", tmp_path / "home"
     shutil.copytree(ROOT / "boostrank", site / "boostrank",
@@ -46,3 +47,34 @@ def test_import_from_a_read_only_copy_with_an_unwritable_home(tmp_path):
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert str(site) in proc.stdout and "1.0" in proc.stdout
+
+
+def _fresh(folder, parent):
+    return Path(folder).parent == parent and Path(folder).name.startswith("boostrank-numba-cache-") \
+        and stat.S_IMODE(os.lstat(folder).st_mode) == 0o700 and not Path(folder).is_symlink()
+
+
+@pytest.mark.parametrize("plant", ["group-writable", "symlink", "other-owner", "file"])
+def test_the_fallback_cache_never_uses_a_folder_someone_else_controls(tmp_path, plant):
+    """A predictable cache folder planted by another user would run their code in ours (hardening #2)."""
+    from boostrank._kernels import private_cache_folder
+
+    own = tmp_path / f"boostrank-numba-cache-{os.getuid()}"
+    assert private_cache_folder(str(tmp_path)) == str(own) and _fresh(own, tmp_path)  # made private
+    assert private_cache_folder(str(tmp_path)) == str(own)  # and reused while it stays so
+    own.rmdir()
+    if plant == "group-writable":
+        own.mkdir()
+        own.chmod(0o777)
+    elif plant == "symlink":
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        own.symlink_to(tmp_path / "elsewhere")
+    elif plant == "other-owner":
+        if os.getuid() != 0:
+            pytest.skip("only root can give a folder to another user")
+        own.mkdir(mode=0o700)
+        os.chown(own, 65534, 65534)
+    else:
+        own.write_text("")
+    chosen = private_cache_folder(str(tmp_path))
+    assert chosen != str(own) and _fresh(chosen, tmp_path)

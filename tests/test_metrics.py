@@ -341,6 +341,21 @@ def test_ndcg_labels_whose_gain_would_overflow_are_refused():
         br.lambda_gradients([0.1, 0.2], [0, 1], metric="ndcg", label_gain=[0.0, np.nan])
 
 
+@pytest.mark.parametrize("grade", [2.0 ** 53 + 2, 1e19, 2.0 ** 63, 2.0 ** 64])
+def test_grades_too_large_to_hold_exactly_are_refused_not_wrapped(grade):
+    """2⁶³ and above wrapped to int64's minimum: finite λs pushing the best row down, wrong WMW."""
+    s, y = np.array([0.4, 0.3, 0.2, 0.1]), np.array([grade, 0, 1, 0])
+    for call in (lambda: br.lambda_gradients(s, y, metric="ndcg"), lambda: br.wmw(y, s),
+                 lambda: br.get_metric("err@10")(y, s, None), lambda: br.precision_at(y, s, k=2)):
+        with pytest.raises(ValueError, match="2\\*\\*53"):
+            call()
+    # λ-AUC only asks "relevant or not": the grade pushes its row up, as a grade of 1 would
+    g, _ = br.lambda_gradients(s, y, metric="auc")
+    assert np.array_equal(np.sign(g), np.sign(br.lambda_gradients(s, np.minimum(y, 1), metric="auc")[0]))
+    # the largest exact grade still works where the statistic only compares grades
+    assert br.wmw(np.array([2.0 ** 53, 0, 1, 0]), s) == pytest.approx(0.8)  # 4 of 5 ordered pairs
+
+
 def test_mauc_cost_follows_the_grades_present_not_their_values():
     import time
 

@@ -119,6 +119,7 @@ def _pair_set(seed, d, n):
     return X, y, qid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(PAIR_CASES)), ids=[c[0] for c in PAIR_CASES])
 @pytest.mark.parametrize("d", [1, 2, 3])
 @pytest.mark.parametrize("seed", range(5))
@@ -140,6 +141,7 @@ def test_branch_and_bound_equals_exhaustive_enumeration(case, d, seed):
     assert again.proven and not again.improved and again.value == pytest.approx(best)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_branch_and_bound_stopped_early_keeps_a_valid_bound(seed):
     rng = np.random.default_rng(seed)
@@ -155,6 +157,7 @@ def test_branch_and_bound_stopped_early_keeps_a_valid_bound(seed):
                                       "rank_risk", a="dcg@3")) is None  # not a pair statistic
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     X, y, qid = _pair_set(seed, 3, n=10)
@@ -294,6 +297,7 @@ STAT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), d=st.integers(1, 4), n=st.integers(4, 30), case=st.integers(0, 2))
 def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, n, case):
@@ -357,6 +361,7 @@ def test_bad_parameters_and_inputs_raise():
 # ------------------------------------------------------------------ solvers
 
 
+@pytest.mark.slow
 def test_time_limited_solve_reports_status_bound_and_gap_honestly():
     X, y = br.make_roc_flexibility(250, random_state=2)
     for solver in ("cbc", "highs"):
@@ -370,6 +375,7 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
         assert res.statistic >= res.logistic_statistic - 1e-12
 
 
+@pytest.mark.slow
 def test_cbc_status_and_log_parsing_on_the_installed_binary():
     """CBC's solution header and final statistics, read from a real run (no PuLP status)."""
     X, y = br.make_roc_flexibility(80, n_distinct=10, n_features=3, random_state=1)
@@ -403,6 +409,7 @@ def test_cbc_files_are_private_and_removed(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux only")
 def test_a_killed_python_does_not_leave_cbc_running(tmp_path):
     script = textwrap.dedent(f"""

@@ -44,6 +44,7 @@ def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, 
         assert np.all(h[a:b] >= 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed,levels,metric,grades", [(0, 3, "auc", 2), (1, 1000, "mauc", 4)])
 def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric, grades):
     # past the insertion-sort length, and short queries beside long ones in one call

@@ -283,6 +283,7 @@ def _long_list(n, seed):
     return X, y
 
 
+@pytest.mark.slow
 def test_fast_training_improves_auc_and_matches_exact():
     X, y = _long_list(6000, 0)
     tr, te = slice(0, 4000), slice(4000, None)

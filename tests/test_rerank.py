@@ -28,6 +28,7 @@ def fitted():
     return model, X, y, base, qid
 
 
+@pytest.mark.slow
 def test_rerank_improves_the_training_top_and_keeps_the_tail(fitted):
     model, X, y, base, qid = fitted
     assert model.result_.status == "re-ranked" and model.fallback_ is None
@@ -64,6 +65,7 @@ def test_rerank_is_always_a_permutation_of_each_list(fitted, seed, k, n_lists, i
     np.testing.assert_array_equal(order, clone.rerank(X, base, qid=qid))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_the_gate_never_keeps_a_model_that_lost_on_held_out_queries(seed):
     X, y, base, qid = _lists(seed, n_lists=18)
@@ -104,6 +106,7 @@ class _Spy:
         return self.lr_.decision_function(X)
 
 
+@pytest.mark.slow
 def test_cross_fitted_scores_never_come_from_a_model_that_saw_the_query():
     X, y, _, qid = _lists(1, n_lists=20)
     Xq = np.column_stack([X, qid])  # the last column tells the spy which query a row is
@@ -124,6 +127,7 @@ def test_in_sample_base_scores_are_warned_about():
         br.TopKReranker(k=5, time_limit=2, gate=0).fit(X, y, base_scores=y + 0.1 * X[:, 0], qid=qid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [0, 1, 12, 50, None])
 def test_degenerate_k_lists_and_ties_have_defined_results(k):
     X, y, base, qid = _lists(3, n_lists=9)

@@ -238,6 +238,23 @@ def test_evaluate_a_trec_run_matches_by_docid(tmp_path, capsys):
     np.testing.assert_allclose(br.read_scores(run, br.load_letor(data_path)), scores)
 
 
+@pytest.mark.parametrize("base", [0.0, 1e17, -1e17, -1.7976931348623157e308])
+def test_unretrieved_rows_rank_below_every_retrieved_one_at_any_score_size(tmp_path, base):
+    """Hardening #8: min(score) − 1.0 is the minimum itself from |score| ≥ 2⁵³ (AUC .75 became .5)."""
+    d = br.LetorData(X=np.zeros((4, 1)), y=np.array([1, 0, 1, 0]), qid=np.array([1, 1, 1, 1]),
+                     docid=np.array(["a", "b", "c", "d"], dtype=object))
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    step = max(abs(base) * 1e-15, 1.0)
+    run = tmp_path / "run.trec"
+    # a, b, c retrieved (a above b above c); d unretrieved, so it ranks last
+    run.write_text("".join(f"1 Q0 {doc} {r} {base + (3 - r) * step!r} t\n" for r, doc in enumerate("abc", 1)))
+    notes = []
+    s = br.read_run(run, br.load_letor(path), report=notes.append)
+    assert np.isfinite(s).all() and s[3] < s[2] < s[1] < s[0]
+    assert br.auc(d.y, s) == pytest.approx(0.75) and "1 row(s)" in notes[0]
+
+
 def test_a_run_needs_docids_and_unique_lines(tmp_path):
     d = letor(3, 9)
     path = tmp_path / "data.txt"
@@ -273,6 +290,7 @@ def test_help_lists_six_commands_in_plain_text(capsys):
         assert "--metrics" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_import_loads_no_heavy_dependency():
     code = ("import sys, boostrank as br; br.auc([1, 0], [1.0, 0.0]); "
             "print(sorted(m for m in ('sklearn', 'lightgbm', 'xgboost', 'pulp', 'highspy', 'matplotlib') "

@@ -32,10 +32,35 @@ def _ensure_cache_dir():
             return
     except OSError:
         pass
-    uid = _os.getuid() if hasattr(_os, "getuid") else "user"
-    folder = _os.path.join(_tempfile.gettempdir(), f"boostrank-numba-cache-{uid}")
-    _os.makedirs(folder, mode=0o700, exist_ok=True)
-    _numba.config.CACHE_DIR = folder
+    _numba.config.CACHE_DIR = private_cache_folder(_tempfile.gettempdir())
+
+
+def private_cache_folder(parent: str) -> str:
+    """``<parent>/boostrank-numba-cache-<uid>`` when it is this user's own private folder, else a fresh one.
+
+    The name is predictable, and Numba runs what a cache index points at: a folder
+    another user created (or may write, or a symlink to one) would run their code in
+    ours.  Such a folder is never used; a new private folder (``mkdtemp``, mode 0700)
+    is, at the cost of compiling again.
+    """
+    uid = _os.getuid() if hasattr(_os, "getuid") else None
+    folder = _os.path.join(parent, f"boostrank-numba-cache-{uid if uid is not None else 'user'}")
+    try:
+        _os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return _tempfile.mkdtemp(prefix="boostrank-numba-cache-", dir=parent)
+    try:
+        st = _os.lstat(folder)
+    except OSError:
+        st = None
+    import stat as _stat
+
+    if (st is None or not _stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022
+            or (uid is not None and st.st_uid != uid)):
+        return _tempfile.mkdtemp(prefix="boostrank-numba-cache-", dir=parent)
+    return folder
 
 
 _ensure_cache_dir()

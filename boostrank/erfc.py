@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import erfc, erfcinv
 
-from ._kernels.erfc import ERFC_ALPHA, erfc_sum_direct, erfc_sum_fast, side_sums_sorted
+from ._kernels.erfc import erfc_sum_direct, erfc_sum_fast, side_sums_sorted
+from ._kernels.link import ERFC_ALPHA
 
 __all__ = ["erfc_sum", "series_parameters", "SeriesParameters", "ERFC_ALPHA"]
 

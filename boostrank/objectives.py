@@ -17,15 +17,13 @@ import numpy as np
 
 from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
+from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
 from .probit import lambda_auc_probit, pair_sum_max_rows
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
-
-#: Batches with fewer rows run the λ kernels on one thread (see ``gradients``).
-PARALLEL_MIN_ROWS = 200_000
 
 
 def _labels_auc(y, threshold):
@@ -163,7 +161,7 @@ class LambdaObjective:
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
-                 link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = 128,
+                 link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, n_threads=DEPRECATED):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")

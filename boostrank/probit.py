@@ -17,11 +17,13 @@ Beaulieu's series coefficients of the neighbouring blocks
 from __future__ import annotations
 
 import functools
-import math
 
+import numba
 import numpy as np
 
-from ._kernels.erfc import ERFC_ALPHA, series_weights
+from ._kernels.erfc import series_weights
+from ._kernels.config import AUTO_MIN_ROWS
+from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
 from ._kernels.lambda_series import (MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, index_dtype,
                                      lambda_auc_series_kernel, lambda_auc_series_lists)
 from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
@@ -30,7 +32,6 @@ from .erfc import joint_parameters
 
 __all__ = ["lambda_auc_probit", "fast_error_bound"]
 
-ERFC_ALPHA_SQRT_PI = ERFC_ALPHA / math.sqrt(math.pi)
 
 
 def _positions(s, y):
@@ -81,7 +82,7 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
     par, ae, ag = _series(eps)
     wi, wu, wf = _workspace(work, n)
     if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed):
+                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed, numba.get_num_threads()):
         _too_wide(s)
 
 
@@ -104,7 +105,7 @@ def _workspace(work, n):
 
 
 def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
-                      auto_min_rows=128, grad=None, hess=None, work=None):
+                      auto_min_rows=AUTO_MIN_ROWS, grad=None, hess=None, work=None):
     """λ-AUC gradients and hessians with the probit link, exact or through the series.
 
     Parameters

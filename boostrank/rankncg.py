@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
 
+from ._kernels.config import AUTO_PAIRS_PER_EDGE
 from ._kernels.rankncg import pair_coefficients
 from ._deprecation import keyword_only_init
 from ._validation import GroupOffsets, as_int_labels, group_offsets
@@ -104,13 +105,6 @@ def _link_method(link, method, gradient):
     if method == "fast" and link != "probit":
         raise ValueError("method='fast' needs link='probit' (the series sums erfc, not the logistic)")
     return link, method
-
-
-#: ``method="auto"`` sums pairs exactly up to this many pairs per preferred class pair:
-#: there the pair sums (about 18 ns a pair) cost what the series' two ``erfc_sum`` calls
-#: per class pair cost (44 µs, measured on 2 cores: 2 436 pairs 45 vs 44 µs, 4 classes
-#: with 15 000 pairs 256 vs 261 µs).
-AUTO_PAIRS_PER_EDGE = 2500
 
 
 def _resolve_method(link, method, pairs):

@@ -55,7 +55,7 @@ def test_boosting_modules_do_not_lean_on_the_linear_ranker():
 
 
 def test_the_probit_link_constant_has_one_home():
-    from boostrank._kernels.erfc import ERFC_ALPHA
+    from boostrank._kernels.link import ERFC_ALPHA
     from boostrank.erfc import ERFC_ALPHA as public
 
     assert public is ERFC_ALPHA and ERFC_ALPHA == pytest.approx(np.sqrt(3) / (np.sqrt(2) * np.pi))
@@ -92,3 +92,20 @@ def test_thread_count_is_a_parameter_and_is_left_as_found():
         br.LambdaObjective("auc", n_jobs=0)
     with pytest.warns(FutureWarning, match="now n_jobs"):
         assert br.LambdaObjective("auc", n_threads=1).n_jobs == 1
+
+
+def test_thresholds_and_fastmath_flags_live_in_the_kernels_config():
+    """One place says what each threshold trades (issue 27): no literal flag set or numeric
+    module constant in the other kernel modules, and no hard-wired two-thread loop."""
+    import re
+
+    kernels = PKG / "_kernels"
+    for path in kernels.glob("*.py"):
+        if path.name in ("config.py", "link.py"):
+            continue
+        text = path.read_text()
+        assert "fastmath={" not in text, path.name
+        assert "prange(2)" not in text.replace("for side in prange(2)", ""), path.name
+        numeric = [name for name in re.findall(r"^([A-Z][A-Z0-9_]*) = [-+0-9(]", text, flags=re.M)
+                   if not name.startswith("MODE_")]  # named cases of one kernel argument, not thresholds
+        assert not numeric, (path.name, numeric)

@@ -317,10 +317,14 @@ def test_out_to_a_device_or_fifo_is_written_through_never_replaced(tmp_path, cap
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = {}
-    reader = threading.Thread(target=lambda: got.setdefault("text", open(fifo).read()))
+    reader = threading.Thread(target=lambda: got.setdefault("text", open(fifo).read()), daemon=True)
     reader.start()
-    assert main(["predict", "--model", model, "--data", f["test"], "--out", str(fifo)]) == 0
-    reader.join(30)
+    try:
+        assert main(["predict", "--model", model, "--data", f["test"], "--out", str(fifo)]) == 0
+    finally:
+        reader.join(30)
+        if reader.is_alive():  # nothing opened the FIFO: release the reader so the session can end
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     assert len(got["text"].splitlines()) == br.load_letor(f["test"]).y.shape[0]
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 

@@ -1,5 +1,7 @@
 """λ-AUC with the probit link: pair oracle, fast series within its bound, engines, training."""
 
+import os
+
 import lightgbm as lgb
 import numpy as np
 import pytest
@@ -386,7 +388,7 @@ def test_objective_default_accuracy_is_within_its_documented_bound():
 @pytest.mark.parametrize("n,classes,rate", [(5000, 2, 0.5), (70_001, 2, 0.05), (9000, 3, None)])
 def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes, rate):
     # lists of 2^31 rows and more index with int64; below, int32 halves the order's traffic
-    from boostrank._kernels.erfc import ERFC_ALPHA
+    from boostrank._kernels.link import ERFC_ALPHA
     from boostrank._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
     from boostrank.probit import _class_weights, _series
 
@@ -402,7 +404,7 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
         g, h = np.empty(n), np.empty(n)
         wi, wu, wf = np.empty((3, n), dtype=dt), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
         assert lambda_auc_series_kernel(s, y.astype(dt), wmat, 1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed)
+                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed, 2)
         out.append((g, h, wi[1, :n].copy()))
     np.testing.assert_array_equal(out[0][2], out[1][2])  # the same order
     # the same sums; separately compiled variants may round differently in the last bit
@@ -451,3 +453,35 @@ def test_float32_buffers_receive_the_float64_sums_rounded(sizes):
     assert out[0] is g32 and out[1] is h32
     np.testing.assert_array_equal(g32, g64.astype(np.float32))
     np.testing.assert_array_equal(h32, h64.astype(np.float32))
+
+
+def test_the_parallel_sort_gives_one_order_at_any_thread_count():
+    """One chunk per Numba thread (not a literal two): 1, 2 and 3 threads, the same order as np.lexsort.
+
+    In a child process: Numba's thread pool cannot grow past NUMBA_NUM_THREADS once started.
+    """
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import numba, numpy as np
+        from boostrank._kernels.lambda_series import ascending_pessimistic
+        rng = np.random.default_rng(0)
+        for n in ({PARALLEL_SORT_MIN_ROWS} + 1, 3 * {PARALLEL_SORT_MIN_ROWS} + 2):
+            for kind in ("normal", "ties", "ulps", "cauchy"):
+                s = {{"normal": rng.normal(size=n), "ties": np.round(rng.normal(size=n), 1),
+                     "ulps": 1.0 + rng.integers(0, 64, size=n) * np.spacing(1.0),
+                     "cauchy": rng.standard_cauchy(size=n)}}[kind]
+                y = rng.integers(0, 3, size=n)
+                want = np.lexsort((-np.arange(n), -y, s))
+                for threads in (1, 2, 3):
+                    numba.set_num_threads(threads)
+                    order, t, cls = ascending_pessimistic(s, y, 3, 1.0)
+                    assert np.array_equal(order, want), (n, kind, threads)
+                    assert np.array_equal(cls, y[want]) and np.array_equal(t, s[want])
+        print("ok")
+    """)
+    env = {**os.environ, "NUMBA_NUM_THREADS": "3"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -20,9 +20,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-#: Raykar's probit link: the logistic σ(u) ≈ 1 − ½ erfc(ERFC_ALPHA · u), α = √3/(√2 π)
-#: (Raykar eq. 3; the erfc with the logistic's slope and variance matched).
-ERFC_ALPHA = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
+from .config import ERFC_BATCH, ERFC_CHUNKS, SERIES_FASTMATH
 
 
 @njit(cache=True)
@@ -170,13 +168,7 @@ def _block_series(z, Q, kz, occ, centres, h, p):
     return C, S, QB, LC, LS, LQ, UC, US, UQ, FQ
 
 
-#: Points per batch of the vectorised series loops (the batch's arrays stay in L1).
-BATCH = 256
-#: Work units the batches are dealt into for the threads (scratch is allocated per unit).
-CHUNKS = 16
-
-
-@njit(cache=True, fastmath={"contract", "reassoc", "nsz"})
+@njit(cache=True, fastmath=SERIES_FASTMATH)
 def unit_rotations(theta, c, s, c2, s2, m):
     """cos/sin of theta[:m] and of 2·theta[:m] for |theta| < π/4, by polynomials.
 
@@ -270,24 +262,24 @@ def _occupied(y, z, lo, width):
 
 @njit(cache=True)
 def _batches(start):
-    """(block, first point, size) of every batch of at most BATCH points within one block."""
+    """(block, first point, size) of every batch of at most ERFC_BATCH points within one block."""
     nbat = 0
     for k in range(start.shape[0] - 1):
-        nbat += (start[k + 1] - start[k] + BATCH - 1) // BATCH
+        nbat += (start[k + 1] - start[k] + ERFC_BATCH - 1) // ERFC_BATCH
     bk = np.empty(nbat, dtype=np.int64)
     b0 = np.empty(nbat, dtype=np.int64)
     bm = np.empty(nbat, dtype=np.int64)
     t = 0
     for k in range(start.shape[0] - 1):
-        for first in range(start[k], start[k + 1], BATCH):
+        for first in range(start[k], start[k + 1], ERFC_BATCH):
             bk[t] = k
             b0[t] = first
-            bm[t] = min(BATCH, start[k + 1] - first)
+            bm[t] = min(ERFC_BATCH, start[k + 1] - first)
             t += 1
     return bk, b0, bm
 
 
-@njit(cache=True, parallel=True, fastmath={"contract", "reassoc", "nsz"})
+@njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
 def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
     """C[k, n] += Σ q cos((2n+1)θ), S[k, n] += Σ q sin((2n+1)θ), θ = 2h(z − c_k), per block.
 
@@ -299,14 +291,14 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
     Cp = np.zeros((nbat, p))
     Sp = np.zeros((nbat, p))
     Qp = np.zeros(nbat)
-    n_chunks = min(CHUNKS, nbat)
+    n_chunks = min(ERFC_CHUNKS, nbat)
     for chunk in prange(n_chunks):
-        th = np.empty(BATCH)
-        w = np.empty(BATCH)
-        c = np.empty(BATCH)
-        s = np.empty(BATCH)
-        c2 = np.empty(BATCH)
-        s2 = np.empty(BATCH)
+        th = np.empty(ERFC_BATCH)
+        w = np.empty(ERFC_BATCH)
+        c = np.empty(ERFC_BATCH)
+        s = np.empty(ERFC_BATCH)
+        c2 = np.empty(ERFC_BATCH)
+        s2 = np.empty(ERFC_BATCH)
         for t in range(chunk, nbat, n_chunks):
             k = bk[t]
             first = b0[t]
@@ -337,19 +329,19 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
             S[k, n] += Sp[t, n]
 
 
-@njit(cache=True, parallel=True, fastmath={"contract", "reassoc", "nsz"})
+@njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
 def _target_sums(y, perm, start, centres, h, p, TC, TS, const, kind, out):
     """The series at every target of each block from its neighbourhood's weighted coefficients."""
     bk, b0, bm = _batches(start)
     nbat = bk.shape[0]
-    n_chunks = min(CHUNKS, nbat)
+    n_chunks = min(ERFC_CHUNKS, nbat)
     for chunk in prange(n_chunks):
-        th = np.empty(BATCH)
-        c = np.empty(BATCH)
-        s = np.empty(BATCH)
-        c2 = np.empty(BATCH)
-        s2 = np.empty(BATCH)
-        acc = np.empty(BATCH)
+        th = np.empty(ERFC_BATCH)
+        c = np.empty(ERFC_BATCH)
+        s = np.empty(ERFC_BATCH)
+        c2 = np.empty(ERFC_BATCH)
+        s2 = np.empty(ERFC_BATCH)
+        acc = np.empty(ERFC_BATCH)
         for t in range(chunk, nbat, n_chunks):
             k = bk[t]
             first = b0[t]

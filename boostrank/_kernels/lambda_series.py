@@ -20,10 +20,13 @@ same sweep over the mirrored list (−t reversed), where erfc(t_i − t_j) =
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange  # get_num_threads: Python callers only
 
+from .config import (MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS,  # noqa: F401  (tests import them here)
+                     SERIES_FASTMATH, SWEEP_BATCH, SWEEP_P)
 from .erfc import harmonics, unit_rotations
 from .groups import radix_sort, repair_runs, sort_run
+from .link import probit_hessian_scale
 
 
 def index_dtype(n):
@@ -47,17 +50,9 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
     wi = np.empty((3, n), dtype=index_dtype(n))
     wu = np.empty((2, n), dtype=np.uint64)
     t = np.empty(n)
-    if not ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
+    if not ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t, get_num_threads()):
         raise ValueError("scores must not be NaN")
     return wi[1], t, wi[2]
-
-
-#: Below this many rows the order is sorted on one thread (:func:`_ascending_serial`):
-#: the two-chunk sort's fixed cost (counters, parallel regions) is 30 µs.
-PARALLEL_SORT_MIN_ROWS = 1 << 16
-
-#: Longest list the series takes: the two-chunk sort packs row numbers into 32 bits.
-MAX_LIST_ROWS = 1 << 32
 
 
 @njit(cache=True)
@@ -87,12 +82,12 @@ def _ascending_serial(scores, labels, n_classes, idx, keys, idx2, keys2):
 
 
 @njit(cache=True, parallel=True)
-def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
+def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t, n_threads):
     """The ascending pessimistic order, with t = scale · scores and class ids along it.
 
     Ascending score; among equal scores the higher label first, then the later row:
     the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  From
-    ``PARALLEL_SORT_MIN_ROWS`` rows, a stable LSD radix sort in two chunks on two threads:
+    ``PARALLEL_SORT_MIN_ROWS`` rows, a stable LSD radix sort in one chunk per Numba thread (the same order for any count):
 
     1. a first pass lays the rows out by (label desc, row desc) as 64-bit keys: on top,
        the score's point on a 32-bit grid that never decreases with s; below, the row
@@ -130,6 +125,8 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         Scratch.
     t : ndarray of float64, shape (≥ n,)
         Out: scale · score along the order.
+    n_threads : int
+        Chunks of the parallel sort: the caller's ``numba.get_num_threads()``.
 
     Returns
     -------
@@ -142,15 +139,20 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         _finish_order(labels, scale, wi, wu, t, n)
         # NaN sorts to the ends
         return n == 0 or not (np.isnan(scores[wi[1, 0]]) or np.isnan(scores[wi[1, n - 1]]))
-    half = n // 2
+    # one chunk per thread (numba.get_num_threads() of the caller: called in here, it is a ctypes
+    # pointer that keeps the kernel out of the on-disk cache); the order is the same for any count
+    nch = max(1, n_threads)
+    edge = np.empty(nch + 1, dtype=np.int64)
+    for ch in range(nch + 1):
+        edge[ch] = ch * n // nch
     bits = scores.view(np.uint64)
     sign = np.uint64(1) << np.uint64(63)
-    # label counts per source chunk, rows padded apart: two threads' counters in one cache line cost 3× (false sharing)
-    lab = np.zeros((2, n_classes + 16), dtype=np.int64)
-    ext = np.zeros((2, 16))
-    for ch in prange(2):
-        a, b = (0, half) if ch == 0 else (half, n)
-        if n_classes <= 8:  # a vectorised count per class: 0.34 against 0.81 ms at 10⁶ rows
+    # label counts per source chunk, rows padded apart: threads sharing a cache line of counters cost 3× (false sharing)
+    lab = np.zeros((nch, n_classes + 16), dtype=np.int64)
+    ext = np.zeros((nch, 16))
+    for ch in prange(nch):
+        a, b = edge[ch], edge[ch + 1]
+        if n_classes <= 8:  # a vectorised count per class
             for c in range(n_classes):
                 k = 0
                 for r in range(n - b, n - a):
@@ -170,21 +172,21 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         ext[ch, 0] = lo_c
         ext[ch, 1] = hi_c
         ext[ch, 2] = nan
-    if ext[0, 2] + ext[1, 2] > 0:
+    if ext[:, 2].sum() > 0:
         return False
-    lo = min(ext[0, 0], ext[1, 0])
-    span = max(ext[0, 1], ext[1, 1]) - lo
+    lo = ext[:, 0].min()
+    span = ext[:, 1].max() - lo
     top = 4294967295.0
     grid = top / span if span > 0.0 and top / span < np.inf and span < np.inf else 0.0
     image = grid == 0.0 or _image_grid_is_finer(scores, span)
-    off = np.zeros((2, n_classes + 16), dtype=np.int64)
+    off = np.zeros((nch, n_classes + 16), dtype=np.int64)
     total = 0
     for c in range(n_classes):
-        for ch in range(2):
+        for ch in range(nch):
             off[ch, c] = total
             total += lab[ch, c]
-    for ch in prange(2):
-        for q in range(0 if ch == 0 else half, half if ch == 0 else n):
+    for ch in prange(nch):
+        for q in range(edge[ch], edge[ch + 1]):
             r = n - 1 - q
             c = n_classes - 1 - labels[r]
             dst = off[ch, c]
@@ -200,21 +202,21 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
     for d in range(4):
         shift = np.uint64(32 + 8 * d)
         # each chunk's digit counts, rows padded apart (false sharing)
-        pos = np.zeros((2, 256 + 16), dtype=np.int64)
-        for ch in prange(2):
-            for q in range(0 if ch == 0 else half, half if ch == 0 else n):
+        pos = np.zeros((nch, 256 + 16), dtype=np.int64)
+        for ch in prange(nch):
+            for q in range(edge[ch], edge[ch + 1]):
                 pos[ch, (wu[src, q] >> shift) & mask] += 1
-        if (pos[0] + pos[1]).max() == n:  # a digit every key shares
+        if pos.sum(axis=0).max() == n:  # a digit every key shares
             continue
         total = 0
         for v in range(256):
-            for ch in range(2):
+            for ch in range(nch):
                 c = pos[ch, v]
                 pos[ch, v] = total
                 total += c
         dst_buf = 1 - src
-        for ch in prange(2):
-            for q in range(0 if ch == 0 else half, half if ch == 0 else n):
+        for ch in prange(nch):
+            for q in range(edge[ch], edge[ch + 1]):
                 k = wu[src, q]
                 v = (k >> shift) & mask
                 dst = pos[ch, v]
@@ -230,13 +232,16 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t):
         order[m] = r
         t[m] = scores[r]
         cls[m] = labels[r]
-    # runs of one grid point are settled in two independent halves
-    split = half
-    while 0 < split < n and (keys[split] >> np.uint64(32)) == (keys[split - 1] >> np.uint64(32)):
-        split += 1
-    for part in prange(2):
-        a, b = (0, split) if part == 0 else (split, n)
-        _settle(t, order, cls, keys, a, b)
+    # runs of one grid point are settled in independent parts, split where the grid point changes
+    split = np.empty(nch + 1, dtype=np.int64)
+    split[0] = 0
+    for ch in range(1, nch + 1):
+        s = max(edge[ch], split[ch - 1])
+        while 0 < s < n and (keys[s] >> np.uint64(32)) == (keys[s - 1] >> np.uint64(32)):
+            s += 1
+        split[ch] = s
+    for part in prange(nch):
+        _settle(t, order, cls, keys, split[part], split[part + 1])
     for m in prange(n):
         t[m] *= scale
     return True
@@ -316,10 +321,7 @@ def _finish_order(labels, scale, wi, wu, t, n):
         cls[m] = labels[idx[m]]
 
 
-#: Harmonics the two-class sweep carries (the series' p, zero-padded): a constant trip
-#: count vectorises fully; eps down to about 1e-7 needs at most 16 (eps 1e-4: 11).
-SWEEP_P = 16
-_FAST = {"contract", "reassoc", "nsz"}
+_FAST = SERIES_FASTMATH
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -472,7 +474,7 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
     cur = np.int64(-2)
     base = 0
     centre = 0.0
-    B = 64
+    B = SWEEP_BATCH
     kb = np.empty(B, dtype=np.int64)
     work = np.empty((5, B))
     Hr = np.empty((B, 2 * P))
@@ -570,7 +572,7 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     cur = np.int64(-2)
     base = 0
     centre = 0.0
-    B = 64
+    B = SWEEP_BATCH
     kb = np.empty(B, dtype=np.int64)
     work = np.empty((5, B))
     Hr = np.zeros((B, 2 * P))  # columns past pg stay zero
@@ -677,11 +679,6 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
             hout[row] = hc * acc_g
 
 
-#: Minority-class rate from which two-class lists sweep without a branch on the class
-#: (``mixed`` in :func:`_sweep_binary`).
-MIXED_MIN_RATE = 0.12
-
-
 @njit(cache=True)
 def _padded(ae, ag, p, P):
     """The first ``p`` series weights, zero-padded to ``P`` harmonics (the sweeps' loop length)."""
@@ -707,7 +704,7 @@ def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed):
 
 @njit(cache=True, parallel=True)
 def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae, ag, grad, hess, wi, wu, wf,
-                             max_t, mixed):
+                             max_t, mixed, n_threads):
     """λ-MAUC (λ-AUC for 0/1 labels) gradients and hessians of one list, probit link.
 
     Parameters
@@ -727,6 +724,8 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     mixed : bool
         Two classes, the smaller at least ``MIXED_MIN_RATE`` of the list: sweep without a
         branch on the class (see :func:`_sweep_binary`).
+    n_threads : int
+        ``numba.get_num_threads()``: the sort's chunks (:func:`ascending_pessimistic_into`).
 
     Returns
     -------
@@ -737,7 +736,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     """
     n = scores.shape[0]
     t = wf[0, :n]
-    ok = ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t)
+    ok = ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t, n_threads)
     if not (ok and abs(t[0]) <= max_t and abs(t[n - 1]) <= max_t):
         return False
     order = wi[1, :n]
@@ -745,7 +744,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     g = wf[1:3, :n]
     hs = wf[3:5, :n]
     _both_sweeps(t, cls, wmat, width, h, p, ae, ag, sigma / 2.0,
-                 sigma * sigma * alpha / math.sqrt(math.pi), g, hs, mixed)
+                 probit_hessian_scale(sigma, alpha), g, hs, mixed)
     for i in prange(n):
         grad[order[i]] = g[0, i] + g[1, i]
         hess[order[i]] = hs[0, i] + hs[1, i]
@@ -784,7 +783,7 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
     """
     scale = alpha * sigma
     lam = sigma / 2.0
-    hc = sigma * sigma * alpha / math.sqrt(math.pi)
+    hc = probit_hessian_scale(sigma, alpha)
     ae_b, ag_b = _padded(ae, ag, min(p, SWEEP_P), SWEEP_P)  # used when p <= SWEEP_P
     ae_g, ag_g = _padded(ae, ag, p, 4 * ((p + 3) // 4))
     sign = np.uint64(1) << np.uint64(63)

@@ -16,6 +16,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .config import EXP_FASTMATH, PAIR_SUM_FASTMATH
+from .link import probit_rho_slope
 from .metrics import mauc_class_weights, mauc_class_weights_into
 
 
@@ -110,7 +112,7 @@ _LN2_LO = 1.90821492927058770002e-10
 _LOG2E = 1.4426950408889634
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath=EXP_FASTMATH)
 def exp_nonpositive(x, out, scratch1, scratch2):
     """out = exp(x) for x ≤ 0, in loops the compiler vectorises (libm's exp does not).
 
@@ -299,7 +301,7 @@ def _single_label(st, n):
     return False
 
 
-@njit(cache=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
+@njit(cache=True, fastmath=PAIR_SUM_FASTMATH)
 def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, guarded, spread):
     """λ and hessian sums of one document against rows lo:hi of a lower class.
 
@@ -442,7 +444,7 @@ def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, gra
     caller can route them elsewhere (zeroing them cost 0.5 ms per call at 10⁶ rows).
     """
     n_groups = offsets.shape[0] - 1
-    c = alpha * sigma / math.sqrt(math.pi)
+    c = probit_rho_slope(sigma, alpha)
     for g in range(n_groups):
         a = offsets[g]
         b = offsets[g + 1]

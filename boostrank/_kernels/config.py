@@ -1,0 +1,53 @@
+"""Every threshold and floating-point flag set of the kernels, each with what it trades.
+
+The figures behind each choice are measured by the scripts in ``benchmarks/``
+(``long_lists.py``, ``objectives.py``, ``erfc_sum.py``, ``threads.py``), not quoted here.
+Numba freezes these values into the compiled kernels: after editing one, clear
+``boostrank/_kernels/__pycache__/*.nb[ic]``.
+"""
+
+# ----------------------------------------------------------------- floating point
+
+#: The series sums: contraction to FMA and reassociation let the harmonic loops vectorise;
+#: no NaN/inf assumptions (``nnan``/``ninf``), so a bad score still reaches the checks.
+SERIES_FASTMATH = {"contract", "reassoc", "nsz"}
+#: The vectorised exp of the logistic pair sums: FMA only, so its error bound holds.
+EXP_FASTMATH = {"contract"}
+#: The logistic pair sums: reordered sums and reciprocal multiplies, within the tests' 1e-12.
+PAIR_SUM_FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+
+# ----------------------------------------------------------------- when to go parallel
+
+#: Longest list the series takes: the parallel sort packs row numbers into 32 bits of its keys.
+MAX_LIST_ROWS = 1 << 32
+
+#: Lists shorter than this are ordered on one thread: the parallel sort's fixed cost
+#: (counters and parallel regions per pass) outweighs its gain below.
+PARALLEL_SORT_MIN_ROWS = 1 << 16
+#: Batches with fewer rows run the λ kernels on one thread: below, a parallel region's
+#: start-up costs more than the work it splits.
+PARALLEL_MIN_ROWS = 200_000
+
+# ----------------------------------------------------------------- the series' loops
+
+#: Harmonics the two-class sweep carries, zero-padded: a constant trip count vectorises
+#: fully; eps down to about 1e-7 needs at most 16 (eps 1e-4: 11).
+SWEEP_P = 16
+#: Rows per batch of a sweep's harmonics: the batch's (rows × 2P) table stays in L1.
+SWEEP_BATCH = 64
+#: Minority-class rate from which the two-class sweep runs branch-free: below it, a branch
+#: on the class predicts well and is cheaper than the selects.
+MIXED_MIN_RATE = 0.12
+#: Points per batch of erfc_sum's vectorised loops: the batch's arrays stay in L1.
+ERFC_BATCH = 256
+#: Work units erfc_sum's batches are dealt into: more balance the threads, each costs its scratch.
+ERFC_CHUNKS = 16
+
+# ----------------------------------------------------------------- exact pairs or the series
+
+#: ``method="auto"`` of the probit λ objective: lists from this many rows take the series,
+#: shorter ones the exact pair sums (the series' fixed cost is not repaid below).
+AUTO_MIN_ROWS = 128
+#: ``method="auto"`` of RankNCG: exact pair sums up to this many pairs per preferred class
+#: pair, the series' two ``erfc_sum`` calls per class pair above (where they cost the same).
+AUTO_PAIRS_PER_EDGE = 2500

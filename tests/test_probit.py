@@ -125,7 +125,7 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
     order, t, cls = ascending_pessimistic(s, y, max(classes, 3), 2.0)  # 12: labels counted by histogram
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n)[::-1])
     with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(t, 2.0 * s[order])
+        np.testing.assert_array_equal(t, 2.0 * (s[order] - s[order][n // 2]) if n else t)
     np.testing.assert_array_equal(cls, y[order])
 
 
@@ -201,7 +201,8 @@ def test_ascending_order_edge_values(s, tile):
     y = (np.arange(s.size) % 2).astype(np.int64)
     order, t, cls = ascending_pessimistic(s, y, 2, 1.0)
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, s.size)[::-1])
-    np.testing.assert_array_equal(t, s[order])
+    with np.errstate(invalid="ignore"):  # positions from the median score (±inf stay ±inf)
+        np.testing.assert_array_equal(t, s[order] - s[order][s.size // 2] if s.size else t)
 
 
 def test_fast_sparse_grades_and_thread_count():
@@ -479,9 +480,38 @@ def test_the_parallel_sort_gives_one_order_at_any_thread_count():
                     numba.set_num_threads(threads)
                     order, t, cls = ascending_pessimistic(s, y, 3, 1.0)
                     assert np.array_equal(order, want), (n, kind, threads)
-                    assert np.array_equal(cls, y[want]) and np.array_equal(t, s[want])
+                    assert np.array_equal(cls, y[want]) and np.array_equal(t, s[want] - s[want][n // 2])
         print("ok")
     """)
     env = {**os.environ, "NUMBA_NUM_THREADS": "3"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("case", ["outlier 1e12", "outlier 1e14", "outlier 4.1e16", "bulk at 1e12", "two modes",
+                                  "lists"])
+def test_fast_stays_within_its_bound_when_scores_are_far_from_zero(case):
+    """Hardening #5: one score at 1e12 put 174 of 2 000 rows outside fast_error_bound (3.9e16: 44 % error).
+
+    Positions are now taken from the list's median score before scaling, on a block grid
+    anchored at zero, so the series sees exact differences wherever the list sits.
+    """
+    rng = np.random.default_rng(7)
+    n = 2000
+    s = rng.normal(size=n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    offsets = np.array([0, n])
+    if case.startswith("outlier"):
+        s[5] = float(case.split()[1])
+    elif case == "bulk at 1e12":
+        s += 1e12
+    elif case == "two modes":
+        s[n // 2:] += 1e12
+    else:  # many lists: the lists kernel, one list shifted and one with an outlier
+        offsets = np.arange(0, n + 1, 250)
+        s[5] = 1e12
+        s[500:750] += 1e12
+    gf, hf = lambda_auc_probit(s, y, offsets, method="fast", eps=1e-6)
+    ge, he = lambda_auc_probit(s, y, offsets, method="exact", eps=1e-6)
+    gb, hb = fast_error_bound(s, y, offsets, eps=1e-6)
+    assert np.all(np.abs(gf - ge) <= gb) and np.all(np.abs(hf - he) <= hb)

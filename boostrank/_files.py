@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from typing import Callable
@@ -46,12 +47,21 @@ def write_atomic(out, write: Callable[[str], object]) -> None:
     over it; through a symlink, the link's target is replaced and the link kept.  The
     file gets the mode an ordinary ``open`` would give (the existing file's, else
     0666 less the umask), not ``mkstemp``'s 0600.  A device, FIFO or socket (``/dev/null``,
-    ``/dev/stdout``) is written directly: renaming over it would replace the device.
+    ``/dev/stdout``) gets the finished bytes through one ``open``: renaming over it would
+    replace the device, and a writer that opened a FIFO twice would end its reader's
+    read at the first close.
     """
     out = os.fspath(out)
     target = os.path.realpath(out)
     if _special(target):
-        write(target)
+        fd, tmp = tempfile.mkstemp(prefix=".boostrank-", suffix=os.path.splitext(target)[1])
+        os.close(fd)
+        try:
+            write(tmp)
+            with open(tmp, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        finally:
+            os.unlink(tmp)
         return
     folder = os.path.dirname(target) or "."
     try:

@@ -199,9 +199,11 @@ def read_bytes(path) -> bytes:
         if raw.startswith(magic):
             import importlib
 
+            codec = importlib.import_module(module)
+            errors = (OSError, EOFError, ValueError) + ((codec.LZMAError,) if module == "lzma" else ())
             try:
-                return importlib.import_module(module).decompress(raw)
-            except (OSError, EOFError, ValueError) as exc:
+                return codec.decompress(raw)
+            except errors as exc:
                 raise LetorFormatError(path, None, f"damaged {module} data: {exc}") from None
     return raw
 
@@ -426,6 +428,8 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
     n = y.shape[0]
     sparse_in = sp.issparse(X)
     X = sp.csr_matrix(X) if sparse_in else np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows × features), got shape {X.shape}")
     if X.shape[0] != n:
         raise ValueError(f"X has {X.shape[0]} rows but y has {n}")
     if write_zeros is None:

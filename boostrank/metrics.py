@@ -209,7 +209,11 @@ def _cutoff(k) -> int:
     k = int(k)
     if k < 1:
         raise ValueError(f"k must be a positive integer or None, got {k}")
-    return k
+    return min(k, MAX_CUTOFF)  # past every list's length: the whole list, as a kernel's int64 holds it
+
+
+#: Cut-offs beyond this are every list whole (and still fit an int64 in the kernels)
+MAX_CUTOFF = 2 ** 62
 
 
 def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightgbm",
@@ -335,6 +339,10 @@ def err(y, scores, qid=None, *, k: int | None = None, max_grade: int = 4, per_qu
     -------
     float or ndarray
     """
+    if (isinstance(max_grade, bool) or not isinstance(max_grade, (int, np.integer))
+            or not 1 <= max_grade <= 1023):
+        raise ValueError(f"err: max_grade must be an integer from 1 to 1023 (2^max_grade stays a finite float), "
+                         f"got {max_grade!r}")
     labels = as_int_labels(y)
     s = as_1d_float(scores, "scores")
     if labels.shape != s.shape:

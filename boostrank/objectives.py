@@ -184,14 +184,20 @@ class LambdaObjective:
             n_jobs = n_threads
         if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
             raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
-        if not (sigma > 0 and np.isfinite(sigma)):
-            raise ValueError(f"sigma must be positive and finite, got {sigma!r}")
-        if int(truncation_level) < 1:
-            raise ValueError("truncation_level must be at least 1")
+        if (isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.number))
+                or not (sigma > 0 and np.isfinite(sigma))):
+            raise ValueError(f"sigma must be positive and finite (a number), got {sigma!r}")
+        if (isinstance(truncation_level, bool) or not isinstance(truncation_level, (int, np.integer, float))
+                or not float(truncation_level) >= 1 or not float(truncation_level).is_integer()):
+            raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
+        if (isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number))
+                or not np.isfinite(threshold)):  # NaN made every label irrelevant: a constant model
+            raise ValueError(f"threshold must be finite, got {threshold!r}")
         self.metric = metric
         self.sigma = float(sigma)
         self.threshold = float(threshold)
-        self.truncation_level = int(truncation_level)
+        # past every list: the whole list (and an int64 in the kernel)
+        self.truncation_level = int(min(truncation_level, 2 ** 62))
         self.norm = (link == "logistic") if norm is None else bool(norm)
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link

@@ -457,9 +457,21 @@ class LambdaRanker(BaseEstimator):
             ranker.n_features_in_ = ranker.booster_.num_feature()
             names = ranker.booster_.feature_name()
         elif engine == "xgboost":
-            ranker.booster_ = _xgb_adapter.import_xgboost().Booster(model_file=str(path))
+            xgb = _xgb_adapter.import_xgboost()
+            try:
+                ranker.booster_ = xgb.Booster(model_file=str(path))
+            except xgb.core.XGBoostError as exc:
+                raise ValueError(f"{path}: damaged XGBoost model file ({type(exc).__name__}: "
+                                 f"{str(exc).strip()[:200] or 'no message'})") from None
             ranker.n_features_in_ = ranker.booster_.num_features()
-            best = ranker.booster_.attr("best_iteration")
+            try:
+                best = ranker.booster_.attr("best_iteration")
+            except AssertionError:  # XGBoost asserts on an empty attribute
+                best = ""
+            rounds = ranker.booster_.num_boosted_rounds()
+            if best is not None and not (best.isdigit() and int(best) < rounds):
+                raise ValueError(f"{path}: damaged XGBoost model file: best_iteration {best!r} is not a round "
+                                 f"of its {rounds}")
             ranker.best_iteration_ = None if best is None else int(best) + 1  # XGBoost indexes from 0
             names = ranker.booster_.feature_names
         else:

@@ -382,14 +382,23 @@ class RankNCG(BaseEstimator):
     def load_model(cls, path) -> "RankNCG":
         """Read a model written by :meth:`save_model`."""
         doc = json.loads(Path(path).read_text())
-        if doc.get("boostrank_model") != "RankNCG":
+        if not isinstance(doc, dict) or doc.get("boostrank_model") != "RankNCG":
             raise ValueError(f"{path}: not a RankNCG model file")
-        model = cls(**doc["params"])
-        model.coef_ = np.asarray(doc["coef"], dtype=np.float64)
-        model._offset = float(doc["offset"])
-        model.classes_ = np.asarray(doc["classes"])
-        model.n_iter_ = int(doc["n_iter"])
-        model.n_pairs_ = int(doc["n_pairs"])
+        missing = [k for k in ("params", "coef", "offset", "classes", "n_iter", "n_pairs") if k not in doc]
+        if missing:
+            raise ValueError(f"{path}: damaged RankNCG model file: no {', '.join(missing)}")
+        try:
+            model = cls(**doc["params"])
+            model.coef_ = np.asarray(doc["coef"], dtype=np.float64)
+            model._offset = float(doc["offset"])
+            model.classes_ = np.asarray(doc["classes"])
+            model.n_iter_ = int(doc["n_iter"])
+            model.n_pairs_ = int(doc["n_pairs"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
+        if model.coef_.ndim != 1 or model.coef_.size == 0 or not np.isfinite(model.coef_).all() \
+                or not np.isfinite(model._offset):
+            raise ValueError(f"{path}: damaged RankNCG model file: coef must be a non-empty list of finite numbers")
         model.n_features_in_ = model.coef_.shape[0]
         return model
 
@@ -436,7 +445,7 @@ def _line_search(slope, d0, step, max_expand=60, max_iter=30):
 def load_linear_model(path):
     """A linear boostrank model (RankNCG) from its JSON file."""
     doc = json.loads(Path(path).read_text())
-    kind = doc.get("boostrank_model")
+    kind = doc.get("boostrank_model") if isinstance(doc, dict) else None
     if kind == "RankNCG":
         return RankNCG.load_model(path)
     raise ValueError(f"{path}: unknown boostrank model type {kind!r}")

@@ -427,7 +427,12 @@ class TopKReranker(BaseEstimator):
                 raise ValueError(f"k must be a non-negative integer, None or a list of them, got {self.k!r}")
         if not ks:
             raise ValueError("k must not be an empty list")
-        return ks
+        gate = self.gate
+        if isinstance(gate, bool) or not isinstance(gate, (int, np.integer)) or gate < 0 or gate == 1:
+            raise ValueError(f"gate must be 0 (no gate) or a number of folds >= 2, got {gate!r}")
+        if not (isinstance(self.gate_alpha, (int, float)) and 0 < self.gate_alpha < 1):
+            raise ValueError(f"gate_alpha must be in (0, 1), got {self.gate_alpha!r}")
+        return [k if k is None else min(int(k), 2 ** 62) for k in ks]  # k past every list: the whole list
 
     def _l0s(self, base_value, d):
         if isinstance(self.l0, str):

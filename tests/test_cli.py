@@ -278,12 +278,16 @@ def test_predict_validates_scores_before_writing(tmp_path, capsys):
     model = tmp_path / "lin.json"
     assert main(["fit-linear", "--train", f["train"], "--out", str(model)]) == 0
     doc = json.loads(model.read_text())
-    doc["coef"] = [float("nan")] * len(doc["coef"])
+    doc["coef"] = [1e308] * len(doc["coef"])  # finite, so the model loads; its scores overflow
     model.write_text(json.dumps(doc))
     out = tmp_path / "scores.txt"
     capsys.readouterr()
     assert main(["predict", "--model", str(model), "--data", f["test"], "--out", str(out)]) == 2
     assert "NaN/inf scores" in capsys.readouterr().err and not out.exists()
+    doc["coef"] = [float("nan")] * len(doc["coef"])  # a damaged model is refused when it loads
+    model.write_text(json.dumps(doc))
+    assert main(["predict", "--model", str(model), "--data", f["test"], "--out", str(out)]) == 2
+    assert "damaged" in capsys.readouterr().err and not out.exists()
 
 
 def _null_device(tmp_path):

@@ -46,7 +46,8 @@ def cmd_evaluate(args) -> int:
     metrics = _split_metrics(args.metrics)
     runs = {}
     for path in args.scores:
-        runs[path] = read_scores(path, data, args.score_column, format=args.format)
+        runs[path] = read_scores(path, data, args.score_column, format=args.format,
+                                 report=lambda note: print(f"boostrank evaluate: warning: {note}", file=sys.stderr))
     table = metric_table(data.y, data.qid, runs, metrics)
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,

@@ -29,7 +29,9 @@ _TOKEN = re.compile(r"^(\d+):(\S+)$")
 
 MAX_LABEL = 2 ** 31 - 1
 """Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
-MAX_FEATURES = 2 ** 24
+MAX_FEATURES = 2 ** 20
+"""Largest feature index :func:`load_letor` accepts by default: LightGBM spends about 1 KB per
+feature column, empty or not (2**20 columns: 1 GB and 6 s for a 4-row file; 2**24: 13 GB)."""
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -166,6 +168,8 @@ def _diagnose(path, text_lines, zero_based: bool) -> None:
             q = rest[0][4:]
             if not re.fullmatch(r"-?\d+", q):
                 raise LetorFormatError(path, number, f"qid {q!r} is not an integer")
+            if not -(2**63) <= int(q) < 2**63:
+                raise LetorFormatError(path, number, f"qid {q} is outside the 64-bit integer range")
             rest = rest[1:]
         last = -1
         for tok in rest:
@@ -173,6 +177,8 @@ def _diagnose(path, text_lines, zero_based: bool) -> None:
             if m is None:
                 raise LetorFormatError(path, number, f"expected <index>:<value>, got {tok!r}")
             index = int(m.group(1))
+            if index >= 2**31 - 1:
+                raise LetorFormatError(path, number, f"feature index {index} is beyond what a reader can index")
             try:
                 float(m.group(2))
             except ValueError:
@@ -256,10 +262,11 @@ def load_letor(
         qid; queries are then numbered 0, 1, ...
     as_frame : bool, default=False
         Return :meth:`LetorData.to_frame` instead.
-    max_features : int, default=2**24
-        Largest feature index accepted (a stray ``2000000000:1`` would otherwise make
-        every dense copy of X, and the engines' histograms, allocate billions of
-        columns); raise it for genuinely wider data.
+    max_features : int, default=2**20
+        Largest feature index accepted: a stray ``16777216:1`` would otherwise make
+        every dense copy of X, and the engines' per-feature bookkeeping (about 1 KB a
+        column in LightGBM), allocate for millions of empty columns. Raise it for
+        genuinely wider data.
 
     Returns
     -------
@@ -441,6 +448,8 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         if qid.size and (not np.issubdtype(qid.dtype, np.number) or not np.isfinite(qid.astype(float)).all()
                          or np.any(qid != np.round(qid.astype(float)))):
             raise ValueError("qid must hold integers (LETOR's qid:<int>)")
+        if qid.size and (qid.max() >= 2**63 or qid.min() < -(2**63)):  # float or uint64 qids can exceed int64
+            raise ValueError("qid must fit a 64-bit integer: load_letor could not read the file back")
         group_offsets(n, qid=qid)  # a file load_letor would refuse is not written
     notes = [None] * n
     for i in range(n):
@@ -451,6 +460,10 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         if notes[i] is not None and _LINE_BREAK.search(notes[i]):
             raise ValueError(f"row {i}: a comment or docid holds a line break ({notes[i]!r}); it would end the "
                              f"row and start another")
+        if notes[i] is not None and (comments is None or comments[i] is None) and \
+                (not str(docid[i]) or any(c.isspace() for c in str(docid[i]))):
+            raise ValueError(f"row {i}: docid {str(docid[i])!r} is empty or holds whitespace; it would read "
+                             f"back as another docid (pass comments= to write raw text)")
     write_atomic(path, lambda tmp: _write_rows(tmp, X, y, qid, notes, sparse_in, write_zeros))
 
 
@@ -477,8 +490,14 @@ def _write_rows(path, X, y, qid, notes, sparse_in, write_zeros) -> None:
             fh.write(" ".join(parts) + "\n")
 
 
+def _looks_like_run(fields) -> bool:
+    """A line meant as a TREC run line: six fields ending in rank and score and a tag, or Q0 second."""
+    return len(fields) >= 2 and fields[1].upper() == "Q0" or _is_run_line(fields)
+
+
 def _is_run_line(fields) -> bool:
-    if len(fields) != 6:
+    """``qid Q0 docno rank score tag``; the tag may be missing (some tools write five fields)."""
+    if len(fields) not in (5, 6):
         return False
     try:
         int(fields[3])
@@ -488,7 +507,7 @@ def _is_run_line(fields) -> bool:
     return True
 
 
-def read_scores(path, data, column: int | None = None, format: str = "auto") -> np.ndarray:
+def read_scores(path, data, column: int | None = None, format: str = "auto", *, report=None) -> np.ndarray:
     """Scores of the rows of ``data`` from a score file or a TREC run file.
 
     Parameters
@@ -503,7 +522,10 @@ def read_scores(path, data, column: int | None = None, format: str = "auto") -> 
         ``"scores"``: one score per line (or per row of a table), in the data's row order.
         ``"trec"``: a run file ``qid Q0 docno rank score tag``, matched to the rows by
         (qid, docid) from the LETOR comments (:func:`read_run`).  ``"auto"`` reads a file
-        whose first line has six fields with an integer fourth and a numeric fifth as a run.
+        as a run when its first line has ``Q0`` second, or five or six fields with an
+        integer fourth and a numeric fifth.
+    report : callable, default=None
+        Runs only: passed to :func:`read_run` (unmatched run lines and unretrieved rows).
 
     Returns
     -------
@@ -514,11 +536,11 @@ def read_scores(path, data, column: int | None = None, format: str = "auto") -> 
     if format == "auto":
         with open(path, encoding="utf-8", errors="replace") as fh:
             first = next((ln.split() for ln in fh if ln.split() and not ln.lstrip().startswith("#")), [])
-        format = "trec" if _is_run_line(first) and column is None else "scores"
+        format = "trec" if _looks_like_run(first) and column is None else "scores"
     if format == "trec":
         if not isinstance(data, LetorData):
             raise ValueError("a TREC run is matched by (qid, docid): pass the LetorData")
-        return read_run(path, data)
+        return read_run(path, data, report=report)
     n_rows = len(data) if isinstance(data, LetorData) else int(data)
     rows = []
     with open(path, encoding="utf-8") as fh:
@@ -577,21 +599,22 @@ def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
         keys[q, d] = i
     scores = np.full(len(data), np.nan)
     seen = {}
-    extra = 0
+    extra = text_qids = 0
     with open(path, encoding="utf-8") as fh:
         for number, raw in enumerate(fh, start=1):
             fields = raw.split()
             if not fields or raw.lstrip().startswith("#"):
                 continue
             if not _is_run_line(fields):
-                raise LetorFormatError(path, number, f"not a run line 'qid Q0 docno rank score tag': {raw.strip()!r}")
+                raise LetorFormatError(path, number, f"not a run line 'qid Q0 docno rank score tag' "
+                                                     f"({len(fields)} fields): {raw.strip()!r}")
             score = float(fields[4])
             if not np.isfinite(score):
                 raise LetorFormatError(path, number, "score is NaN or inf")
             try:
                 q = int(fields[0])
             except ValueError:
-                extra += 1
+                text_qids += 1
                 continue
             if (q, fields[2]) in seen:
                 raise LetorFormatError(path, number, f"qid {q} docno {fields[2]} repeats line {seen[q, fields[2]]}")
@@ -603,7 +626,8 @@ def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
                 scores[row] = score
     missing = np.isnan(scores)
     if missing.all():
-        raise LetorFormatError(path, None, "no line of the run matches a (qid, docid) of the data")
+        why = f" ({text_qids} line(s) have a qid that is not an integer, as LETOR qids are)" if text_qids else ""
+        raise LetorFormatError(path, None, f"no line of the run matches a (qid, docid) of the data{why}")
     if missing.any():
         # unretrieved: below every retrieved document, by the next float down (min − 1.0 is the
         # minimum itself from |score| ≥ 2⁵³)
@@ -614,7 +638,8 @@ def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
             scores[retrieved] = np.unique(scores[retrieved], return_inverse=True)[1].reshape(-1)
             floor = -1.0
         scores[missing] = floor
-    if report is not None and (extra or missing.any()):
-        report(f"{path}: {extra} run line(s) name documents not in the data (ignored); "
-               f"{int(missing.sum())} row(s) of the data are not in the run (ranked last)")
+    if report is not None and (extra or text_qids or missing.any()):
+        text = f", {text_qids} of them with a qid that is not an integer" if text_qids else ""
+        report(f"{path}: {extra + text_qids} run line(s) name documents not in the data (ignored{text}); "
+               f"{int(missing.sum())} of {len(data)} row(s) of the data are not in the run (ranked last)")
     return scores

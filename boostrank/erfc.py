@@ -83,6 +83,9 @@ _MAX_BLOCKS = 2.0 ** 40
 _DIRECT_FALLBACK_PAIRS = 4_000_000
 
 
+_MAX_WEIGHT = 1e300  # past it, 2·N·weight can overflow a float64
+
+
 def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "fast", *,
              side: str = "both", kernel: str = "erfc") -> np.ndarray:
     """E(y_j) = Σ_i q_i erfc(y_j − z_i) at every target (Raykar et al. eq. 4).
@@ -136,6 +139,15 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         raise ValueError(f"kernel must be 'erfc' or 'gauss', got {kernel!r}")
     out = np.zeros(y.shape[0])
     if y.size == 0 or z.size == 0:
+        return out
+    big = float(np.abs(q).max())
+    if big > _MAX_WEIGHT:
+        # the series and its partial sums overflow near 1e308 (NaN from inf − inf): sum
+        # weights scaled to one, then scale back, refusing a total past the largest float
+        with np.errstate(over="ignore"):
+            out = erfc_sum(y, z, q / big, eps, method, side=side, kernel=kernel) * big
+        if not np.isfinite(out).all():
+            raise ValueError("the weighted sum exceeds the largest float; rescale the weights")
         return out
     sd, kd = _SIDES[side], _KERNELS[kernel]
     if method == "direct":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import re
 
 import numpy as np
 
@@ -228,26 +227,3 @@ def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
     return params
 
 
-def check_lightgbm_model_file(path) -> None:
-    """Refuse a truncated or damaged LightGBM text model before LightGBM's loader sees it.
-
-    LightGBM aborts the process (SIGABRT/SIGSEGV) on a truncated file.  A complete file
-    has ``tree_sizes=`` byte counts matching its ``Tree=`` blocks, ``end of trees``, and
-    ``end of parameters`` when it has a parameters section.
-    """
-    raw = open(path, "rb").read()
-    text = raw.decode("utf-8", errors="replace")
-    if not text.startswith("tree"):
-        raise ValueError(f"{path}: not a LightGBM text model")
-    header, sep, rest = text.partition("\nTree=")
-    sizes = re.search(r"^tree_sizes=([\d ]*)$", header, flags=re.M)
-    if not sep or sizes is None or "\nend of trees" not in rest:
-        raise ValueError(f"{path}: truncated or damaged LightGBM model (no complete tree section)")
-    declared = [int(v) for v in sizes.group(1).split()]
-    trees = rest.split("\nend of trees", 1)[0]
-    n_trees = trees.count("\nTree=") + 1
-    body = raw[raw.index(b"\nTree=") + 1: raw.index(b"\nend of trees")]
-    if n_trees != len(declared) or abs(len(body) - sum(declared)) > len(declared) + 1:
-        raise ValueError(f"{path}: truncated or damaged LightGBM model ({n_trees} trees, {len(declared)} declared)")
-    if "\nparameters:" in text and "\nend of parameters" not in text:
-        raise ValueError(f"{path}: truncated LightGBM model (the parameters section does not end)")

@@ -142,12 +142,6 @@ def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False)
     return _reduce(_km.mauc_groups(labels, s, order, offsets, w), per_query)
 
 
-def _full_graph(labels: np.ndarray) -> np.ndarray:
-    classes = np.unique(labels)
-    lo, hi = np.triu_indices(classes.shape[0], k=1)
-    return np.column_stack((classes[lo], classes[hi]))
-
-
 def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
         average: str = "query", per_query: bool = False):
     """Generalised Wilcoxon-Mann-Whitney statistic over a preference graph (Raykar eq. 1).
@@ -183,16 +177,17 @@ def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
     offsets = group_offsets(labels.shape[0], qid=qid)
     if isinstance(graph, str):
         _choice(graph, {"full"}, "graph")
-        edges = _full_graph(labels)
+        order = sort_within_groups(s, offsets, False)
+        c = _km.wmw_full_counts(labels, s, order, offsets, w)
     else:
         edges = np.asarray(graph, dtype=np.int64).reshape(-1, 2)
         if np.any(edges[:, 0] == edges[:, 1]):
             raise ValueError("a preference edge must join two different classes")
-    order = sort_within_groups(s, offsets, False)
-    c = _km.wmw_pair_counts(
-        labels, s, order, offsets,
-        np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1]), w,
-    )
+        order = sort_within_groups(s, offsets, False)
+        c = _km.wmw_pair_counts(
+            labels, s, order, offsets,
+            np.ascontiguousarray(edges[:, 0]), np.ascontiguousarray(edges[:, 1]), w,
+        )
     if average == "pairs" and not per_query:
         total = c[:, 1].sum()
         return float(c[:, 0].sum() / total) if total > 0 else float("nan")

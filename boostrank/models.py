@@ -6,7 +6,7 @@ models boostrank's own JSON.  Nothing is ever unpickled.
 
 from __future__ import annotations
 
-from .lightgbm import check_lightgbm_model_file
+from ._model_files import check_lightgbm_model_file
 from .ranker import LambdaRanker
 from .rankncg import load_linear_model
 

@@ -144,6 +144,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     labels = np.ascontiguousarray(labels).astype(np.int64, copy=False)
     if labels.size and labels.min() < 0:
         raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
+    if labels.size and labels.max() > n:
+        # the kernels size their class tables by the largest grade (10⁹: 7.45 GiB); only
+        # the grades' order and which are 0 matter, so number them densely, 0 kept
+        labels = np.searchsorted(np.unique(np.append(labels, 0)), labels).astype(np.int64)
     grad = np.empty(n) if grad is None else grad
     hess = np.empty(n) if hess is None else hess
     limit = pair_sum_max_rows(method, auto_min_rows, n)

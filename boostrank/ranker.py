@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from . import lightgbm as _lgb_adapter
 from . import xgboost as _xgb_adapter
 from ._deprecation import keyword_only_init
+from ._model_files import check_lightgbm_model_file, check_xgboost_model_file
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
@@ -388,10 +389,14 @@ class LambdaRanker(BaseEstimator):
         check_is_fitted(self, "booster_")
         X = check_features(self, X, reset=False)
         if self.engine == "lightgbm":
-            return self.booster_.predict(X, num_iteration=self.best_iteration_)
-        xgb = _xgb_adapter.import_xgboost()
-        rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_)
-        return self.booster_.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=rng)
+            scores = self.booster_.predict(X, num_iteration=self.best_iteration_)
+        else:
+            xgb = _xgb_adapter.import_xgboost()
+            rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_)
+            scores = self.booster_.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=rng)
+        if not np.isfinite(scores).all():  # only linear leaves' wᵀx can overflow (leaf sums are checked on load)
+            raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores")
+        return scores
 
     def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
         """Mean per-query statistic of the objective: AUC, MAUC, else NDCG@10 (higher is better).
@@ -452,12 +457,16 @@ class LambdaRanker(BaseEstimator):
         if engine == "lightgbm":
             import lightgbm as lgb
 
-            _lgb_adapter.check_lightgbm_model_file(path)
-            ranker.booster_ = lgb.Booster(model_file=str(path))
+            _one_output(check_lightgbm_model_file(path), path)
+            try:
+                ranker.booster_ = lgb.Booster(model_file=str(path))
+            except lgb.basic.LightGBMError as exc:
+                raise ValueError(f"{path}: damaged LightGBM model file ({str(exc).strip()[:200]})") from None
             ranker.n_features_in_ = ranker.booster_.num_feature()
             names = ranker.booster_.feature_name()
         elif engine == "xgboost":
             xgb = _xgb_adapter.import_xgboost()
+            _one_output(check_xgboost_model_file(path), path)
             try:
                 ranker.booster_ = xgb.Booster(model_file=str(path))
             except xgb.core.XGBoostError as exc:
@@ -479,6 +488,12 @@ class LambdaRanker(BaseEstimator):
         if names and not all(re.fullmatch(r"(Column_|f)\d+", n) for n in names):
             ranker.feature_names_in_ = np.asarray(names, dtype=object)
         return ranker
+
+def _one_output(outputs: int, path) -> None:
+    if outputs != 1:
+        raise ValueError(f"{path}: a model with {outputs} outputs per row (several classes or targets) is not a "
+                         f"ranking model")
+
 
 def _is_int(value, low):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= low

@@ -289,6 +289,9 @@ class RankNCG(BaseEstimator):
         self._link, self._method = _link_method(self.link, self.method, self.gradient)
         if not self.alpha >= 0:
             raise ValueError(f"alpha must be >= 0, got {self.alpha}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
+            # zero iterations leave w = 0: every score ties, and Raykar's WMW credits every tie (1.0)
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = X.toarray() if sparse.issparse(X) else X
         pairs = _Pairs(y, GroupOffsets(group_offsets(X.shape[0], qid=qid, group=group)), self.graph)
@@ -354,7 +357,12 @@ class RankNCG(BaseEstimator):
 
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
-        return np.asarray(X @ self.coef_).reshape(-1) - self._offset
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = np.asarray(X @ self.coef_).reshape(-1) - self._offset
+        if not np.isfinite(scores).all():  # X is finite (validate_data): wᵀx overflowed
+            raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores: wᵀx "
+                             f"overflows for these features (largest |w| {np.abs(self.coef_).max():.3g})")
+        return scores
 
     predict = decision_function
 
@@ -394,7 +402,7 @@ class RankNCG(BaseEstimator):
             model.classes_ = np.asarray(doc["classes"])
             model.n_iter_ = int(doc["n_iter"])
             model.n_pairs_ = int(doc["n_pairs"])
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
         if model.coef_.ndim != 1 or model.coef_.size == 0 or not np.isfinite(model.coef_).all() \
                 or not np.isfinite(model._offset):

@@ -729,11 +729,15 @@ class TopKReranker(BaseEstimator):
 
     # ---------------------------------------------------------- predict
 
-    def _positions(self, base, offsets, k, s=None):
-        """Scores n − position of each row in its re-ranked list (distinct within a list).
+    def _positions(self, base, offsets, k, s=None, keep_ties=False):
+        """Scores n − position of each row in its re-ranked list.
 
         The base order is by base score (ties: input order); with scores ``s`` the top
         k of every list are reordered by s (ties: base order) and the rest keep it.
+        With ``keep_ties`` (what :meth:`predict` returns), rows the re-ranker did not
+        order (the tail, or every row when it kept the base order) whose base scores tie
+        share the best position of their tie, so a metric sees the base's ties as ties,
+        not as an order by row number.
         """
         n = base.shape[0]
         if n == 0:
@@ -750,6 +754,16 @@ class TopKReranker(BaseEstimator):
             key = np.where(tail, 0.0, -np.asarray(s, dtype=np.float64))
             order = np.lexsort((pos, key, tail, lists))
             pos[order] = idx - np.repeat(offsets[:-1], sizes)[order]
+        else:
+            tail = np.ones(n, dtype=bool)
+        if not keep_ties:
+            return (sizes[lists] - pos).astype(np.float64)
+        order = np.lexsort((pos, lists))
+        b, t, g = base[order], tail[order], lists[order]
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] = (g[1:] == g[:-1]) & (b[1:] == b[:-1]) & t[1:] & t[:-1]
+        first = pos[order][~tied]
+        pos[order] = first[np.cumsum(~tied) - 1]
         return (sizes[lists] - pos).astype(np.float64)
 
     def _check_fitted(self):
@@ -813,4 +827,4 @@ class TopKReranker(BaseEstimator):
         offsets = group_offsets(X.shape[0], qid=qid, group=group)
         k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]
         s = None if self.fallback_ else self._features(X, base) @ self.coef_
-        return self._positions(base, offsets, k, s)
+        return self._positions(base, offsets, k, s, keep_ties=True)

@@ -134,3 +134,93 @@ def test_damaged_xz_letor_file_is_a_letor_format_error(tmp_path, cut):
 def test_save_letor_refuses_x_that_is_not_two_dimensional(tmp_path):
     with pytest.raises(ValueError, match="2-D"):
         br.save_letor(tmp_path / "f.txt", np.zeros((2, 2, 2)), [0, 1])
+
+
+@pytest.mark.parametrize("docid", ["a b", "a\tb", ""])
+def test_a_docid_that_cannot_read_back_is_refused(tmp_path, docid):
+    """Hardening #18: 'a b' read back as 'a', '' as None."""
+    d = br.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([1, 1]),
+                     docid=np.array([docid, "b"], dtype=object))
+    with pytest.raises(ValueError, match="docid"):
+        br.save_letor(tmp_path / "d.txt", d)
+    assert not (tmp_path / "d.txt").exists()
+
+
+@pytest.mark.parametrize("qid", [np.array([1e20, 1e20]), np.array([2**64 - 1] * 2, dtype=np.uint64)])
+def test_a_qid_that_cannot_read_back_is_refused(tmp_path, qid):
+    """Hardening #18: qid 1e20 or 2**64 - 1 was written and could not be read back."""
+    with pytest.raises(ValueError, match="64-bit"):
+        br.save_letor(tmp_path / "d.txt", np.zeros((2, 1)), np.array([1, 0]), qid)
+
+
+def test_the_largest_int64_qid_and_plain_docids_round_trip(tmp_path):
+    d = br.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([2**63 - 1] * 2),
+                     docid=np.array(["GX000-00-0000000", "b-1"], dtype=object))
+    br.save_letor(tmp_path / "d.txt", d)
+    back = br.load_letor(tmp_path / "d.txt")
+    assert back.qid.tolist() == d.qid.tolist() and back.docid.tolist() == d.docid.tolist()
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_rows_the_reranker_did_not_order_keep_their_base_ties(k):
+    """Hardening #19: with k = 0, tied base scores came back ordered by row number (AUC .7970 vs .7991)."""
+    rng = np.random.default_rng(0)
+    n_lists, size = 30, 12
+    X = rng.normal(size=(n_lists * size, 3))
+    y = (X[:, 0] + rng.normal(size=len(X)) > 0.5).astype(int)
+    qid = np.repeat(np.arange(n_lists), size)
+    base = np.round(X[:, 0] + X[:, 1], 0)  # coarse: many ties
+    model = br.TopKReranker(k=k, time_limit=5, gate=0).fit(X, y, qid=qid, base_scores=base)
+    s = model.predict(X, base, qid=qid)
+    assert bool(model.fallback_) == (k == 0)  # no gate: k = 3 re-orders each top 3
+    ordered = 0 if model.fallback_ else k
+    for q in range(n_lists):
+        rows = np.flatnonzero(qid == q)
+        top = rows[np.lexsort((rows, -base[rows]))][:ordered]
+        tail = np.setdiff1d(rows, top)
+        for i in tail:  # a tail row ties exactly the tail rows its base score ties
+            np.testing.assert_array_equal(s[tail] == s[i], base[tail] == base[i])
+        assert (s[top][:, None] > s[tail][None, :]).all()
+    if k == 0:
+        assert br.auc(y, s, qid) == br.auc(y, base, qid)
+    order = model.rerank(X, base, qid=qid)
+    assert np.array_equal(np.sort(order), np.arange(len(X)))
+
+
+@pytest.mark.parametrize("max_iter", [0, -1, 2.5, True])
+def test_zero_conjugate_gradient_iterations_are_refused(max_iter, tmp_path, capsys):
+    """Hardening #21: fit-linear --max-iter 0 fitted w = 0 and printed 'training WMW 1.0000' (every tie credited)."""
+    from boostrank.cli import main
+
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    with pytest.raises(ValueError, match="max_iter"):
+        br.RankNCG(max_iter=max_iter).fit(X, y)
+    if max_iter == 0:
+        br.save_letor(tmp_path / "t.txt", X, y, np.zeros(20, dtype=int))
+        assert main(["fit-linear", "--train", str(tmp_path / "t.txt"), "--max-iter", "0",
+                     "--out", str(tmp_path / "m.json")]) == 2
+        assert "max_iter" in capsys.readouterr().err and not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("method", ["exact", "fast"])
+def test_a_huge_grade_in_the_probit_lambda_is_its_rank_among_the_grades(method):
+    """Hardening #22: a grade of 10**9 made the probit kernels allocate 7.45 GiB."""
+    from boostrank.probit import lambda_auc_probit
+
+    s = np.random.default_rng(0).normal(size=7)
+    offsets = np.array([0, 4, 7])
+    huge = lambda_auc_probit(s, np.array([0, 1e9, 1, 0, 2, 10**12, 0.0]), offsets, method=method)
+    dense = lambda_auc_probit(s, np.array([0, 2, 1, 0, 1, 2, 0.0]), offsets, method=method)
+    np.testing.assert_array_equal(huge[0], dense[0])
+    np.testing.assert_array_equal(huge[1], dense[1])
+
+
+@pytest.mark.parametrize("method", ["exact", "fast"])
+def test_erfc_sum_with_weights_near_the_largest_float(method):
+    """Hardening #22: weights near 1e308 returned NaN silently."""
+    y, z = np.array([0.0, 1.0, 3.0]), np.array([0.0, 0.5, 1.0])
+    small = br.erfc_sum(y, z, np.array([1.0, -0.5, 0.25]), method=method)
+    np.testing.assert_allclose(br.erfc_sum(y, z, np.array([1.0, -0.5, 0.25]) * 1e307, method=method),
+                               small * 1e307, rtol=1e-6)
+    with pytest.raises(ValueError, match="largest float"):
+        br.erfc_sum(y, z, np.full(3, 1.5e308), method=method)

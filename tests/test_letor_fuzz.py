@@ -7,6 +7,7 @@ import io
 import os
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_svmlight_file
@@ -73,3 +74,57 @@ def test_mutated_letor_files_load_correctly_or_raise_letor_format_error(tmp_path
     else:  # no qid in the file: one list
         assert len(set(data.qid.tolist())) == 1
     assert (X != data.X).nnz == 0
+
+
+@pytest.mark.parametrize("kind", ["scores", "trec", "query", "xz"])
+def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors(tmp_path, kind):
+    """Every other file the CLI reads: a mutation gives finite aligned scores / data, or a ValueError."""
+    import lzma
+    import random
+
+    rng = random.Random(kind)
+    data = br.make_letor(4, random_state=0)
+    data.docid = np.array([f"d{i}" for i in range(len(data))], dtype=object)
+    letor = tmp_path / "data.txt"
+    br.save_letor(letor, data)
+    data = br.load_letor(letor)
+    s = np.random.default_rng(0).normal(size=len(data))
+    if kind == "scores":
+        raw = "".join(f"{v!r}\n" for v in s).encode()
+    elif kind == "trec":
+        raw = "".join(f"{q} Q0 {d} {i + 1} {v!r} run\n" for i, (q, d, v) in
+                      enumerate(zip(data.qid, data.docid, s))).encode()
+    elif kind == "query":
+        raw = "".join(f"{n}\n" for n in data.group_sizes).encode()
+        plain = tmp_path / "noqid.txt"
+        br.save_letor(plain, data.X, data.y)
+    else:
+        raw = lzma.compress(letor.read_bytes())
+    for i in range(N_EXAMPLES):
+        body = bytearray(raw)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(body))
+            action = rng.randrange(3)
+            if action == 0:
+                body[at] = rng.choice(b"0123456789 -.\neQ#\x00\xff")
+            elif action == 1:
+                del body[at]
+            else:
+                body.insert(at, rng.choice(b"0123456789 -.\neQ#\x00\xff"))
+        path = tmp_path / f"m{i}"
+        try:
+            if kind == "query":
+                path.write_bytes(bytes(body))
+                loaded = br.load_letor(plain, query_file=path)
+                assert loaded.group_sizes.sum() == len(data)
+            elif kind == "xz":
+                path = path.with_suffix(".xz")
+                path.write_bytes(bytes(body))
+                loaded = br.load_letor(path)
+                assert np.isfinite(loaded.X.toarray() if hasattr(loaded.X, "toarray") else loaded.X).all()
+            else:
+                path.write_bytes(bytes(body))
+                got = br.read_scores(path, data, format=kind)
+                assert got.shape == (len(data),) and np.isfinite(got).all()
+        except ValueError:  # LetorFormatError is one
+            pass

@@ -433,6 +433,31 @@ def test_a_killed_python_does_not_leave_cbc_running(tmp_path):
     while time.time() < deadline and _cbc_children(tmp_path):
         time.sleep(0.2)
     assert not _cbc_children(tmp_path)
+    left = [p for p in tmp_path.iterdir() if p.name.startswith("boostrank_cbc_")]
+    assert left and solvers_module.clean_stale_cbc_folders(str(tmp_path)) == [str(p) for p in left]
+    assert not any(p.exists() for p in left)
+
+
+def test_stale_cbc_folders_of_dead_processes_are_cleaned_and_nothing_else(tmp_path):
+    """Hardening #20: SIGKILL during a CBC fit left its folder (a 2 MB model.mps) for good."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    folders = {}
+    for name, owner, age in [("dead", dead.stdout.strip(), 0), ("alive", str(os.getpid()), 0),
+                             ("old", None, 2 * 86400), ("fresh", None, 0), ("junk", "not a pid", 0)]:
+        path = tmp_path / f"boostrank_cbc_{name}"
+        path.mkdir()
+        (path / "model.mps").write_text("x")
+        if owner is not None:
+            (path / "owner").write_text(owner)
+        if age:
+            os.utime(path, (time.time() - age, time.time() - age))
+        folders[name] = path
+    (tmp_path / "boostrank_cbc_link").symlink_to(folders["dead"])
+    (tmp_path / "other_dead").mkdir()
+    removed = solvers_module.clean_stale_cbc_folders(str(tmp_path))
+    assert sorted(removed) == sorted(str(folders[n]) for n in ("dead", "old"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["boostrank_cbc_alive", "boostrank_cbc_fresh",
+                                                          "boostrank_cbc_junk", "boostrank_cbc_link", "other_dead"]
 
 
 def _cbc_children(folder):

@@ -252,7 +252,7 @@ def test_unretrieved_rows_rank_below_every_retrieved_one_at_any_score_size(tmp_p
     notes = []
     s = br.read_run(run, br.load_letor(path), report=notes.append)
     assert np.isfinite(s).all() and s[3] < s[2] < s[1] < s[0]
-    assert br.auc(d.y, s) == pytest.approx(0.75) and "1 row(s)" in notes[0]
+    assert br.auc(d.y, s) == pytest.approx(0.75) and "1 of 4 row(s)" in notes[0]
 
 
 def test_a_run_needs_docids_and_unique_lines(tmp_path):
@@ -268,6 +268,50 @@ def test_a_run_needs_docids_and_unique_lines(tmp_path):
     q = int(d.qid[0])
     run.write_text(f"{q} Q0 d0 1 2.0 t\n{q} Q0 d0 2 1.0 t\n")
     with pytest.raises(br.LetorFormatError, match=":2: .*repeats line 1"):
+        br.read_scores(run, br.load_letor(path))
+
+
+def _six_rows(tmp_path):
+    d = br.LetorData(X=np.zeros((6, 1)), y=np.array([1, 0, 1, 0, 1, 0]), qid=np.array([1, 1, 1, 2, 2, 2]),
+                     docid=np.array(list("abcdef"), dtype=object))
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    return path
+
+
+def test_evaluate_reports_unmatched_run_lines_and_rows(tmp_path, capsys):
+    """Hardening #14: a run matching 1 of 6 rows gave rc 0 and AUC .75 with no word; 'q2' qids vanished."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 3.0 t\nq2 Q0 d 1 2.0 t\n1 Q0 zz 2 1.0 t\n")
+    assert main(["evaluate", "--data", str(path), "--scores", str(run), "--metrics", "auc"]) == 0
+    err = capsys.readouterr().err
+    assert "2 run line(s) name documents not in the data" in err and "not an integer" in err
+    assert "5 of 6 row(s) of the data are not in the run" in err
+    run.write_text("q1 Q0 a 1 3.0 t\n")
+    with pytest.raises(br.LetorFormatError, match="not an integer"):
+        br.read_scores(run, br.load_letor(path))
+
+
+@pytest.mark.parametrize("tag", [" t", ""])
+def test_a_run_without_its_tag_is_still_a_run(tmp_path, tag):
+    """Hardening #15: five columns were read as a score table in line order (AUC 0.0 where six gave 1.0)."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    # line order is the reverse of row order, so a score table would give the opposite ranking
+    lines = [f"{q} Q0 {doc} 1 {s}{tag}" for q, doc, s in
+             [(2, "f", 0.0), (2, "e", 1.0), (2, "d", 0.0), (1, "c", 1.0), (1, "b", 0.0), (1, "a", 1.0)]]
+    run.write_text("\n".join(lines) + "\n")
+    data = br.load_letor(path)
+    assert br.auc(data.y, br.read_scores(run, data), data.qid) == 1.0
+
+
+def test_a_run_line_with_seven_fields_names_the_layout(tmp_path):
+    """Hardening #22: a 7-column run said 'no numeric score'."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 3.0 t extra\n")
+    with pytest.raises(br.LetorFormatError, match=r":1: not a run line 'qid Q0 docno rank score tag' \(7 fields\)"):
         br.read_scores(run, br.load_letor(path))
 
 

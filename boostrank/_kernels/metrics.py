@@ -214,6 +214,74 @@ def wmw_pair_counts(labels, scores, order_asc, offsets, edge_lo, edge_hi, tie_we
 
 
 @njit(cache=True, parallel=True)
+def wmw_full_counts(labels, scores, order_asc, offsets, tie_weight):
+    """Generalised WMW counts per group on Raykar's full order graph (eq. 1), O(n log n).
+
+    Equal to :func:`wmw_pair_counts` with an edge for every pair of classes, whose
+    cost grows with the square of the number of classes: here every row credits the
+    rows of lower class in earlier score blocks through a Fenwick tree over the
+    group's classes, and the pairs inside a tie block are counted from class counts.
+
+    Returns
+    -------
+    counts : ndarray of float64, shape (n_groups, 2)
+        Credited pairs and all pairs of each group.
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.zeros((n_groups, 2))
+    for g in prange(n_groups):
+        a = offsets[g]
+        b = offsets[g + 1]
+        n = b - a
+        if n < 2:
+            continue
+        classes = np.unique(labels[a:b])
+        n_classes = classes.shape[0]
+        if n_classes < 2:
+            continue
+        tree = np.zeros(n_classes + 1, dtype=np.int64)
+        in_block = np.zeros(n_classes, dtype=np.int64)
+        rank = np.empty(n, dtype=np.int64)
+        credit = 0.0
+        i = a
+        while i < b:
+            s = scores[order_asc[i]]
+            j = i
+            while j < b and scores[order_asc[j]] == s:
+                j += 1
+            block_pairs = 0.0  # ordered pairs of different classes inside the block
+            for t in range(i, j):
+                c = np.searchsorted(classes, labels[order_asc[t]])
+                rank[t - a] = c
+                below = 0  # rows of a lower class in earlier blocks
+                k = c
+                while k > 0:
+                    below += tree[k]
+                    k -= k & (-k)
+                credit += below
+                block_pairs += (t - i) - in_block[c]
+                in_block[c] += 1
+            credit += tie_weight * block_pairs
+            for t in range(i, j):
+                c = rank[t - a]
+                in_block[c] = 0
+                k = c + 1
+                while k <= n_classes:
+                    tree[k] += 1
+                    k += k & (-k)
+            i = j
+        counts = np.zeros(n_classes)
+        for t in range(n):
+            counts[rank[t]] += 1.0
+        same = 0.0
+        for c in range(n_classes):
+            same += counts[c] * counts[c]
+        out[g, 0] = credit
+        out[g, 1] = (float(n) * n - same) / 2.0
+    return out
+
+
+@njit(cache=True, parallel=True)
 def ndcg_groups(labels, order_desc, offsets, k, exp_gain, empty_value):
     """NDCG@k of each group.
 

@@ -247,12 +247,64 @@ def _cbc_status(header: str, log: str, has_int: bool):
     return "error"
 
 
+_CBC_PREFIX = "boostrank_cbc_"
+_STALE_WITHOUT_OWNER = 24 * 3600.0  # seconds: folders of a version that wrote no owner file
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def clean_stale_cbc_folders(folder: str | None = None) -> list[str]:
+    """Remove this user's CBC work folders whose Python process is gone (killed mid-fit).
+
+    A folder qualifies when it is a real folder (not a symlink) named ``boostrank_cbc_*``,
+    owned by the current user, and its ``owner`` file names a process that no longer
+    exists (or, without that file, it is over a day old).  Returns the removed paths.
+    """
+    folder = folder or tempfile.gettempdir()
+    removed = []
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(_CBC_PREFIX)]
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            if not os.path.isdir(path) or os.path.islink(path) or (uid is not None and st.st_uid != uid):
+                continue
+            try:
+                with open(os.path.join(path, "owner"), encoding="ascii") as fh:
+                    stale = not _process_alive(int(fh.read().strip()))
+            except FileNotFoundError:
+                stale = time.time() - st.st_mtime > _STALE_WITHOUT_OWNER
+            except (OSError, ValueError):
+                continue
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
     """Run CBC on the model; see :class:`SolverResult`."""
     t0 = time.perf_counter()
     binary = cbc_path()
     has_int = bool(model.integer.any())
-    with tempfile.TemporaryDirectory(prefix="boostrank_cbc_") as tmp:  # mode 0700: private
+    clean_stale_cbc_folders()  # a fit killed by SIGKILL/SIGTERM could not remove its own
+    with tempfile.TemporaryDirectory(prefix=_CBC_PREFIX) as tmp:  # mode 0700: private
+        with open(os.path.join(tmp, "owner"), "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
         mps, sol, mst = (os.path.join(tmp, f) for f in ("model.mps", "model.sol", "start.sol"))
         write_mps(model, mps)
         args = [binary, mps]

@@ -224,3 +224,56 @@ def test_erfc_sum_with_weights_near_the_largest_float(method):
                                small * 1e307, rtol=1e-6)
     with pytest.raises(ValueError, match="largest float"):
         br.erfc_sum(y, z, np.full(3, 1.5e308), method=method)
+
+
+@pytest.mark.parametrize("estimator", ["mip", "topk"])
+def test_features_too_small_for_a_finite_coefficient_are_refused(estimator):
+    """Hardening #6: features near 1e-310 gave 'optimal' with coef_ = [inf, -inf, -inf] and NaN predictions."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 1] *= 1e-310
+    with pytest.raises(ValueError, match=r"feature\(s\) \[1\]"):
+        if estimator == "mip":
+            br.MIPRanker(time_limit=5).fit(X, y)
+        else:
+            br.TopKReranker(k=5, time_limit=5, gate=0).fit(X, y, base_scores=X[:, 0])
+    X[:, 1] *= 1e20  # 1e-290 and up: finite coefficients and predictions
+    model = br.MIPRanker(time_limit=5).fit(X, y)
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.predict(X)).all()
+
+
+def test_a_fit_past_the_pair_limit_is_refused_before_building_pairs():
+    """Hardening #10: 10**5 rows in one list built 2.5e9 pairs and died of MemoryError after 28 s."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, 2))
+    y = (np.arange(100_000) % 2).astype(int)
+    with pytest.raises(ValueError, match="pairs to compare"):
+        br.MIPRanker(time_limit=5).fit(X, y)
+
+
+def test_the_branch_and_bound_declines_what_its_budget_cannot_merge():
+    """Hardening #10: branch_and_bound(time_budget=0.01) at 6 000 rows spent 55 s merging hyperplanes."""
+    from boostrank.mip import _data
+    from boostrank.mip.search import MAX_BNB_PAIRS, branch_and_bound
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    y = (X[:, 0] + rng.normal(size=2000) > 0).astype(int)
+    data = _data.rank_data(X, y, np.zeros(2000, dtype=np.int64), np.ones(2000), "auc")
+    assert data.pu.size < MAX_BNB_PAIRS  # declined for the budget, not the memory cap
+    assert branch_and_bound(data, time_budget=0.01) is None
+    small = _data.rank_data(X[:60], y[:60], np.zeros(60, dtype=np.int64), np.ones(60), "auc")
+    assert branch_and_bound(small, time_budget=5).proven
+
+
+def test_rank_risk_weights_that_make_lists_too_long_are_refused():
+    """Hardening #12: one weight of 3e7 made rank-risk tables of 2.4 GB (17 s against time_limit=5)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2)), np.arange(20) % 2
+    w = np.ones(20)
+    w[0] = 3e7
+    with pytest.raises(ValueError, match="scale sample_weight down"):
+        br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, sample_weight=w)
+    w[0] = 30
+    br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, sample_weight=w)

@@ -109,6 +109,30 @@ class RankData:
         return float(best), np.array([np.cos(theta), np.sin(theta)])
 
 
+MAX_PAIRS = 30_000_000
+"""Most compared pairs a fit holds (32 bytes each: about 1 GB); one balanced list of 11 000
+rows has that many.  Past it the fit is refused before anything is built."""
+MAX_POSITIONS = 10_000_000
+"""Most weighted list positions of a rank-risk fit (a row of weight w counts as w rows)."""
+
+
+def _check_size(statistic, g, pos, neg, sizes, n_groups) -> None:
+    """Refuse, before building them, pair tables or position tables past the memory limits."""
+    if statistic in ("auc", "rank_risk"):
+        n_pos = np.bincount(g, weights=pos > 0, minlength=n_groups)
+        other = np.bincount(g, weights=neg > 0, minlength=n_groups) if statistic == "auc" else \
+            np.bincount(g, minlength=n_groups)
+        n_pairs = float(n_pos @ other)
+        if n_pairs > MAX_PAIRS:
+            raise ValueError(f"{n_pairs:.3g} pairs to compare, over the {MAX_PAIRS:.3g} an exact fit holds in memory "
+                             f"(about 1 GB): fit on a sample of the lists, split long lists, or re-rank a top-k "
+                             f"with TopKReranker")
+    if statistic == "rank_risk" and sizes.size and float(np.rint(sizes).sum()) > MAX_POSITIONS:
+        raise ValueError(f"rank_risk counts a row of weight w as w rows: these weights make {sizes.sum():.3g} "
+                         f"list positions, over {MAX_POSITIONS:.3g}; scale sample_weight down (only the "
+                         f"weights' ratios matter)")
+
+
 def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pairs=None,
               merge=True, gain="binary") -> RankData:
     """Merge identical rows of each list and list the pairs a statistic compares.
@@ -156,6 +180,7 @@ def rank_data(X, y, groups, sample_weight, statistic, *, a=None, rank="min", pai
     cum = np.zeros(1)
     row_cum = np.zeros(m, dtype=np.int64)
     sizes = np.bincount(groups, weights=sample_weight, minlength=n_groups) if n else np.zeros(0)
+    _check_size(statistic, g, pos, neg, sizes, n_groups)
     if statistic == "auc":
         pu, pv = _ks.list_pairs(offsets, pos > 0, neg > 0)
         gp = np.bincount(g, weights=pos, minlength=n_groups)

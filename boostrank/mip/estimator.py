@@ -112,6 +112,8 @@ class TimeBudget:
         return None if left is None else max(left, floor)
 
 
+_MIN_FEATURE_SCALE = 1e-290  # 1 / scale stays far below the largest float, with room for w
+
 @dataclass
 class _Settings:
     """Parameters under their current names, validated once per fit."""
@@ -468,6 +470,11 @@ class MIPRanker(BaseEstimator):
         self.n_features_in_ = d
         scale = np.abs(X).max(axis=0)
         scale[scale == 0] = 1.0
+        tiny = np.flatnonzero(scale < _MIN_FEATURE_SCALE)
+        if tiny.size:  # coef_ = w / scale would be inf (features near 1e-310: 'optimal' with coef ±inf)
+            raise ValueError(f"feature(s) {tiny[:10].tolist()} have no value above {_MIN_FEATURE_SCALE:g} in "
+                             f"absolute value: their coefficients would overflow float64.  Multiply them by a "
+                             f"constant (the optimal ranking does not change)")
         Xs = X / scale
         data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs,
                          gain=settings.gain)
@@ -525,6 +532,8 @@ class MIPRanker(BaseEstimator):
         # without a MIP to follow (one list past MAX_MIP_PAIRS) it has all the time left
         bnb = branch_and_bound(prob.data, None if out.found is None else out.found.w,
                                time_budget=clock.bnb_share(out.mip_possible))
+        if bnb is None:  # too many pairs for the budget or the memory: the search's result stands
+            return
         out.bnb = bnb
         if bnb.improved or out.found is None:
             out.found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)

@@ -395,6 +395,12 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     return float(fstate[0]), w_best, max(float(fstate[0]), closed, open_ub), int(istate[1])
 
 
+MAX_BNB_PAIRS = 2_000_000
+"""Most pairs the branch and bound takes: it holds one hyperplane of d floats per pair and
+sorts them to merge parallel ones (10⁴ rows, 2.5·10⁷ pairs: 67 s and 5.4 GB before)."""
+_MERGE_SECONDS_PER_PAIR = 2e-6  # measured: 2.5·10⁷ pairs, d = 3, merged in 53 s
+
+
 def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.0,
                      min_width: float = 1e-9) -> BoundResult | None:
     """The exact optimum of a pair statistic over all directions, or a bound on it.
@@ -426,8 +432,9 @@ def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.
     -------
     BoundResult or None
     """
-    if data.mode != MODE_PAIRS:
-        return None
+    if data.mode != MODE_PAIRS or data.pu.size > MAX_BNB_PAIRS or (
+            time_budget is not None and data.pu.size * _MERGE_SECONDS_PER_PAIR > max(0.5 * time_budget, 0.05)):
+        return None  # building and merging the hyperplanes alone would overrun the budget or the memory
     t0 = time.perf_counter()
     d = data.U.shape[1]
     D, c_plus, c_minus = _merge_parallel(data.U[data.pu] - data.U[data.pv], data.c_plus, data.c_minus)

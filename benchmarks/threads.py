@@ -31,7 +31,10 @@ import json, sys, time
 import numba
 import numpy as np
 rows, repeat, erfc_n = json.loads(sys.argv[1])
-from boostrank._kernels.lambda_series import ascending_pessimistic_into, index_dtype
+try:
+    from boostrank._kernels.order import ascending_pessimistic_into, index_dtype
+except ImportError:  # a checkout from before the orders moved to _kernels/order.py
+    from boostrank._kernels.lambda_series import ascending_pessimistic_into, index_dtype
 from boostrank.objectives import LambdaObjective
 from boostrank.erfc import erfc_sum
 

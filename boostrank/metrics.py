@@ -18,7 +18,7 @@ import numpy as np
 
 from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
-from ._kernels.groups import sort_within_groups
+from ._kernels.order import sort_within_groups
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets
 from .weights import WeightFamily, weight_family
 

@@ -65,6 +65,11 @@ def wmw_list(y, s, edges, tie_credit=1.0):
     return num / den if den else math.nan
 
 
+def ascending_pessimistic_order(s, y):
+    """The probit λ's order: score ascending; among equal scores the higher label, then the later row, first."""
+    return np.lexsort((-np.arange(len(s)), -np.asarray(y), np.asarray(s)))
+
+
 def desc_order(s):
     """Descending score order, ties in input order."""
     return sorted(range(len(s)), key=lambda i: (-s[i], i))

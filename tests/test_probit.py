@@ -8,11 +8,13 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
-from boostrank._kernels.groups import radix_sort, repair_runs
-from boostrank._kernels.lambda_series import (MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, _sweep,
-                                               _sweep_binary, ascending_pessimistic)
+from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P
+from boostrank._kernels.lambda_series import _sweep, _sweep_binary
+from boostrank._kernels.order import ascending_pessimistic, radix_sort, repair_runs
 from boostrank._kernels.lambdas import pessimistic_order
 from boostrank.probit import fast_error_bound, lambda_auc_probit
+
+from . import reference as ref
 
 from .reference import lambda_auc_probit_reference
 
@@ -123,6 +125,7 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
         s[::7] = -0.0  # ties with 0.0
         s[::11] *= -1
     order, t, cls = ascending_pessimistic(s, y, max(classes, 3), 2.0)  # 12: labels counted by histogram
+    np.testing.assert_array_equal(order, ref.ascending_pessimistic_order(s, y))
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n)[::-1])
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(t, 2.0 * (s[order] - s[order][n // 2]) if n else t)
@@ -130,7 +133,7 @@ def test_ascending_order_is_the_reversed_pessimistic_order(kind, n, classes):
 
 
 def test_two_chunk_sort_keys_on_the_grid_that_separates_neighbours():
-    from boostrank._kernels.lambda_series import _image_grid_is_finer
+    from boostrank._kernels.order import _image_grid_is_finer
 
     rng = np.random.default_rng(0)
     n = 2 * PARALLEL_SORT_MIN_ROWS
@@ -390,7 +393,8 @@ def test_objective_default_accuracy_is_within_its_documented_bound():
 def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes, rate):
     # lists of 2^31 rows and more index with int64; below, int32 halves the order's traffic
     from boostrank._kernels.link import ERFC_ALPHA
-    from boostrank._kernels.lambda_series import index_dtype, lambda_auc_series_kernel
+    from boostrank._kernels.lambda_series import lambda_auc_series_kernel
+    from boostrank._kernels.order import index_dtype
     from boostrank.probit import _class_weights, _series
 
     assert index_dtype(2**31 - 1) == np.int32 and index_dtype(2**31) == np.int64
@@ -467,7 +471,7 @@ def test_the_parallel_sort_gives_one_order_at_any_thread_count():
 
     script = textwrap.dedent(f"""
         import numba, numpy as np
-        from boostrank._kernels.lambda_series import ascending_pessimistic
+        from boostrank._kernels.order import ascending_pessimistic
         rng = np.random.default_rng(0)
         for n in ({PARALLEL_SORT_MIN_ROWS} + 1, 3 * {PARALLEL_SORT_MIN_ROWS} + 2):
             for kind in ("normal", "ties", "ulps", "cauchy"):
@@ -475,7 +479,7 @@ def test_the_parallel_sort_gives_one_order_at_any_thread_count():
                      "ulps": 1.0 + rng.integers(0, 64, size=n) * np.spacing(1.0),
                      "cauchy": rng.standard_cauchy(size=n)}}[kind]
                 y = rng.integers(0, 3, size=n)
-                want = np.lexsort((-np.arange(n), -y, s))
+                want = np.lexsort((-np.arange(n), -y, s))  # tests/reference.py: ascending_pessimistic_order
                 for threads in (1, 2, 3):
                     numba.set_num_threads(threads)
                     order, t, cls = ascending_pessimistic(s, y, 3, 1.0)

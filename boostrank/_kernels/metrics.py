@@ -1,7 +1,7 @@
 """Per-query rank-metric kernels.
 
 All kernels take the documents of each group already ordered by
-:func:`boostrank._kernels.groups.sort_within_groups` (ascending for pair-counting
+:func:`boostrank._kernels.order.sort_within_groups` (ascending for pair-counting
 statistics, descending for top-k statistics) and return one value, or one row of
 counts, per group.  Values that are undefined for a group are NaN.
 """

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .groups import radix_sort
+from .order import radix_sort
 
 MODE_PAIRS = 0
 MODE_MIN = 1

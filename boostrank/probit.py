@@ -25,8 +25,8 @@ from ._kernels.erfc import series_weights
 from ._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS
 from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists
 from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
-from ._kernels.order import index_dtype
-from ._kernels.lambdas import lambda_auc_probit_kernel, pessimistic_order
+from ._kernels.order import index_dtype, pessimistic_order
+from ._kernels.lambdas import lambda_auc_probit_kernel
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
 

@@ -65,6 +65,11 @@ def wmw_list(y, s, edges, tie_credit=1.0):
     return num / den if den else math.nan
 
 
+def pessimistic_order(s, y):
+    """Score descending; among equal scores the lower label, then the earlier row, first (thesis §2.1.3)."""
+    return np.lexsort((np.arange(len(s)), np.asarray(y), -np.asarray(s, dtype=np.float64)))
+
+
 def ascending_pessimistic_order(s, y):
     """The probit λ's order: score ascending; among equal scores the higher label, then the later row, first."""
     return np.lexsort((-np.arange(len(s)), -np.asarray(y), np.asarray(s)))

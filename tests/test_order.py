@@ -38,3 +38,29 @@ def test_sort_within_groups_is_a_stable_argsort_per_group(sizes, descending):
     want = np.concatenate([a + np.argsort(-s[a:b] if descending else s[a:b], kind="stable")
                            for a, b in zip(offsets[:-1], offsets[1:])] + [np.zeros(0, dtype=np.int64)])
     np.testing.assert_array_equal(sort_within_groups(s, offsets, descending), want)
+
+
+@pytest.mark.parametrize("start", ["identity", "sorted", "near", "shuffled"])
+@pytest.mark.parametrize("n,classes,levels", [(0, 2, 0), (1, 2, 0), (2, 1, 0), (7, 3, 1), (60, 2, 1), (60, 5, 2),
+                                              (300, 2, None)])
+def test_pessimistic_orders_match_the_reference(n, classes, levels, start):
+    """Score descending, ties lower label first, then input order: from scratch and from any start."""
+    from boostrank._kernels.order import pessimistic_order, pessimistic_reorder
+
+    from . import reference as ref
+
+    rng = np.random.default_rng(n + classes)
+    s = rng.normal(size=n) if levels is None else np.round(rng.normal(size=n), levels)
+    y = rng.integers(0, classes, size=n)
+    want = ref.pessimistic_order(s, y)
+    np.testing.assert_array_equal(pessimistic_order(s, y, 0, n), want)
+    order = {"identity": np.arange(n), "sorted": want.copy(), "shuffled": rng.permutation(n),
+             "near": want.copy()}[start].astype(np.int64)
+    if start == "near" and n > 3:
+        order[[1, 2]] = order[[2, 1]]
+    pad = np.concatenate([[0.5, -0.5], s])  # a list that starts at a = 2
+    pad_y = np.concatenate([[1, 0], y])
+    full = np.concatenate([[0, 1], order])
+    pessimistic_reorder(pad, pad_y, 2, 2 + n, full)
+    np.testing.assert_array_equal(full[2:], want)
+    np.testing.assert_array_equal(ref.ascending_pessimistic_order(s, y), want[::-1])

@@ -10,8 +10,7 @@ import xgboost as xgb
 import boostrank as br
 from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P
 from boostrank._kernels.lambda_series import _sweep, _sweep_binary
-from boostrank._kernels.order import ascending_pessimistic, radix_sort, repair_runs
-from boostrank._kernels.lambdas import pessimistic_order
+from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
 from . import reference as ref

@@ -19,45 +19,7 @@ from numba import njit, prange
 from .config import EXP_FASTMATH, PAIR_SUM_FASTMATH
 from .link import probit_rho_slope
 from .metrics import mauc_class_weights, mauc_class_weights_into
-
-
-@njit(cache=True)
-def pessimistic_order(scores, labels, a, b):
-    """Positions of a query's documents: score descending, ties worst label first.
-
-    Inside a block of tied scores, lower labels are placed above higher ones (a tie
-    between a relevant and a less relevant document counts as a misrank, thesis
-    §2.1.3), and equal labels keep input order.  The result is deterministic and
-    does not depend on the input order of different labels.
-
-    Returns
-    -------
-    order : ndarray of int64, shape (b - a,)
-        Local indices (0..b-a-1), best position first.
-    """
-    order = np.argsort(-scores[a:b], kind="mergesort")
-    resolve_ties(scores, labels, a, order)
-    return order
-
-
-@njit(cache=True)
-def resolve_ties(scores, labels, a, order):
-    """Within blocks of equal score in a stable descending ``order``, put lower labels first."""
-    n = order.shape[0]
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and scores[a + order[j]] == scores[a + order[i]]:
-            j += 1
-        if j - i > 1:
-            block = order[i:j].copy()
-            keys = np.empty(j - i, dtype=np.int64)
-            for t in range(j - i):
-                keys[t] = labels[a + block[t]]
-            sub = np.argsort(keys, kind="mergesort")
-            for t in range(j - i):
-                order[i + t] = block[sub[t]]
-        i = j
+from .order import pessimistic_order, pessimistic_reorder
 
 
 @njit(cache=True)
@@ -334,40 +296,6 @@ def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, gua
         acc_g[v] += lam
         acc_h[v] += h
     return lam_u, h_u
-
-
-@njit(cache=True)
-def pessimistic_reorder(scores, labels, a, b, order):
-    """Turn ``order[a:b]`` (a permutation of local indices) into the pessimistic order.
-
-    Insertion sort from the given order, O(n + moves): near-sorted input (last
-    round's order) costs a pass.  Past 8 moves per document it stops and sorts
-    afresh (:func:`pessimistic_order`), so a shuffled start stays O(n log n).
-    Comparison: higher score first; equal scores lower label first; then input
-    order — the result does not depend on the starting permutation.
-    """
-    n = b - a
-    budget = 8 * n + 64
-    moves = 0
-    for t in range(1, n):
-        cur = order[a + t]
-        sc_ = scores[a + cur]
-        lab = labels[a + cur]
-        j = t
-        while j > 0:
-            prev = order[a + j - 1]
-            sp = scores[a + prev]
-            if sp > sc_ or (sp == sc_ and (labels[a + prev] < lab or (labels[a + prev] == lab and prev < cur))):
-                break
-            order[a + j] = prev
-            j -= 1
-        order[a + j] = cur
-        moves += t - j
-        if moves > budget:
-            fresh = pessimistic_order(scores, labels, a, b)
-            for k in range(n):
-                order[a + k] = fresh[k]
-            return
 
 
 @njit(cache=True, parallel=True)

@@ -1,7 +1,8 @@
 """Every order the package takes: documents inside each group, and the probit λ's pessimistic order.
 
 One specification each, in ``tests/reference.py``: :func:`sort_within_groups` is a stable
-argsort per group; :func:`ascending_pessimistic_into` is
+argsort per group; :func:`pessimistic_order` and :func:`pessimistic_reorder` are
+``np.lexsort((row, label, -score))`` and :func:`ascending_pessimistic_into` its reverse,
 ``np.lexsort((-row, -label, score))``.  The strategies inside (a stable LSD radix sort
 of 32- or 64-bit keys, run repair, one chunk per thread) are chosen by size and
 score shape.  A float's sortable key (:func:`float_key`) and its inverse
@@ -214,7 +215,7 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t, n_th
     10¹² kept differences to 10⁻⁴ and the λs lost five digits).
 
     Ascending score; among equal scores the higher label first, then the later row:
-    the exact reverse of :func:`boostrank._kernels.lambdas.pessimistic_order`.  From
+    the exact reverse of :func:`pessimistic_order`.  From
     ``PARALLEL_SORT_MIN_ROWS`` rows, a stable LSD radix sort in one chunk per Numba thread (the same order for any count):
 
     1. a first pass lays the rows out by (label desc, row desc) as 64-bit keys: on top,
@@ -441,3 +442,76 @@ def _finish_order(labels, scale, wi, wu, t, n):
     for m in prange(n):
         t[m] = (t[m] - anchor) * scale
         cls[m] = labels[idx[m]]
+
+
+@njit(cache=True)
+def pessimistic_order(scores, labels, a, b):
+    """Positions of a query's documents: score descending, ties worst label first.
+
+    Inside a block of tied scores, lower labels are placed above higher ones (a tie
+    between a relevant and a less relevant document counts as a misrank, thesis
+    §2.1.3), and equal labels keep input order.  The result is deterministic and
+    does not depend on the input order of different labels.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (b - a,)
+        Local indices (0..b-a-1), best position first.
+    """
+    order = np.argsort(-scores[a:b], kind="mergesort")
+    resolve_ties(scores, labels, a, order)
+    return order
+
+
+@njit(cache=True)
+def resolve_ties(scores, labels, a, order):
+    """Within blocks of equal score in a stable descending ``order``, put lower labels first."""
+    n = order.shape[0]
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and scores[a + order[j]] == scores[a + order[i]]:
+            j += 1
+        if j - i > 1:
+            block = order[i:j].copy()
+            keys = np.empty(j - i, dtype=np.int64)
+            for t in range(j - i):
+                keys[t] = labels[a + block[t]]
+            sub = np.argsort(keys, kind="mergesort")
+            for t in range(j - i):
+                order[i + t] = block[sub[t]]
+        i = j
+
+
+@njit(cache=True)
+def pessimistic_reorder(scores, labels, a, b, order):
+    """Turn ``order[a:b]`` (a permutation of local indices) into the pessimistic order.
+
+    Insertion sort from the given order, O(n + moves): near-sorted input (last
+    round's order) costs a pass.  Past 8 moves per document it stops and sorts
+    afresh (:func:`pessimistic_order`), so a shuffled start stays O(n log n).
+    Comparison: higher score first; equal scores lower label first; then input
+    order — the result does not depend on the starting permutation.
+    """
+    n = b - a
+    budget = 8 * n + 64
+    moves = 0
+    for t in range(1, n):
+        cur = order[a + t]
+        sc_ = scores[a + cur]
+        lab = labels[a + cur]
+        j = t
+        while j > 0:
+            prev = order[a + j - 1]
+            sp = scores[a + prev]
+            if sp > sc_ or (sp == sc_ and (labels[a + prev] < lab or (labels[a + prev] == lab and prev < cur))):
+                break
+            order[a + j] = prev
+            j -= 1
+        order[a + j] = cur
+        moves += t - j
+        if moves > budget:
+            fresh = pessimistic_order(scores, labels, a, b)
+            for k in range(n):
+                order[a + k] = fresh[k]
+            return

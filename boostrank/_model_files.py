@@ -247,12 +247,7 @@ def check_lightgbm_model_file(path) -> int:
     ValueError
         Naming the file and the first field that is not what LightGBM writes.
     """
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        return _check_lightgbm(raw)
-    except _Damaged as exc:
-        raise ValueError(f"{path}: damaged LightGBM model file: {exc}") from None
+    return _checked(path, _check_lightgbm, "LightGBM")
 
 
 def _list(tree, key, n, what):
@@ -413,9 +408,13 @@ def check_xgboost_model_file(path) -> int:
     ValueError
         Naming the file and the first field that is not what XGBoost writes.
     """
+    return _checked(path, _check_xgboost, "XGBoost")
+
+
+def _checked(path, check, engine: str) -> int:
     with open(path, "rb") as fh:
         raw = fh.read()
     try:
-        return _check_xgboost(raw)
+        return check(raw)
     except _Damaged as exc:
-        raise ValueError(f"{path}: damaged XGBoost model file: {exc}") from None
+        raise ValueError(f"{path}: damaged {engine} model file: {exc}") from None

@@ -11,6 +11,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .order import tie_end
+
 
 @njit(cache=True, parallel=True)
 def auc_pair_counts(positive, scores, order_asc, offsets):
@@ -245,10 +247,7 @@ def wmw_full_counts(labels, scores, order_asc, offsets, tie_weight):
         credit = 0.0
         i = a
         while i < b:
-            s = scores[order_asc[i]]
-            j = i
-            while j < b and scores[order_asc[j]] == s:
-                j += 1
+            j = tie_end(scores, order_asc, i, b)
             block_pairs = 0.0  # ordered pairs of different classes inside the block
             for t in range(i, j):
                 c = np.searchsorted(classes, labels[order_asc[t]])

@@ -25,6 +25,16 @@ def float_key(x):
 
 
 @njit(cache=True)
+def tie_end(scores, order, i, b):
+    """One past the last position j < b with ``scores[order[j]] == scores[order[i]]``: the tie block at i."""
+    s = scores[order[i]]
+    j = i + 1
+    while j < b and scores[order[j]] == s:
+        j += 1
+    return j
+
+
+@njit(cache=True)
 def key_float(k):
     """The float64 bits of a :func:`float_key` (as uint64; ``.view`` the array as float64)."""
     return k ^ _SIGN if k & _SIGN else ~k

@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit, prange
 
+from .order import tie_end
+
 
 @njit(cache=True, parallel=True)
 def minrank_groups(scores, order_asc, offsets):
@@ -20,11 +22,9 @@ def minrank_groups(scores, order_asc, offsets):
         b = offsets[g + 1]
         i = a
         while i < b:
-            s = scores[order_asc[i]]
-            j = i
-            while j < b and scores[order_asc[j]] == s:
-                out[order_asc[j]] = i - a
-                j += 1
+            j = tie_end(scores, order_asc, i, b)
+            for t in range(i, j):
+                out[order_asc[t]] = i - a
             i = j
     return out
 
@@ -52,10 +52,7 @@ def resolved_rank_groups(positive, scores, order_asc, offsets):
         b = offsets[g + 1]
         i = a
         while i < b:
-            s = scores[order_asc[i]]
-            j = i
-            while j < b and scores[order_asc[j]] == s:
-                j += 1
+            j = tie_end(scores, order_asc, i, b)
             r = i - a
             # stable order lists ties by ascending input index; walk it backwards so
             # the later row gets the lower rank, positives first (lowest ranks)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 _EXPORTS = {
     "data": ("LetorData", "LetorFormatError", "load_letor", "read_run", "read_scores", "save_letor",),

@@ -211,10 +211,13 @@ def cmd_predict(args) -> int:
     data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)
     n_in = getattr(model, "n_features_in_", data.n_features)
-    if data.n_features < n_in:
+    if data.n_features != n_in and args.n_features == n_in and data.n_features < n_in:
+        # the file omits trailing zero features (SVMlight's sparse layout), as the user says
         data = load_letor(args.data, n_features=n_in, allow_nonfinite=args.allow_nonfinite)
-    elif data.n_features > n_in:
-        raise ValueError(f"{args.data} has {data.n_features} features but the model was trained on {n_in}")
+    elif data.n_features != n_in:
+        hint = (f"; if the file leaves out features that are zero, pass --n-features {n_in}"
+                if data.n_features < n_in else "")
+        raise ValueError(f"{args.data} has {data.n_features} features but the model was trained on {n_in}{hint}")
     scores = np.asarray(model.predict(data.X), dtype=np.float64)
     if not np.isfinite(scores).all():
         raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
@@ -309,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", help="score file, one per line (default: print the scores)")
     pr.add_argument("--metrics", default=DEFAULT_METRICS, help="printed when --out is given; " + METRICS_HELP)
     pr.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
+    pr.add_argument("--n-features", type=int,
+                    help="the data's feature count, when its sparse rows leave out trailing zero features")
     pr.set_defaults(func=cmd_predict)
 
     fl = command("fit-linear", "fit a linear ranker (RankNCG) and save it as JSON")

@@ -364,3 +364,27 @@ def test_out_naming_a_folder_or_nothing_fails_before_training(tmp_path, capsys, 
     assert main(["train", "--train", f["train"], "--rounds", "3", "--quiet", "--out", out]) == 2
     err = capsys.readouterr().err
     assert ("is a folder" in err or "is empty" in err) and err.count("\n") == 1
+
+
+def test_predict_refuses_data_with_another_feature_count(tmp_path, capsys):
+    """A 46-feature model predicted a 5-feature file with exit 0 (zero padding)."""
+    f = _letor_files(tmp_path)
+    model = str(tmp_path / "m.txt")
+    assert main(["train", "--objective", "lambdarank", "--train", f["train"], "--rounds", "3", "--out", model,
+                 "--quiet"]) == 0
+    test = br.load_letor(f["test"])
+    narrow = tmp_path / "narrow.txt"
+    br.save_letor(narrow, test.X[:, :5], test.y, test.qid)
+    capsys.readouterr()
+    assert main(["predict", "--model", model, "--data", str(narrow), "--out", str(tmp_path / "s.txt")]) == 2
+    err = capsys.readouterr().err
+    assert f"has 5 features but the model was trained on {test.n_features}" in err and "--n-features" in err
+    # a sparse file that leaves out trailing zero features, said so: padded
+    sparse = tmp_path / "sparse.txt"
+    X = test.X.copy()
+    X[:, -1] = 0.0
+    br.save_letor(sparse, X, test.y, test.qid, write_zeros=False)
+    args = ["predict", "--model", model, "--data", str(sparse), "--out", str(tmp_path / "s2.txt")]
+    assert main(args) == 2
+    assert main(args + ["--n-features", str(test.n_features)]) == 0
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "s2.txt"), br.load_model(model).predict(X))

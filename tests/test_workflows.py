@@ -370,3 +370,17 @@ def test_eval_metric_aliases_and_names_reach_the_engine(engine):
     assert set(r.evals_result_["valid_0"]) == {"br_auc_pessimistic", "br_err@5", "br_p@3"}
     with pytest.raises(ValueError, match="unknown metric"):
         br.LambdaRanker(engine=engine, n_estimators=3, eval_metric="ndgc@5").fit(train.X, train.y, qid=train.qid)
+
+
+def test_python_m_boostrank_one_version_and_type_information():
+    """python -m boostrank runs the CLI; the installed metadata, --version and __version__ agree; py.typed ships."""
+    import importlib.metadata
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-m", "boostrank", "--version"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == f"boostrank {br.__version__}"
+    assert importlib.metadata.version("boostrank") == br.__version__
+    assert (Path(br.__file__).parent / "py.typed").exists()

@@ -60,6 +60,8 @@ def wrs() -> WeightFamily:
 
 def local_auc(t: int) -> WeightFamily:
     """Local AUC: a_l = l · 1[l >= t] (thesis §2.1.2; Table 2.3 uses t = 5)."""
+    if isinstance(t, bool) or int(t) != t or t < 1:
+        raise ValueError(f"local_auc needs a rank threshold t >= 1, got {t!r}")
     t = int(t)
     return WeightFamily(f"local_auc@{t}", lambda ell, n: ell * (ell >= t))
 
@@ -106,8 +108,8 @@ def dcg_at(top: float) -> WeightFamily:
 
 def pnorm(p: float) -> WeightFamily:
     """P-norm-push style weights a_l = l^p (thesis §2.1.2)."""
-    if p <= 0:
-        raise ValueError(f"pnorm needs p > 0, got {p!r}")
+    if not 0 < p < math.inf:
+        raise ValueError(f"pnorm needs a finite p > 0, got {p!r}")
     return WeightFamily(f"pnorm@{p:g}", lambda ell, n: ell**p)
 
 
@@ -126,18 +128,26 @@ def staircase(thresholds, increments) -> WeightFamily:
     q = np.asarray(increments, dtype=np.float64)
     if r.shape != q.shape or r.ndim != 1:
         raise ValueError("thresholds and increments must be 1-D of equal length")
-    if np.any(q < 0):
-        raise ValueError("staircase increments q_t must be non-negative")
+    if np.any(q < 0) or not np.isfinite(q).all() or np.isnan(r).any():
+        raise ValueError("staircase increments q_t must be finite and non-negative, thresholds numbers")
     return WeightFamily(
         "staircase", lambda ell, n: ((ell[:, None] - 1.0) >= r[None, :]) @ q
     )
 
 
+def _no_parameter(make: Callable[[], WeightFamily]) -> Callable[[str | None], WeightFamily]:
+    def parse(p):
+        if p is not None:
+            raise ValueError(f"{make.__name__} takes no parameter, got {p!r}")
+        return make()
+    return parse
+
+
 _PARSERS: dict[str, Callable[[str | None], WeightFamily]] = {
-    "wrs": lambda p: wrs(),
+    "wrs": _no_parameter(wrs),
     "local_auc": lambda p: local_auc(int(p)),
-    "wta": lambda p: wta(),
-    "mrr": lambda p: mrr(),
+    "wta": _no_parameter(wta),
+    "mrr": _no_parameter(mrr),
     "dcg": lambda p: dcg() if p is None else dcg_at(float(p) if "." in p else int(p)),
     "pnorm": lambda p: pnorm(float(p)),
 }

@@ -79,6 +79,14 @@ class XGBoostMetric:
 
     XGBoost minimises a custom metric unless told otherwise: pass ``maximize=True`` to
     ``xgb.train`` or use :meth:`early_stopping`, which carries the direction.
+
+    It also works as ``eval_metric`` of XGBoost's scikit-learn estimators, which call it
+    as ``metric(y_true, y_score)``: ``XGBRanker`` once per list and averages the values
+    weighted by list size (a list where the metric is undefined, e.g. one class, counts
+    1.0 there, as XGBoost counts a one-row list), ``XGBClassifier`` once on the whole set.
+    ``xgb.train(custom_metric=...)`` gives boostrank's own per-query mean.  Early-stop those
+    with ``callbacks=[metric.early_stopping(rounds)]``: XGBoost cannot tell that a
+    custom metric is to be maximised.
     """
 
     maximize = True
@@ -91,7 +99,15 @@ class XGBoostMetric:
         """The name XGBoost logs: ``br_`` and the metric (``br_mauc``)."""
         return self.metric.engine_name
 
-    def __call__(self, predt, dtrain):
+    @property
+    def __name__(self) -> str:  # the name XGBoost's scikit-learn wrappers log
+        return self.metric.engine_name
+
+    def __call__(self, predt, dtrain, sample_weight=None):
+        if not hasattr(dtrain, "get_label"):  # the scikit-learn form: (y_true, y_score) of one list
+            y = np.asarray(predt, dtype=np.float64).reshape(-1)
+            value = float(self.metric.per_query(y, dtrain, np.array([0, y.shape[0]]))[0])
+            return 1.0 if np.isnan(value) else value
         return self.metric.engine_name, self.metric.value(
             dtrain, predt, lambda: (dtrain.get_label(), _groups(dtrain), None))
 

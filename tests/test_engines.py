@@ -233,3 +233,28 @@ def test_ranker_params_clone_and_save(letor, tmp_path):
         fitted.save_model(path)
         back = br.LambdaRanker.load_model(path, engine=engine)
         np.testing.assert_allclose(back.predict(letor.X), fitted.predict(letor.X), rtol=1e-6)
+
+
+def test_our_metrics_as_eval_metric_of_xgboosts_sklearn_estimators():
+    """#29 item 6: XGBRanker(eval_metric=br.xgboost_metric('auc')) died with AttributeError ('get_label')."""
+    xgb = pytest.importorskip("xgboost")
+    d, v = br.make_letor(30, random_state=0), br.make_letor(10, random_state=1)
+    for name in ("auc", "mauc", "ndcg@5"):
+        metric = br.xgboost_metric(name)
+        ranker = xgb.XGBRanker(n_estimators=3, eval_metric=metric)
+        ranker.fit(d.X, d.y, qid=d.qid, eval_set=[(v.X, v.y)], eval_qid=[v.qid], verbose=False)
+        logged = ranker.evals_result()["validation_0"][metric.name][-1]
+        per_list = br.get_metric(name)(v.y, ranker.predict(v.X), v.qid, per_query=True) \
+            if name != "ndcg@5" else br.ndcg(v.y, ranker.predict(v.X), v.qid, k=5, per_query=True)
+        # XGBRanker averages the lists' values weighted by their sizes (its get_group())
+        assert logged == pytest.approx(np.average(np.where(np.isnan(per_list), 1.0, per_list),
+                                                  weights=v.group_sizes), abs=1e-6)
+    m = br.xgboost_metric("auc")
+    ranker = xgb.XGBRanker(n_estimators=30, eval_metric=m, callbacks=[m.early_stopping(3)])
+    ranker.fit(d.X, d.y, qid=d.qid, eval_set=[(v.X, v.y)], eval_qid=[v.qid], verbose=False)
+    values = ranker.evals_result()["validation_0"][m.name]
+    assert ranker.best_iteration == int(np.argmax(values))  # maximised, not minimised
+    clf = xgb.XGBClassifier(n_estimators=3, eval_metric=br.xgboost_metric("auc"))
+    clf.fit(d.X, d.y > 0, eval_set=[(v.X, v.y > 0)], verbose=False)
+    assert clf.evals_result()["validation_0"]["br_auc"][-1] == pytest.approx(
+        br.auc(v.y > 0, clf.predict_proba(v.X)[:, 1]), abs=1e-6)

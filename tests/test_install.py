@@ -78,3 +78,32 @@ def test_the_fallback_cache_never_uses_a_folder_someone_else_controls(tmp_path, 
         own.write_text("")
     chosen = private_cache_folder(str(tmp_path))
     assert chosen != str(own) and _fresh(chosen, tmp_path)
+
+
+def test_cbc_is_an_extra_and_the_defaults_never_need_it(monkeypatch):
+    """#29: cbcbox (~600 MB) served only solver='cbc'; the core install leaves it to boostrank[cbc]."""
+    import tomllib
+    from pathlib import Path
+
+    import numpy as np
+
+    import boostrank as br
+    from boostrank.mip import solvers
+
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith(("cbcbox", "pulp")) for d in meta["dependencies"])
+    assert any(d.startswith("cbcbox") for d in meta["optional-dependencies"]["cbc"])
+
+    def no_cbc():
+        raise RuntimeError("no CBC binary found: pip install 'boostrank[cbc]'")
+
+    monkeypatch.setattr(solvers, "cbc_path", no_cbc)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+    qid = np.repeat(np.arange(4), 10)
+    br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, qid=qid)
+    br.TopKReranker(k=4, time_limit=5, gate=0).fit(X, y, qid=qid, base_scores=X[:, 0])
+    monkeypatch.delenv("BOOSTRANK_CBC", raising=False)
+    with pytest.raises(RuntimeError, match=r"boostrank\[cbc\]"):
+        br.MIPRanker(solver="cbc", statistic="rank_risk", time_limit=5).fit(X, y, qid=qid)

@@ -92,8 +92,8 @@ def cbc_path() -> str:
     path = shutil.which("cbc")
     if path:
         return path
-    raise RuntimeError("no CBC binary found: install boostrank's dependencies (`pip install cbcbox`) "
-                       "or put `cbc` on PATH, or use solver='highs'")
+    raise RuntimeError("no CBC binary found: pip install 'boostrank[cbc]' (or put `cbc` on PATH), or use "
+                       "solver='highs', the default")
 
 
 def _fmt(v):

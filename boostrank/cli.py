@@ -95,7 +95,7 @@ def cmd_demo(args) -> int:
                                                                         qid=test.qid)
     table = metric_table(test.y, test.qid, runs, metrics)
     print(format_table(table, metrics))
-    print(f"re-ranker: {rer.result_.summary()}")
+    print(f"re-ranker: {rer.result_.short()}")
     if args.json:
         print(json.dumps(table, indent=2))
     return 0

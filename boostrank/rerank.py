@@ -315,6 +315,13 @@ class RerankResult:
     model: str = "exact"
     p_value: float | None = None
 
+    def short(self) -> str:
+        """A short line: the decision, the second stage kept and its held-out evidence."""
+        gain = self.heldout_gain.get((self.model, self.k, self.l0)) if self.heldout_gain else None
+        evidence = "" if gain is None else f", held-out gain {gain:+.3g} (p = {self.p_value:.2g})"
+        kept = f"{self.model} k={self.k}" if self.status == "re-ranked" else "the base order"
+        return f"{self.status}: kept {kept}{evidence} in {self.seconds:.1f} s"
+
     def summary(self) -> str:
         """One line: the decision, its reason, and the MIP's summary."""
         out = f"{self.status}: {self.reason}"

@@ -188,6 +188,10 @@ def test_demo_console_script():
     assert proc.returncode == 0, proc.stderr
     assert "logistic regression" in proc.stdout and "ndcg@10" in proc.stdout
     assert "RankNCG" in proc.stdout and "LightGBM λ-AUC" in proc.stdout and "LightGBM lambdarank" in proc.stdout
+    # one table and a one-line re-rank summary: no solver banner (#29 item 5), no seven unrounded candidates
+    assert "HiGHS" not in proc.stdout and "Copyright" not in proc.stdout
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("re-ranker: "))
+    assert len(line) < 120 and ("kept" in line), line
 
 
 @pytest.mark.slow

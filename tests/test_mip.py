@@ -491,3 +491,19 @@ def test_negative_sample_weight_is_refused():
     X, y = np.arange(6.0).reshape(-1, 1), [0, 1, 0, 1, 0, 1]
     with pytest.raises(ValueError, match="non-negative"):
         br.MIPRanker().fit(X, y, sample_weight=[1, 1, -1, 1, 1, 1])
+
+
+def test_highs_prints_nothing_unless_verbose():
+    """HiGHS printed its banner when constructed, before output_flag could act (#29 item 5)."""
+    script = textwrap.dedent("""
+        import numpy as np, boostrank as br
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(30, 3)); y = (X[:, 0] > 0).astype(int)
+        br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y)
+        print("done")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stdout + out.stderr[-500:]
+    verbose = script.replace("time_limit=5", "time_limit=5, verbose=True")
+    out = subprocess.run([sys.executable, "-c", verbose], capture_output=True, text=True, timeout=300)
+    assert "HiGHS" in out.stdout

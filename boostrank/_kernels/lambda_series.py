@@ -40,7 +40,7 @@ def _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, pg, kb, work, Hr):
     z⁷ per row, then four harmonics at a time by the three-term recurrence
     cos((k+8)θ) = 2 cos 8θ · cos kθ − cos((k−8)θ) (the same for sin): two multiply-adds
     per harmonic in registers instead of a complex product read back from the row just
-    written (sweeps at 10⁶ rows, A/B: 23.3 → 21.9 ms).  Contiguous per row: ``Hr[b, :pg]`` cosines,
+    written (benchmarks/MEASUREMENTS.md, "harmonics").  Contiguous per row: ``Hr[b, :pg]`` cosines,
     ``Hr[b, P:P+pg]`` sines (``pg`` ≤ ``P``, both multiples of 4; columns from ``pg``
     on are left alone: the caller keeps them zero).  Built row by row, not copied from
     columns of the batch: the copy cost as much as the sweep's arithmetic.  ``work``:
@@ -96,9 +96,9 @@ def _harmonics_in_use(ae, ag):
     """The harmonics a sweep must build: up to the last nonzero weight, rounded up to 4.
 
     The two-class sweep runs every loop ``SWEEP_P`` long (what vectorises), but at the
-    default eps only 11 weights are nonzero: building 12 harmonics per row instead of
-    16 takes 7 % off the kernel at 10⁶ rows (A/B: 36.7 → 34.1 ms per call, the same
-    λs to the bit).  The zero weights' columns of the harmonics stay zero.
+    default eps only 11 weights are nonzero, and harmonics past the last are work for
+    nothing (the λs are the same to the bit).  The zero weights' columns of the
+    harmonics stay zero.
     """
     last = 0
     for m in range(ae.shape[0]):
@@ -250,20 +250,18 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
 
     Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
-    are the series weights padded with zeros to ``SWEEP_P``.  It is 1.8× faster at 10⁶
-    rows because each class's loops address the state at constant offsets: the compiler
-    then tells the loads of one class from the stores of the other and vectorises
-    them (with the class as a runtime offset they compile to scalar code).  The loop
-    bodies are written out per class for that reason (a shared helper taking the two
-    states as arguments measured 31 and 46 ms instead of 27 and 29).
+    are the series weights padded with zeros to ``SWEEP_P``.  Each class's loops address
+    the state at constant offsets: the compiler then tells the loads of one class from
+    the stores of the other and vectorises them (with the class as a runtime offset
+    they compile to scalar code).  The loop bodies are written out per class for that
+    reason; a shared helper taking the two states as arguments was slower.
 
     Along the order the class of the next row is random, so a branch on it mispredicts
     at about twice the minority rate.  With ``mixed`` each row instead picks its target
     and source states (two views at constant offsets) by selects and updates its class
-    counts by arithmetic: 28.1 → 24.7 ms per pair of sweeps at 10⁶ rows and 50 %
-    positives, but 22.0 → 23.1 ms at 5 %; with the recurrence harmonics the two break
-    even at 11.7 % (18.3 ms; 15 %: 19.0 → 18.4, 30 %: 20.4 → 18.4), so :func:`_both_sweeps`
-    sets it from ``MIXED_MIN_RATE`` on.  The sums are the same (equal to the bit in the A/B runs).
+    counts by arithmetic: faster with both classes common, slower with a rare one, so
+    :func:`_both_sweeps` sets it from ``MIXED_MIN_RATE`` on.  The sums are the same
+    (equal to the bit).  Figures: benchmarks/MEASUREMENTS.md, "two-class sweep".
     """
     P = SWEEP_P
     n = t.shape[0]
@@ -469,8 +467,8 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
 
     Each list is sorted on one thread (:func:`_ascending_serial`) and swept both ways on
     the same thread: with many lists the threads have work without splitting one, and a
-    call costs one dispatch instead of one per list (2 000 lists of 300 rows: 24 µs of
-    Python and parallel-region set-up per list before).
+    call costs one dispatch instead of one per list (Python and parallel-region set-up
+    per list dominated short lists).
 
     Parameters
     ----------

@@ -39,8 +39,8 @@ def lambda_auc_tables(labels, offsets):
     """Each query's class buckets and MAUC class weights, for :func:`lambda_auc_kernel`.
 
     They depend on the labels only, so an objective computes them once per data set
-    (counting labels row by row is a chain of dependent stores: 7 µs per call on
-    MQ2008, a seventh of the kernel).
+    (counting labels row by row is a chain of dependent stores, a seventh of the kernel
+    on MQ2008).
 
     Returns
     -------
@@ -82,13 +82,13 @@ def exp_nonpositive(x, out, scratch1, scratch2):
     (truncation below 2e-18 relative) and 2^k as two exact powers of two built from
     their bits, so results down to the subnormal range round once: within 1 ulp of
     NumPy's exp for x ≥ −708 in 40 000 draws (the test allows 2), 0 below −745.2.
-    On MQ2008's 2 707 rows: 8.4 µs with libm, 1.5 µs here.
+    It vectorises where libm's exp does not (benchmarks/MEASUREMENTS.md, "exp").
 
     Parameters
     ----------
     x, out : ndarray of float64, shape (n,)
         Distinct arrays: in place, the compiler's overlap check fails and the loop
-        runs scalar (5× slower).
+        runs scalar.
     scratch1, scratch2 : ndarray of float64, shape (≥ n,), contiguous
     """
     n = x.shape[0]
@@ -369,7 +369,7 @@ def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, gra
     α = √3/(√2 π)); the hessian term is −dρ/dx = (ασ/√π) exp(−(ασ(s_h − s_l))²).
     |ΔM_hl| = |p_h − p_l| |ω_{l_h} − ω_{l_l}| with ω of :func:`mauc_class_weights`
     (0/1 labels: ΔAUC).  Queries longer than ``max_len`` are left untouched so a
-    caller can route them elsewhere (zeroing them cost 0.5 ms per call at 10⁶ rows).
+    caller can route them elsewhere (zeroing them was a cost of its own on long lists).
     """
     n_groups = offsets.shape[0] - 1
     c = probit_rho_slope(sigma, alpha)

@@ -242,17 +242,13 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t, n_th
     The linear grid resolves what the float's own top 32 bits do not: on boosting
     scores at 10⁶ rows, 100 k–400 k rows share their top 32 bits with a different
     score and had to be repaired by insertion; a few hundred share a grid point.
-    At 10⁶ rows the order takes 7–9 ms on normal, lognormal (σ = 3) and Cauchy
-    scores, on a span of 10⁻¹¹, on 1 % of the scores at 10⁶ and on one at 10¹²
-    (before: 9–17 ms, and 146 ms on the narrow span).  One key array,
-    8-bit digits and counting in separate reads keep each scatter to 256 write streams
-    per thread; the earlier 3 × 11-bit passes over key and index arrays (4 096 streams,
-    later digits counted while scattering) cost 2–5 ns per row per pass.  At 10⁶ rows
-    of boosting scores the order takes 8.5–9 ms instead of 15–18 ms, on the ties of
-    early rounds as on spread scores.
+    One key array, 8-bit digits and counting in separate reads keep each scatter to
+    256 write streams per thread (11-bit digits over key and index arrays meant 4 096).
+    Times on six score shapes: ``benchmarks/long_lists.py`` and
+    benchmarks/MEASUREMENTS.md, "order".
 
-    Work arrays are the caller's, so a boosting run reuses them every round: at
-    10⁶ rows fresh arrays cost about 25 ms per call in page faults.
+    Work arrays are the caller's, so a boosting run reuses them every round: fresh
+    arrays cost page faults every call.
 
     Parameters
     ----------
@@ -284,7 +280,7 @@ def ascending_pessimistic_into(scores, labels, n_classes, scale, wi, wu, t, n_th
     edge = np.empty(nch + 1, dtype=np.int64)
     for ch in range(nch + 1):
         edge[ch] = ch * n // nch
-    # label counts per source chunk, rows padded apart: threads sharing a cache line of counters cost 3× (false sharing)
+    # label counts per source chunk, rows padded apart: threads sharing a cache line of counters (false sharing)
     lab = np.zeros((nch, n_classes + 16), dtype=np.int64)
     ext = np.zeros((nch, 16))
     for ch in prange(nch):
@@ -393,8 +389,8 @@ def _image_grid_is_finer(scores, span):
     there stands for a gap about n/1 024 times smaller in the list, and counts as a
     collision when that falls below one grid point.  The linear grid wins on the
     scores of boosting and on a narrow span (the image's top bits cannot tell 1 from
-    1 + 10⁻¹² apart: 140 ms at 10⁶ rows, against 8); the image wins on heavy tails and
-    outliers (one score at 10¹² and 10⁶ rows near 0: 165 ms on the grid, against 15).
+    1 + 10⁻¹² apart); the image wins on heavy tails and outliers (one score at 10¹²
+    among scores near 0).  Figures: benchmarks/MEASUREMENTS.md, "order".
     """
     n = scores.shape[0]
     m = 1024

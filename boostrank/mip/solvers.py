@@ -358,6 +358,27 @@ def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, v
     return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log))
 
 
+def _silent(make):
+    """``make()`` with the process's stdout (fd 1) sent to /dev/null: HiGHS prints its banner when
+    constructed, before any option can turn its output off, and it landed in logs and tables."""
+    import ctypes
+
+    if sys.platform == "win32":
+        return make()
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        return make()
+    finally:
+        libc.fflush(None)  # C's buffer holds the banner: out to /dev/null before fd 1 comes back
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
 def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
     """Solve with HiGHS (highspy) from arrays; see :class:`SolverResult`."""
     import highspy
@@ -366,7 +387,7 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     if threads is not None:
         # HiGHS keeps one scheduler per process: a new thread count needs a reset
         highspy.Highs.resetGlobalScheduler(True)
-    h = highspy.Highs()
+    h = highspy.Highs() if verbose else _silent(highspy.Highs)
     h.setOptionValue("output_flag", bool(verbose))
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))

@@ -48,7 +48,9 @@ def cmd_evaluate(args) -> int:
     for path in args.scores:
         runs[path] = read_scores(path, data, args.score_column, format=args.format,
                                  report=lambda note: print(f"boostrank evaluate: warning: {note}", file=sys.stderr))
-    table = metric_table(data.y, data.qid, runs, metrics)
+    # trec_eval breaks score ties by docno: so do its metrics here when every row has one
+    complete = data.docid is not None and all(d is not None for d in data.docid)
+    table = metric_table(data.y, data.qid, runs, metrics, docid=data.docid if complete else None)
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,
                           "runs": table}, indent=2))

@@ -212,7 +212,7 @@ MAX_CUTOFF = 2 ** 62
 
 
 def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightgbm",
-         per_query: bool = False):
+         docid=None, per_query: bool = False):
     """Normalised discounted cumulative gain at k.
 
     Parameters
@@ -227,8 +227,10 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
         ``"lightgbm"`` matches LightGBM's ``ndcg@k``: gain 2^rel - 1, discount
         1/log2(i + 2), a query whose labels are all 0 scores 1.  ``"trec"`` matches
         trec_eval's ``ndcg_cut_k``: gain = rel, and an all-zero query scores 0.  Both
-        break score ties by input order (LightGBM's stable sort); trec_eval breaks them
-        by document id.
+        break score ties by input order (LightGBM's stable sort), unless ``docid``.
+    docid : array-like of str, shape (n_samples,), default=None
+        With ``convention="trec"``: break score ties as trec_eval does, by document id
+        descending (``strcmp``).
     per_query : bool, default=False
 
     Returns
@@ -243,6 +245,8 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
     if lgb and y.size and y.max() > 60:
         raise ValueError(f"ndcg: labels reach {y.max():g}; the gain 2^rel − 1 is kept exact up to 60 "
                          f"(LightGBM's default label_gain stops at 30); use convention='trec' for linear gains")
+    if not lgb:
+        y, s = _trec_ties(y, s, offsets, docid)
     order = sort_within_groups(s, offsets, True)
     values = _km.ndcg_groups(y, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0)
     return _reduce(values, per_query)
@@ -250,7 +254,7 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
 
 def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
                            convention: str = "lightgbm", threshold: float = 0.0,
-                           per_query: bool = False):
+                           docid=None, per_query: bool = False):
     """Mean average precision (at k) over queries.
 
     Parameters
@@ -265,6 +269,9 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
         and a query without relevant documents scores 1.  ``"trec"`` is trec_eval's
         ``map`` / ``map_cut_k``: the denominator is R, and such a query scores 0.
     threshold : float, default=0.0
+    docid : array-like of str, default=None
+        With ``convention="trec"``: score ties broken by document id descending, as
+        trec_eval does (else by input order).
     per_query : bool, default=False
 
     Returns
@@ -273,15 +280,17 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
     """
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
-    order = sort_within_groups(s, offsets, True)
     lgb = convention == "lightgbm"
+    if not lgb:
+        y, s = _trec_ties(y, s, offsets, docid)
+    order = sort_within_groups(s, offsets, True)
     values = _km.average_precision_groups(
         y > threshold, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0
     )
     return _reduce(values, per_query)
 
 
-def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, per_query: bool = False):
+def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid=None, per_query: bool = False):
     """Precision at k on binarised labels: trec_eval's ``P_k`` (the ``p@k`` metric).
 
     Parameters
@@ -293,6 +302,8 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, per_q
         Every query divides by k, also when it has fewer documents (as trec_eval does).
     threshold : float, default=0.0
         Relevant means label > threshold (trec_eval: ``rel_level`` 1).
+    docid : array-like of str, default=None
+        Score ties broken by document id descending, as trec_eval does (else by input order).
     per_query : bool, default=False
 
     Returns
@@ -305,6 +316,7 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, per_q
     precision_at : Welleck's multi-class precision (metric name ``mcp@k``).
     """
     y, s, offsets = check_ranking_inputs(y, scores, qid)
+    y, s = _trec_ties(y, s, offsets, docid)
     kk = _cutoff(k)
     if kk == 0:
         raise ValueError("precision needs a finite k")
@@ -649,7 +661,28 @@ def query_scorer(metric: str = "ndcg@10"):
     return make_scorer(score).set_score_request(qid=True)
 
 
-def metric_table(y, qid, runs: dict, metrics: Sequence[str]) -> dict:
+def _trec_ties(y, s, offsets, docid):
+    """Rows reordered within each list by document id descending, so the stable score sort
+    breaks ties as trec_eval does (``strcmp`` of docnos, the larger first)."""
+    if docid is None:
+        return y, s
+    docid = np.asarray(docid, dtype=object)
+    if docid.shape != s.shape:
+        raise ValueError(f"docid has {docid.shape[0]} entries but scores has {s.shape[0]}")
+    if any(d is None for d in docid):
+        raise ValueError("docid has rows without an id; trec_eval's tie-break needs every row's")
+    rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
+    lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+    perm = np.lexsort((-rank, lists))
+    return y[perm], s[perm]
+
+
+def _breaks_ties_by_docid(spec: str) -> bool:
+    m = _NAME.match(spec.strip().lower())
+    return m is not None and (m["name"] == "p" or (m["name"] in ("ndcg", "map") and m["variant"] == "trec"))
+
+
+def metric_table(y, qid, runs: dict, metrics: Sequence[str], docid=None) -> dict:
     """``{run: {metric: value}}`` plus the number of queries AUC was defined on.
 
     Parameters
@@ -660,12 +693,19 @@ def metric_table(y, qid, runs: dict, metrics: Sequence[str]) -> dict:
         Scores of each run, aligned with ``y``.
     metrics : sequence of str
         :func:`get_metric` names.
+    docid : array-like of str, default=None
+        trec_eval's metrics (``p@k``, ``ndcg@k:trec``, ``map:trec``) then break score
+        ties by document id descending, as trec_eval does.
     """
     fns = [(m, get_metric(m)) for m in metrics]
     offsets = group_offsets(np.shape(y)[0], qid=qid)
+    yy = np.asarray(y)
     table = {}
     for name, scores in runs.items():
-        row = {m: float(fn.from_offsets(y, scores, offsets)) for m, fn in fns}
+        ss = np.asarray(scores, dtype=np.float64)
+        yt, st = _trec_ties(yy, ss, offsets, docid) if docid is not None else (yy, ss)
+        row = {m: float(fn.from_offsets(yt, st, offsets) if _breaks_ties_by_docid(m) else
+                        fn.from_offsets(yy, ss, offsets)) for m, fn in fns}
         row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, GroupOffsets(offsets),
                                                                        per_query=True))))
         table[name] = row

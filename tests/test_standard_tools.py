@@ -77,3 +77,28 @@ def test_trec_convention_on_a_letor_run(tmp_path):
     mean = lambda m: np.mean([v[m] for v in res.values()])
     assert br.ndcg(back.y, s, back.qid, k=10, convention="trec") == pytest.approx(mean("ndcg_cut_10"), abs=1e-9)
     assert br.mean_average_precision(back.y, s, back.qid, convention="trec") == pytest.approx(mean("map"), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trec_metrics_break_ties_by_docno_as_trec_eval(seed):
+    """#29 item 7: on a run with many ties ndcg@10:trec was .481594 where pytrec_eval gave .482386."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(seed)
+    y, _, qid = random_ranking(seed, n_queries=30, max_len=25)
+    s = np.round(rng.normal(size=len(y)), 0)  # a handful of values: ties everywhere
+    docid = np.array([f"D{rng.integers(0, 10**6):06d}-{i}" for i in range(len(y))], dtype=object)
+    qrel, run = {}, {}
+    for q, d, label, score in zip(qid, docid, y, s):
+        qrel.setdefault(str(q), {})[d] = int(label)
+        run.setdefault(str(q), {})[d] = float(score)
+    res = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut", "map", "P"}).evaluate(run)
+    mean = lambda m: np.mean([v[m] for v in res.values()])  # noqa: E731
+    assert br.ndcg(y, s, qid, k=10, convention="trec", docid=docid) == pytest.approx(mean("ndcg_cut_10"), abs=1e-9)
+    assert br.mean_average_precision(y, s, qid, convention="trec", docid=docid) == pytest.approx(mean("map"),
+                                                                                                 abs=1e-9)
+    assert br.precision(y, s, qid, k=5, docid=docid) == pytest.approx(mean("P_5"), abs=1e-9)
+    table = br.metric_table(y, qid, {"run": s}, ["ndcg@10:trec", "map:trec", "p@5", "ndcg@10"], docid=docid)
+    assert table["run"]["ndcg@10:trec"] == pytest.approx(mean("ndcg_cut_10"), abs=1e-9)
+    assert table["run"]["p@5"] == pytest.approx(mean("P_5"), abs=1e-9)
+    assert table["run"]["ndcg@10"] == pytest.approx(br.ndcg(y, s, qid, k=10))  # LightGBM's: input order
+    assert br.ndcg(y, s, qid, k=10, convention="trec") != pytest.approx(mean("ndcg_cut_10"), abs=1e-9)

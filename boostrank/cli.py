@@ -35,6 +35,11 @@ def _split_metrics(text: str) -> list[str]:
     return names
 
 
+def _load(args, path, **kw):
+    """load_letor with the command's ``--zero-based`` choice."""
+    return load_letor(path, zero_based={"auto": "auto", "true": True, "false": False}[args.zero_based], **kw)
+
+
 def _save_scores(out, scores) -> None:
     if not np.isfinite(scores).all():
         raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
@@ -42,7 +47,7 @@ def _save_scores(out, scores) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
+    data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     metrics = _split_metrics(args.metrics)
     runs = {}
     for path in args.scores:
@@ -66,8 +71,8 @@ def cmd_demo(args) -> int:
     from .datasets import load_sample
 
     if args.train:
-        train = load_letor(args.train)
-        test = load_letor(args.test or args.train, n_features=train.n_features)
+        train = _load(args, args.train)
+        test = _load(args, args.test or args.train, n_features=train.n_features)
     else:
         train, test = load_sample()
     metrics = _split_metrics(args.metrics)
@@ -119,8 +124,8 @@ def cmd_train(args) -> int:
     from .ranker import LambdaRanker
 
     _check_out(args.out, args.train, args.valid)
-    train = load_letor(args.train)
-    valid = load_letor(args.valid, n_features=train.n_features) if args.valid else None
+    train = _load(args, args.train)
+    valid = _load(args, args.valid, n_features=train.n_features) if args.valid else None
     params = dict(args.param or [])
     for key in ("num_leaves", "max_depth"):
         if getattr(args, key) is not None:
@@ -149,7 +154,7 @@ def cmd_fit_linear(args) -> int:
     from .rankncg import RankNCG
 
     _check_out(args.out, args.train)
-    train = load_letor(args.train)
+    train = _load(args, args.train)
     qid = None if args.no_qid else train.qid
     model = RankNCG(alpha=args.alpha, link=args.link, method=args.method, eps=args.eps, tol=args.tol,
                     max_iter=args.max_iter, verbose=args.verbose)
@@ -164,8 +169,8 @@ def cmd_rerank(args) -> int:
     from .rerank import TopKReranker, cross_fit_scores, refit_estimator
 
     _check_out(args.out, args.train, args.test, args.train_scores, args.test_scores, args.base_model)
-    train = load_letor(args.train)
-    test = load_letor(args.test, n_features=train.n_features)
+    train = _load(args, args.train)
+    test = _load(args, args.test, n_features=train.n_features)
     q_train = None if args.no_qid else train.qid
     q_test = None if args.no_qid else test.qid
     if args.base_model:
@@ -210,12 +215,12 @@ def cmd_predict(args) -> int:
     _check_out(args.out, args.model, args.data)
     from .models import load_model
 
-    data = load_letor(args.data, allow_nonfinite=args.allow_nonfinite)
+    data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)
     n_in = getattr(model, "n_features_in_", data.n_features)
     if data.n_features != n_in and args.n_features == n_in and data.n_features < n_in:
         # the file omits trailing zero features (SVMlight's sparse layout), as the user says
-        data = load_letor(args.data, n_features=n_in, allow_nonfinite=args.allow_nonfinite)
+        data = _load(args, args.data, n_features=n_in, allow_nonfinite=args.allow_nonfinite)
     elif data.n_features != n_in:
         hint = (f"; if the file leaves out features that are zero, pass --n-features {n_in}"
                 if data.n_features < n_in else "")
@@ -247,7 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, text):
-        return sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+        cmd = sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+        cmd.add_argument("--zero-based", choices=["auto", "true", "false"], default="false",
+                         help="feature indices of the LETOR files start at 0 (scikit-learn's dump_svmlight_file "
+                              "writes them so); auto: when some index is 0")
+        return cmd
 
     demo = command("demo", "run the package end to end on the bundled sample (or your LETOR files)")
     demo.add_argument("--train", help="LETOR training file (default: the bundled sample)")

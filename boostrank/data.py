@@ -25,6 +25,7 @@ __all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor", "read_sc
 
 _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 _TOKEN = re.compile(r"^(\d+):(\S+)$")
+_ZERO_INDEX = re.compile(r"(?:^|\s)0+:")
 
 
 MAX_LABEL = 2 ** 31 - 1
@@ -186,7 +187,9 @@ def _diagnose(path, text_lines, zero_based: bool) -> None:
                     path, number, f"feature {index} has non-numeric value {m.group(2)!r}"
                 ) from None
             if index == 0 and not zero_based:
-                raise LetorFormatError(path, number, "feature index 0 in a 1-based file")
+                raise LetorFormatError(path, number, "feature index 0 in a 1-based file (files from scikit-learn's "
+                                                     "dump_svmlight_file start at 0: zero_based=True or 'auto', "
+                                                     "--zero-based on the command line)")
             if index <= last:
                 raise LetorFormatError(
                     path, number, f"feature indices must increase; {index} follows {last}"
@@ -232,7 +235,7 @@ def load_letor(
     *,
     sparse: bool | str = "auto",
     n_features: int | None = None,
-    zero_based: bool = False,
+    zero_based: bool | str = False,
     regroup: bool = False,
     allow_nonfinite: bool = False,
     query_file=None,
@@ -249,8 +252,10 @@ def load_letor(
         the file is wide (over 1000 features) and under 10% dense.
     n_features : int, default=None
         Number of columns; set it to read a test file with the width of its train file.
-    zero_based : bool, default=False
-        LETOR features are numbered from 1; set True for files numbered from 0.
+    zero_based : bool or "auto", default=False
+        LETOR features are numbered from 1; True for files numbered from 0 (what
+        :func:`sklearn.datasets.dump_svmlight_file` writes by default); ``"auto"``: from
+        0 when some feature index in the file is 0, as scikit-learn's reader decides.
     regroup : bool, default=False
         If a query's rows are not contiguous, move them together (queries in order of
         first appearance, rows in file order) instead of raising an error.
@@ -289,6 +294,11 @@ def load_letor(
         text_lines.pop()
     text_lines = [line[:-1] if line.endswith("\r") else line for line in text_lines]
     line_no, comments, has_qid = _scan(path, text_lines)
+    if isinstance(zero_based, str):
+        if zero_based != "auto":
+            raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+        # decided here, not by scikit-learn, so that errors and widths use the same numbering
+        zero_based = any(_ZERO_INDEX.search(_strip_comment(line)[0]) for line in text_lines)
     if has_qid.size and has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
         raise LetorFormatError(

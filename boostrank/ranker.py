@@ -346,7 +346,8 @@ class LambdaRanker(BaseEstimator):
             if split is not None:
                 X, y, offsets, sample_weight, evals = self._hold_out(X, y, offsets, sample_weight, split)
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
-        with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=not self.verbose) as bar:
+        # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
+        with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=None if self.verbose else True) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
                 X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
                 sample_weight=sample_weight, evals=evals, metrics=metrics,

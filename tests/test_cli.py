@@ -392,3 +392,29 @@ def test_predict_refuses_data_with_another_feature_count(tmp_path, capsys):
     assert main(args) == 2
     assert main(args + ["--n-features", str(test.n_features)]) == 0
     np.testing.assert_allclose(np.loadtxt(tmp_path / "s2.txt"), br.load_model(model).predict(X))
+
+
+@pytest.mark.parametrize("flag", ["true", "auto"])
+def test_zero_based_files_from_scikit_learn(tmp_path, capsys, flag):
+    """#29 item 5: no way to read the zero-based files dump_svmlight_file writes by default."""
+    from sklearn.datasets import dump_svmlight_file
+
+    d = br.make_letor(8, random_state=0)
+    path = tmp_path / "zero.txt"
+    dump_svmlight_file(d.X, d.y, str(path), query_id=d.qid)  # zero_based=True is its default
+    np.savetxt(tmp_path / "s.txt", d.X[:, 0])
+    args = ["evaluate", "--data", str(path), "--scores", str(tmp_path / "s.txt"), "--metrics", "auc", "--json"]
+    assert main(args) == 2 and "--zero-based" in capsys.readouterr().err
+    assert main(args + ["--zero-based", flag]) == 0
+    auc = json.loads(capsys.readouterr().out)["runs"][str(tmp_path / "s.txt")]["auc"]
+    assert auc == pytest.approx(br.auc(d.y, d.X[:, 0], d.qid))
+    one_based = tmp_path / "one.txt"
+    br.save_letor(one_based, d)
+    np.testing.assert_array_equal(br.load_letor(one_based, zero_based="auto").X, d.X)  # no index 0: from 1
+
+
+def test_boosting_progress_only_on_a_terminal(capsys):
+    """#29 item 5: tqdm bars landed in logs; verbose shows one only where stderr is a terminal."""
+    d = br.make_letor(8, random_state=0)
+    br.LambdaRanker(n_estimators=3, verbose=True).fit(d.X, d.y, qid=d.qid)
+    assert "boosting" not in capsys.readouterr().err

@@ -507,3 +507,49 @@ def test_highs_prints_nothing_unless_verbose():
     verbose = script.replace("time_limit=5", "time_limit=5, verbose=True")
     out = subprocess.run([sys.executable, "-c", verbose], capture_output=True, text=True, timeout=300)
     assert "HiGHS" in out.stdout
+
+
+@pytest.mark.parametrize("statistic", ["auc", "rank_risk"])
+def test_pulp_solver_objects_solve_the_same_model(statistic):
+    """#29 item 2: any PuLP solver object; CBC and HiGHS through PuLP agree with the array-built solves."""
+    pulp = pytest.importorskip("pulp")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(16, 3))  # small enough for every solver to prove its optimum in a second
+    y = (X @ np.array([1.0, -0.5, 0.3]) + rng.normal(size=16) > 0).astype(int)
+    qid = np.repeat(np.arange(4), 4)
+    model = build_problem(X / np.abs(X).max(0), y.astype(float), statistic, a="dcg@3" if statistic == "rank_risk"
+                          else None, groups=qid if statistic == "rank_risk" else None)
+    direct = solve(model, "highs", time_limit=60)
+    solvers = [pulp.HiGHS(msg=False), pulp.COIN_CMD(path=solvers_module.cbc_path(), msg=False)]
+    for solver in solvers:
+        via = solve(model, solver, time_limit=60)
+        assert via.status == "optimal", (solver, via.log)
+        assert via.objective == pytest.approx(direct.objective, abs=1e-6)
+        assert np.all(model.A @ via.x >= model.row_lo - 1e-6) and np.all(model.A @ via.x <= model.row_hi + 1e-6)
+    fit = br.MIPRanker(statistic=statistic, a="dcg@3" if statistic == "rank_risk" else None,
+                       solver=pulp.HiGHS(msg=False), algorithm="mip", time_limit=30).fit(X, y, qid=qid)
+    assert fit.result_.status in ("optimal", "feasible") and np.isfinite(fit.coef_).all()
+
+
+def test_write_model_as_mps_and_lp_reads_back_in_highs(tmp_path):
+    """#29 item 2: MIPRanker writes its model; HiGHS reads the MPS and PuLP's LP and finds the same optimum."""
+    highspy = pytest.importorskip("highspy")
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(14, 3))
+    y = (X[:, 0] + rng.normal(size=14) > 0).astype(int)
+    ranker = br.MIPRanker(statistic="auc", time_limit=30)
+    optima = []
+    for suffix in (".mps", ".lp"):
+        path = tmp_path / f"model{suffix}"
+        ranker.write_model(path, X, y)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("time_limit", 60.0)
+        h.readModel(str(path))
+        h.run()
+        assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        optima.append(h.getInfo().objective_function_value)
+    assert optima[0] == pytest.approx(optima[1], abs=1e-6)
+    assert not hasattr(ranker, "n_features_in_")  # writing is not fitting
+    with pytest.raises(ValueError, match=".mps or .lp"):
+        ranker.write_model(tmp_path / "model.txt", X, y)

@@ -28,7 +28,7 @@ from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
-from .solvers import SOLVERS, solve
+from .solvers import SOLVERS, is_pulp_solver, solve, write_model
 
 __all__ = ["MIPRanker", "MIPResult"]
 
@@ -293,10 +293,13 @@ class MIPRanker(BaseEstimator):
         1e-4 was reliable with CBC and HiGHS; at 1e-8 both returned wrong answers.
     relax : bool, default=False
         Solve the LP relaxation instead (its objective bounds the MIP's).
-    solver : {"highs", "cbc"}, default="highs"
-        HiGHS runs in-process and keeps its time limit; CBC (a subprocess) overran
-        a 1 s limit by 3.6 s on a 33 000-binary model (its root LP does not check the
-        clock) and neither proved the ``benchmarks/mip.py`` models consistently faster.
+    solver : {"highs", "cbc"} or a PuLP solver object, default="highs"
+        HiGHS runs in-process and keeps its time limit; CBC (a subprocess, from
+        ``boostrank[cbc]``) overran a 1 s limit by 3.6 s on a 33 000-binary model (its
+        root LP does not check the clock) and neither proved the ``benchmarks/mip.py``
+        models consistently faster.  Any PuLP solver object (``pulp.GUROBI_CMD()``,
+        ``pulp.CPLEX_CMD()``, ``pulp.SCIP_CMD()``, ...) solves the same model through PuLP,
+        under the fit's time limit.
     time_limit : float or None, default=60.0
         Seconds for the whole fit (search and solver); None: the search runs to
         convergence and the solver to optimality.
@@ -379,8 +382,8 @@ class MIPRanker(BaseEstimator):
             raise ValueError(f"rank must be 'min' or 'resolved', got {self.rank!r}")
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {self.solver!r}")
+        if not (is_pulp_solver(self.solver) or (isinstance(self.solver, str) and self.solver in SOLVERS)):
+            raise ValueError(f"solver must be one of {sorted(SOLVERS)} or a PuLP solver object, got {self.solver!r}")
         tl = self.time_limit
         if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not math.isfinite(tl)
                                or tl <= 0):
@@ -442,6 +445,33 @@ class MIPRanker(BaseEstimator):
             self._solver_stage(prob, settings, clock, out)
         return self._report(prob, settings, clock, out)
 
+    def write_model(self, path, X, y, *, qid=None, group=None, sample_weight=None, pairs=None) -> None:
+        """Write the MIP a fit on ``X, y`` would solve, as MPS (``.mps``) or LP (``.lp``).
+
+        The same model as :meth:`fit` builds (thesis (2.6) and its rank-risk forms, with
+        this estimator's statistic, margin and L0 penalty), on all rows: columns
+        ``x0 … x{d-1}`` are w on the features scaled to [−1, 1] by their largest
+        absolute value (``coef_ = w / scale``), the objective is minimised.  For
+        inspecting the model or solving it elsewhere.
+
+        Parameters
+        ----------
+        path : str or path-like
+        X, y, qid, group, sample_weight, pairs
+            As in :meth:`fit`.
+        """
+        settings = self._check_params()
+        had = getattr(self, "n_features_in_", None)
+        prob = self._prepare(X, y, qid, group, sample_weight, pairs, settings)
+        if had is None:
+            del self.n_features_in_  # writing a model is not a fit
+        else:
+            self.n_features_in_ = had
+        model = build_problem(prob.Xs, prob.y, self.statistic, a=self.a, rank=self.rank, l0=self.l0,
+                              eps=settings.margin, groups=prob.groups, sample_weight=prob.sw,
+                              merge=self.merge_duplicates, pairs=prob.pairs, gain=settings.gain)
+        write_model(model, path)
+
     # ---------------------------------------------------------------- stages
 
     def _prepare(self, X, y, qid, group, sample_weight, pairs, settings) -> _Problem:
@@ -478,7 +508,8 @@ class MIPRanker(BaseEstimator):
         Xs = X / scale
         data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs,
                          gain=settings.gain)
-        report = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=self.solver,
+        solver = self.solver if isinstance(self.solver, str) else getattr(self.solver, "name", type(self.solver).__name__)
+        report = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=solver,
                       merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
                                                                        and self.rank == "resolved"))
         return _Problem(X, Xs, y, scale, offsets, groups, qid, sw, pairs, data, report)

@@ -35,7 +35,7 @@ import numpy as np
 if TYPE_CHECKING:  # annotations only: the solvers read a model's arrays, never build one
     from .formulations import MIPModel
 
-__all__ = ["SolverResult", "solve", "cbc_path", "SOLVERS"]
+__all__ = ["SolverResult", "solve", "cbc_path", "SOLVERS", "to_pulp", "write_model", "is_pulp_solver"]
 
 
 @dataclass
@@ -459,11 +459,113 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     return SolverResult(status, x, objective, bound, secs, text, trace)
 
 
+def is_pulp_solver(solver) -> bool:
+    """A PuLP solver object (``pulp.GUROBI_CMD()``, ``pulp.CPLEX_CMD()``, ``pulp.HiGHS()`` ...)."""
+    return not isinstance(solver, str) and callable(getattr(solver, "actualSolve", None))
+
+
+def to_pulp(model: MIPModel):
+    """The model as a ``pulp.LpProblem`` (columns x0 …, rows r0 …; a ranged row is two rows).
+
+    Returns
+    -------
+    problem : pulp.LpProblem
+    columns : list of pulp.LpVariable
+    """
+    import pulp
+
+    def bound(v):
+        return None if np.isinf(v) else float(v)
+
+    problem = pulp.LpProblem("boostrank", pulp.LpMinimize)
+    # PuLP 3.3 deprecates free-standing LpVariable(...) for prob.add_variable; older PuLP has only the former
+    make = getattr(problem, "add_variable", None) or pulp.LpVariable
+    cols = []
+    for j in range(model.c.shape[0]):
+        lo, hi = bound(model.col_lo[j]), bound(model.col_hi[j])
+        cat = (pulp.LpBinary if (lo, hi) == (0.0, 1.0) else pulp.LpInteger) if model.integer[j] else pulp.LpContinuous
+        cols.append(make(f"x{j}", lowBound=lo, upBound=hi, cat=cat))
+    problem += pulp.LpAffineExpression([(cols[j], float(v)) for j, v in enumerate(model.c) if v != 0])
+    A = model.A.tocsr()
+    for i in range(A.shape[0]):
+        row = slice(A.indptr[i], A.indptr[i + 1])
+        expr = pulp.LpAffineExpression([(cols[k], float(v)) for k, v in zip(A.indices[row], A.data[row])])
+        lo, hi = bound(model.row_lo[i]), bound(model.row_hi[i])
+        if lo is not None and lo == hi:
+            problem += (expr == lo, f"r{i}")
+            continue
+        if lo is not None:
+            problem += (expr >= lo, f"r{i}" if hi is None else f"r{i}_lo")
+        if hi is not None:
+            problem += (expr <= hi, f"r{i}" if lo is None else f"r{i}_hi")
+    return problem, cols
+
+
+def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_gap=None, verbose=False,
+               start=None):
+    """Solve with a PuLP solver object (a copy: the caller's object keeps its options); see :class:`SolverResult`.
+
+    The fit's time limit caps the solver's own ``timeLimit``; ``threads`` and ``mip_gap``
+    fill its ``threads`` and ``gapRel`` when the object leaves them unset; a start is
+    passed as initial values with ``warmStart`` where the solver takes one.
+    """
+    import copy
+
+    import pulp
+
+    t0 = time.perf_counter()
+    s = copy.copy(solver)
+    if time_limit is not None:
+        s.timeLimit = min(float(time_limit), s.timeLimit) if getattr(s, "timeLimit", None) else float(time_limit)
+    if threads is not None and getattr(s, "threads", None) is None:
+        s.threads = threads
+    if mip_gap is not None and getattr(s, "optionsDict", None) is not None and "gapRel" not in s.optionsDict:
+        s.optionsDict["gapRel"] = mip_gap
+    s.msg = bool(verbose)
+    problem, cols = to_pulp(model)
+    if start is not None and hasattr(s, "warmStart"):
+        for v, x0 in zip(cols, np.asarray(start, dtype=np.float64)):
+            v.setInitialValue(float(x0))
+        s.warmStart = True
+    try:
+        problem.solve(s)
+    except pulp.PulpSolverError as exc:
+        return SolverResult("error", None, None, None, time.perf_counter() - t0, str(exc))
+    secs = time.perf_counter() - t0
+    sol = {pulp.LpSolutionOptimal: "optimal", pulp.LpSolutionIntegerFeasible: "feasible",
+           pulp.LpSolutionInfeasible: "infeasible", pulp.LpSolutionNoSolutionFound: "no solution"}
+    status = sol.get(problem.sol_status, "error")
+    if status == "no solution" and problem.status == pulp.LpStatusOptimal:
+        status = "optimal"  # solvers that report only the problem status
+    values = [v.value() for v in cols]
+    if status not in ("optimal", "feasible") or any(v is None for v in values):
+        return SolverResult(status if status != "optimal" else "error", None, None, None, secs,
+                            f"PuLP status {pulp.LpStatus[problem.status]}")
+    x = np.asarray(values, dtype=np.float64)
+    objective = float(model.c @ x)
+    return SolverResult(status, x, objective, objective if status == "optimal" else None, secs,
+                        f"PuLP status {pulp.LpStatus[problem.status]}")
+
+
+def write_model(model: MIPModel, path) -> None:
+    """Write the model as MPS (``.mps``, boostrank's own writer) or LP (``.lp``, through PuLP)."""
+    path = os.fspath(path)
+    if path.endswith(".lp"):
+        to_pulp(model)[0].writeLP(path)
+    elif path.endswith(".mps"):
+        write_mps(model, path)
+    else:
+        raise ValueError(f"{path}: write .mps or .lp")
+
+
 SOLVERS = {"cbc": solve_cbc, "highs": solve_highs}
 
 
-def solve(model: MIPModel, solver: str = "highs", **kwargs) -> SolverResult:
-    """Solve with the named solver (``"highs"``, :class:`boostrank.MIPRanker`'s default, or ``"cbc"``)."""
+def solve(model: MIPModel, solver="highs", **kwargs) -> SolverResult:
+    """Solve with the named solver (``"highs"``, :class:`boostrank.MIPRanker`'s default, or ``"cbc"``),
+    or with any PuLP solver object (Gurobi, CPLEX, COPT, SCIP, ... through PuLP)."""
+    if is_pulp_solver(solver):
+        return solve_pulp(model, solver, **kwargs)
     try:
         fn = SOLVERS[solver]
     except KeyError:

@@ -26,6 +26,7 @@ _EXPORTS = {
     "rankncg": ("RankNCG",),
     "xgboost": ("xgboost_metric", "xgboost_objective",),
     "models": ("load_model", "save_model",),
+    "export": ("export_linear", "linear_weights",),
     "weights": ("WeightFamily", "weight_family",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

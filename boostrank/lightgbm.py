@@ -217,6 +217,23 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     return booster, record, (booster.best_iteration if stop else None)
 
 
+def portable_model_string(booster) -> str:
+    """The booster's text model, labelled ``objective=lambdarank`` when it was trained with a callable.
+
+    LightGBM writes no objective for a callable one (``[objective: custom]``), and the
+    converters refuse such files (onnxmltools: "Unsupported LightGbm objective: 'none'").
+    lambdarank's output is the raw score, as ours is, so predictions are unchanged.
+    """
+    text = booster.model_to_string()
+    header, sep, rest = text.partition("\nTree=")
+    if "\nobjective=" in header:
+        return text
+    lines = header.split("\n")
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("max_feature_idx=")), len(lines))
+    lines.insert(at, "objective=lambdarank")
+    return "\n".join(lines) + sep + rest.replace("\n[objective: custom]\n", "\n[objective: lambdarank]\n", 1)
+
+
 def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
     """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as LightGBM parameters."""
     params = {"learning_rate": learning_rate}

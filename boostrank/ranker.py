@@ -429,12 +429,17 @@ class LambdaRanker(BaseEstimator):
     def save_model(self, path) -> None:
         """Write the booster in the engine's own format (never a pickle).
 
-        LightGBM: its text format, up to the best round.  XGBoost: JSON (give the file a
-        ``.json`` suffix), keeping ``best_iteration`` so :meth:`load_model` predicts with
-        the best trees.
+        LightGBM: its text format, up to the best round, labelled ``objective=lambdarank``
+        when trained with boostrank's objective (the raw score, as ours), so onnxmltools
+        converts it.  XGBoost: JSON (give the file a ``.json`` suffix), keeping
+        ``best_iteration`` so :meth:`load_model` predicts with the best trees.
         """
         check_is_fitted(self, "booster_")
-        self.booster_.save_model(str(path))
+        if self.engine == "lightgbm":
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(_lgb_adapter.portable_model_string(self.booster_))
+        else:
+            self.booster_.save_model(str(path))
 
     @classmethod
     def load_model(cls, path, engine: str = "lightgbm") -> "LambdaRanker":

@@ -258,3 +258,24 @@ def test_our_metrics_as_eval_metric_of_xgboosts_sklearn_estimators():
     clf.fit(d.X, d.y > 0, eval_set=[(v.X, v.y > 0)], verbose=False)
     assert clf.evals_result()["validation_0"]["br_auc"][-1] == pytest.approx(
         br.auc(v.y > 0, clf.predict_proba(v.X)[:, 1]), abs=1e-6)
+
+
+def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
+    """#29 item 8: onnxmltools refused our models ("Unsupported LightGbm objective: 'none'")."""
+    onnxmltools = pytest.importorskip("onnxmltools")
+    ort = pytest.importorskip("onnxruntime")
+    import lightgbm as lgb
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    d = br.make_letor(30, random_state=0)
+    model = br.LambdaRanker(objective="auc", n_estimators=20).fit(d.X, d.y, qid=d.qid)
+    path = tmp_path / "m.txt"
+    model.save_model(path)
+    booster = lgb.Booster(model_file=str(path))
+    np.testing.assert_array_equal(booster.predict(d.X), model.predict(d.X))
+    np.testing.assert_array_equal(br.load_model(path).predict(d.X), model.predict(d.X))
+    onx = onnxmltools.convert_lightgbm(booster, initial_types=[("X", FloatTensorType([None, d.X.shape[1]]))],
+                                       target_opset=15)
+    sess = ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {"X": d.X.astype(np.float32)})[0].reshape(-1)
+    np.testing.assert_allclose(got, booster.predict(d.X.astype(np.float32)), atol=1e-5)

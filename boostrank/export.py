@@ -1,0 +1,118 @@
+"""Linear models out to search engines: Elasticsearch's learning-to-rank plugin and Vespa.
+
+RankNCG, MIPRanker and TopKReranker score a document by wᵀx, which a search engine
+computes natively at query time.  :func:`export_linear` writes that w with the feature
+names the engine knows the features by.  A TopKReranker is a re-ranking phase: its last
+weight is the first stage's score, and it applies to the top ``k`` of the list (an
+Elasticsearch ``rescore`` window, a Vespa ``second-phase`` with ``rerank-count``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["export_linear", "linear_weights"]
+
+FORMATS = ("elasticsearch-ltr", "vespa")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
+    """The model's scoring function as ``{feature name: weight}`` (insertion order = column order).
+
+    The scores are ``Σ weight · feature`` plus a constant that does not change any order
+    (RankNCG's centring); a TopKReranker's last entry is ``base_score``, the first
+    stage's score.
+
+    Parameters
+    ----------
+    model : RankNCG, MIPRanker or TopKReranker, fitted
+    feature_names : sequence of str, default=None
+        The engine's names of the columns of X; default ``feature_names_in_`` when the
+        model was fitted on a DataFrame, else ``f1 … fd`` (LETOR's numbering).
+
+    Returns
+    -------
+    dict
+    """
+    coef = getattr(model, "coef_", None)
+    if coef is None:
+        raise ValueError(f"{type(model).__name__} is not fitted (or not a linear model): no coef_")
+    coef = np.asarray(coef, dtype=np.float64).reshape(-1)
+    d = int(model.n_features_in_)
+    names = list(feature_names) if feature_names is not None else (
+        [str(n) for n in model.feature_names_in_] if hasattr(model, "feature_names_in_")
+        else [f"f{j + 1}" for j in range(d)])
+    if len(names) != d:
+        raise ValueError(f"{len(names)} feature names for {d} features")
+    if coef.shape[0] == d + 1:  # TopKReranker with include_base: [X, base]
+        names = names + ["base_score"]
+    if coef.shape[0] != len(names):
+        raise ValueError(f"the model has {coef.shape[0]} weights for {len(names)} named features")
+    if len(set(names)) != len(names):
+        raise ValueError("feature names must be distinct")
+    if getattr(model, "fallback_", None):
+        raise ValueError("the re-ranker kept the base order (fallback_): there is no second stage to export")
+    if not np.isfinite(coef).all():
+        raise ValueError("the model has non-finite weights")
+    return {n: float(w) for n, w in zip(names, coef)}
+
+
+def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Sequence[str] | None = None,
+                  name: str = "boostrank") -> str:
+    """A linear model in a search engine's format, as text to write or send.
+
+    Parameters
+    ----------
+    model : RankNCG, MIPRanker or TopKReranker, fitted
+    format : {"elasticsearch-ltr", "vespa"}, default="elasticsearch-ltr"
+        ``"elasticsearch-ltr"``: the JSON body of the LTR plugin's
+        ``POST _ltr/_featureset/<feature set>/_createmodel`` with a ``model/linear``
+        definition (the features must exist in that feature set under these names).  A
+        TopKReranker's model goes in the query's ``rescore`` with ``window_size`` =
+        ``model.result_.k``, and ``base_score`` a feature holding the first stage's score.
+        ``"vespa"``: a ``rank-profile`` whose expression sums ``weight * attribute(name)``
+        (a name with parentheses is used as the rank feature itself, e.g.
+        ``bm25(title)``); a TopKReranker's is a ``second-phase`` over its top ``k``, with
+        ``base_score`` as ``firstPhase``.
+    feature_names : sequence of str, default=None
+        See :func:`linear_weights`.
+    name : str, default="boostrank"
+        The model's (or rank profile's) name.
+
+    Returns
+    -------
+    str
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"name {name!r} must be letters, digits, '_', '-', '.'")
+    weights = linear_weights(model, feature_names)
+    k = getattr(model, "result_", None)
+    k = getattr(k, "k", None) if type(model).__name__ == "TopKReranker" else None
+    if format == "elasticsearch-ltr":
+        body = {"model": {"name": name, "model": {"type": "model/linear",
+                                                  "definition": json.dumps(weights)}}}
+        return json.dumps(body, indent=2)
+    terms = []
+    for feature, w in weights.items():
+        if feature == "base_score" and k is not None:
+            ref = "firstPhase"
+        elif "(" in feature:
+            ref = feature
+        elif _NAME.fullmatch(feature):
+            ref = f"attribute({feature})"
+        else:
+            raise ValueError(f"feature name {feature!r} is neither a Vespa attribute name nor a rank feature")
+        terms.append(f"{w!r} * {ref}")
+    expression = " + ".join(terms) if terms else "0"
+    if k is None:
+        phases = f"    first-phase {{\n        expression: {expression}\n    }}\n"
+    else:
+        phases = (f"    second-phase {{\n        rerank-count: {int(k)}\n        expression: {expression}\n    }}\n")
+    return f"rank-profile {name} inherits default {{\n{phases}}}\n"

@@ -99,7 +99,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     weights : array-like of shape (N,), default=None
         q_i (default 1).  Any sign.
     eps : float, default=1e-6
-        ``method="fast"``: max_j |Ê(y_j) − E(y_j)| ≤ eps · Σ_i |q_i|, for any spread of
+        ``method="fast"``: ``max_j |Ê(y_j) − E(y_j)| ≤ eps · Σ_i |q_i|``, for any spread of
         points, for eps in [1e-16, 0.5] (see :func:`series_parameters` for the error
         budget).  Below about 1e-13 the float64 rounding of the sums (present in the
         direct sum as well, ~1e-15 · Σ|q|) is larger than eps.

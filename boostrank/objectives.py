@@ -109,7 +109,7 @@ class LambdaObjective:
         ``"ndcg"`` only: LightGBM's ``lambdarank_truncation_level``.
     norm : bool, default=None
         LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
-        pair's |ΔM| is divided by 0.01 + |s_h − s_l| (unless the query's scores all
+        pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
         tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
         None: on with the logistic link (``benchmarks/objective_quality.py``: higher
         test AUC and MAUC than without it on most data sets, see the README's "which
@@ -155,7 +155,7 @@ class LambdaObjective:
     the first round, when all scores tie, every relevant document sits below every
     irrelevant one and all pairs push.  A query with one label value gets zero
     gradients and hessians.  For the MAUC λ, Welleck's S_ij follows the label order
-    while |ΔMAUC_ij| = |j − i| |ω_{l_i} − ω_{l_j}|, which can be 0 for two classes of
+    while ``|ΔMAUC_ij| = |j − i| |ω_{l_i} − ω_{l_j}|``, which can be 0 for two classes of
     equal size.
     """
 
@@ -373,9 +373,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
 
     Notes
     -----
-    λ_ij = S_ij |ΔM_ij ∂C/∂o_ij| (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
-    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian Σ σ² |ΔM_ij| ρ(1 − ρ); with ``norm``
-    (the default), |ΔM_ij| / (0.01 + |s_i − s_j|) and each query rescaled as LightGBM's
+    ``λ_ij = S_ij |ΔM_ij ∂C/∂o_ij|`` (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
+    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm``
+    (the default), ``|ΔM_ij| / (0.01 + |s_i − s_j|)`` and each query rescaled as LightGBM's
     ``lambdarank`` does.
 
     Examples

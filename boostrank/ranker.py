@@ -110,7 +110,7 @@ class LambdaRanker(BaseEstimator):
         ``objective="auc"``: labels above it are positive.
     norm : bool, default=None
         ``objective="auc"``/``"mauc"``/``"ndcg"``: LightGBM's ``lambdarank_norm`` on the swap
-        weight (|ΔM| / (0.01 + |Δs|), each query rescaled by log2(1 + Σλ)/Σλ); None: on with
+        weight (``|ΔM| / (0.01 + |Δs|)``, each query rescaled by log2(1 + Σλ)/Σλ); None: on with
         the logistic link, off with the probit link (see :class:`boostrank.LambdaObjective`).
     link, method : str, default="logistic", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time

@@ -190,7 +190,7 @@ class MIPResult:
         all directions, ties earn nothing) and the MIP's (with margin ε); the exact
         value when proven.
     gap : float or None
-        (bound − value) / max(|value|, |bound|), clipped at 0, where value is the
+        ``(bound − value) / max(|value|, |bound|)``, clipped at 0, where value is the
         penalised statistic of ``w``.
     statistic : float or None
         The statistic of ``w`` recomputed exactly from scores (ties are misranks).

@@ -121,7 +121,10 @@ class LetorData:
 
     def to_frame(self):
         """The data as a :class:`pandas.DataFrame` with columns qid, label, docid, f1..fd."""
-        import pandas as pd
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("a DataFrame needs pandas: pip install 'boostrank[pandas]'") from None
 
         X = self.X.toarray() if sp.issparse(self.X) else self.X
         frame = pd.DataFrame(X, columns=[f"f{j + 1}" for j in range(X.shape[1])])

@@ -240,7 +240,14 @@ def cmd_predict(args) -> int:
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults in every option's help; descriptions keep their line breaks."""
+    """Defaults in every option's help that has one to tell; descriptions keep their line breaks."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        # no "(default: None)" after a required option, a flag or a help that names its own default
+        if action.default in (None, False) or action.required or "(default" in text:
+            return text
+        return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -305,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--early-stopping", type=int, default=None, metavar="N",
                     help="stop after N rounds without improvement on --valid (without --valid: on a held-out "
                          "--validation-fraction of the training queries); the model keeps the best round "
-                         "(default, or 0: train all --rounds)")
+                         "(default: none, all --rounds are trained)")
     tr.add_argument("--validation-fraction", type=float, default=0.2,
                     help="share of the training queries held out for --early-stopping when there is no --valid")
     tr.add_argument("--param", type=_engine_param, action="append", metavar="KEY=VALUE",

@@ -418,3 +418,13 @@ def test_boosting_progress_only_on_a_terminal(capsys):
     d = br.make_letor(8, random_state=0)
     br.LambdaRanker(n_estimators=3, verbose=True).fit(d.X, d.y, qid=d.qid)
     assert "boosting" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["demo", "evaluate", "train", "predict", "fit-linear", "rerank"])
+def test_help_says_each_default_once_and_never_none(command, capsys):
+    """#29 item 5: help printed "(default: None)", twice where the text already named the default."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "(default: None)" not in out and "(default: False)" not in out
+    assert not any(line.count("(default") > 1 for line in out.replace("\n                        ", " ").splitlines())

@@ -449,7 +449,7 @@ def minrank(scores, qid=None) -> np.ndarray:
     """
     s = as_1d_float(scores, "scores")
     offsets = group_offsets(s.shape[0], qid=qid)
-    return _kr.minrank_groups(s, sort_within_groups(s, offsets, False), offsets)
+    return _kr.rank_groups(np.zeros(0, dtype=np.bool_), s, sort_within_groups(s, offsets, False), offsets, False)
 
 
 def resolved_rank(y, scores, qid=None) -> np.ndarray:
@@ -476,7 +476,7 @@ def resolved_rank(y, scores, qid=None) -> np.ndarray:
     [8, 7, 6, 5, 4, 3, 2, 1, 0]
     """
     y, s, offsets = check_ranking_inputs(y, scores, qid)
-    return _kr.resolved_rank_groups(y > 0, s, sort_within_groups(s, offsets, False), offsets)
+    return _kr.rank_groups(y > 0, s, sort_within_groups(s, offsets, False), offsets, True)
 
 
 def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = False, gain: str = "binary"):
@@ -517,9 +517,9 @@ def rank_risk(y, scores, a, *, rank: str = "min", qid=None, per_query: bool = Fa
     positive = y > 0
     order = sort_within_groups(s, offsets, False)
     if rank == "min":
-        r = _kr.minrank_groups(s, order, offsets)
+        r = _kr.rank_groups(np.zeros(0, dtype=np.bool_), s, order, offsets, False)
     else:
-        r = _kr.resolved_rank_groups(positive, s, order, offsets)
+        r = _kr.rank_groups(positive, s, order, offsets, True)
     sizes = np.diff(offsets)
     cache = {}
     for n in np.unique(sizes):  # lists of one length share their weights

@@ -7,43 +7,22 @@ from .order import tie_end
 
 
 @njit(cache=True, parallel=True)
-def minrank_groups(scores, order_asc, offsets):
-    """minrank_f(x_i) = #{k : f(x_k) < f(x_i)} within each group (thesis §2.1.1).
+def rank_groups(positive, scores, order_asc, offsets, resolve):
+    """Minimum ranks, or resolved ranks, within each group (thesis §2.1.1, Definition 1).
 
-    Returns
-    -------
-    minrank : ndarray of int64, shape (n,)
-        0 for the lowest score of a group, tied documents share a value.
-    """
-    n_groups = offsets.shape[0] - 1
-    out = np.empty(scores.shape[0], dtype=np.int64)
-    for g in prange(n_groups):
-        a = offsets[g]
-        b = offsets[g + 1]
-        i = a
-        while i < b:
-            j = tie_end(scores, order_asc, i, b)
-            for t in range(i, j):
-                out[order_asc[t]] = i - a
-            i = j
-    return out
-
-
-@njit(cache=True, parallel=True)
-def resolved_rank_groups(positive, scores, order_asc, offsets):
-    """rank_f(x_i) of thesis Definition 1, made unique by a fixed tie rule.
-
-    Within a block of tied scores the negatives take the highest ranks (a tied
-    positive-negative pair is a misrank, thesis §2.1.3); among tied documents of the
-    same label the one earlier in the input takes the higher rank, which reproduces
-    the top-to-bottom reading of thesis Table 2.1.
+    ``resolve=False``: minrank_f(x_i) = #{k : f(x_k) < f(x_i)}; tied documents share a
+    value and ``positive`` is not read.  ``resolve=True``: rank_f(x_i) of Definition 1,
+    made unique by a fixed tie rule: within a block of tied scores the negatives take
+    the highest ranks (a tied positive-negative pair is a misrank, thesis §2.1.3), and
+    among tied documents of the same label the one earlier in the input takes the
+    higher rank, which reproduces the top-to-bottom reading of thesis Table 2.1.
 
     ``order_asc`` must be a stable ascending order (ties in input order).
 
     Returns
     -------
     rank : ndarray of int64, shape (n,)
-        A permutation of 0..n_g-1 within each group; 0 is the bottom of the list.
+        0 is the bottom of each group; resolved ranks are a permutation of 0..n_g-1.
     """
     n_groups = offsets.shape[0] - 1
     out = np.empty(scores.shape[0], dtype=np.int64)
@@ -53,6 +32,11 @@ def resolved_rank_groups(positive, scores, order_asc, offsets):
         i = a
         while i < b:
             j = tie_end(scores, order_asc, i, b)
+            if not resolve:
+                for t in range(i, j):
+                    out[order_asc[t]] = i - a
+                i = j
+                continue
             r = i - a
             # stable order lists ties by ascending input index; walk it backwards so
             # the later row gets the lower rank, positives first (lowest ranks)

@@ -209,6 +209,13 @@ def check_features(estimator, X, reset: bool):
     from sklearn.utils.validation import check_array, validate_data
 
     if hasattr(X, "columns") and hasattr(X, "iloc"):
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        bad = [str(c) for c, t in X.dtypes.items() if not (is_numeric_dtype(t) or is_bool_dtype(t)
+                                                            or str(t) == "category")]
+        if bad:
+            raise ValueError(f"column(s) {bad[:5]} hold {X[bad[0]].dtype} values: the engines take numbers, "
+                             f"booleans or pandas categoricals (.astype('category') for labels of a kind)")
         names = getattr(estimator, "feature_names_in_", None)
         if not reset and names is not None and list(X.columns) != list(names) and set(X.columns) == set(names):
             X = X[list(names)]

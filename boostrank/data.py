@@ -212,7 +212,10 @@ def read_bytes(path) -> bytes:
             import importlib
 
             codec = importlib.import_module(module)
-            errors = (OSError, EOFError, ValueError) + ((codec.LZMAError,) if module == "lzma" else ())
+            import zlib
+
+            # gzip raises zlib.error on a damaged stream (found by the compressed-file fuzz test)
+            errors = (OSError, EOFError, ValueError, zlib.error) + ((codec.LZMAError,) if module == "lzma" else ())
             try:
                 return codec.decompress(raw)
             except errors as exc:

@@ -289,3 +289,17 @@ def test_weight_family_parameters_that_mean_nothing_are_refused(spec):
         weight_family(spec)
     with pytest.raises(ValueError, match="weight family"):
         br.MIPRanker(statistic="rank_risk", a=spec, time_limit=1).fit(np.eye(4), np.array([1, 0, 1, 0]))
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_a_text_column_is_named_at_fit_and_predict(engine):
+    """Hardening #22: an object column reached the engine's own message at predict."""
+    pd = pytest.importorskip("pandas")
+    d = br.make_letor(10, random_state=0)
+    df = pd.DataFrame(d.X, columns=[f"c{j}" for j in range(d.X.shape[1])])
+    bad = df.assign(c0=df["c0"].astype(str))
+    with pytest.raises(ValueError, match=r"column\(s\) \['c0'\] hold"):
+        br.LambdaRanker(engine=engine, n_estimators=2).fit(bad, d.y, qid=d.qid)
+    model = br.LambdaRanker(engine=engine, n_estimators=2).fit(df.assign(c1=df["c1"] > 0.5), d.y, qid=d.qid)
+    with pytest.raises(ValueError, match=r"column\(s\) \['c0'\] hold"):
+        model.predict(bad.assign(c1=df["c1"] > 0.5))

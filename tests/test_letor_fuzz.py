@@ -76,7 +76,7 @@ def test_mutated_letor_files_load_correctly_or_raise_letor_format_error(tmp_path
     assert (X != data.X).nnz == 0
 
 
-@pytest.mark.parametrize("kind", ["scores", "trec", "query", "xz"])
+@pytest.mark.parametrize("kind", ["scores", "trec", "query", "xz", "gz", "bz2"])
 def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors(tmp_path, kind):
     """Every other file the CLI reads: a mutation gives finite aligned scores / data, or a ValueError."""
     import lzma
@@ -99,7 +99,10 @@ def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors
         plain = tmp_path / "noqid.txt"
         br.save_letor(plain, data.X, data.y)
     else:
-        raw = lzma.compress(letor.read_bytes())
+        import bz2
+        import gzip
+
+        raw = {"xz": lzma.compress, "gz": gzip.compress, "bz2": bz2.compress}[kind](letor.read_bytes())
     for i in range(N_EXAMPLES):
         body = bytearray(raw)
         for _ in range(rng.randint(1, 3)):
@@ -117,8 +120,8 @@ def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors
                 path.write_bytes(bytes(body))
                 loaded = br.load_letor(plain, query_file=path)
                 assert loaded.group_sizes.sum() == len(data)
-            elif kind == "xz":
-                path = path.with_suffix(".xz")
+            elif kind in ("xz", "gz", "bz2"):
+                path = path.with_suffix("." + kind)
                 path.write_bytes(bytes(body))
                 loaded = br.load_letor(path)
                 assert np.isfinite(loaded.X.toarray() if hasattr(loaded.X, "toarray") else loaded.X).all()

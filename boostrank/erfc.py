@@ -106,7 +106,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     method : {"fast", "exact"}, default="fast"
         ``"fast"``: O(p(N + M)), blocked Fourier series (Raykar §5 with exact
         cut-offs; one-sided sums add an O((N + M) log(N + M)) sort and come from
-        one fused pass of the one-sided kernel).  Points spanning more than 2^40
+        one pass of the one-sided kernel).  Points spanning more than 2^40
         cut-off radii (about 4e12 at eps = 1e-6) are summed directly when N·M ≤ 4·10⁶
         and refused with ValueError otherwise.  ``"exact"``:
         the O(NM) sum with compensated summation (``"direct"``, its 0.1 name, warns).
@@ -172,15 +172,13 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     if sd == 0:
         erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, out)
         return out
-    # One-sided: the fused pass on sorted points gives the sum below and the total;
-    # "above" (z ≥ y) is their difference.  h, p are chosen for ``kernel``; the other
-    # kernel's sums it also returns are discarded.
+    # One-sided: one pass on sorted points gives the sum below and the total; "above"
+    # (z ≥ y) is their difference.
     oy = np.argsort(y, kind="stable")
     oz = np.argsort(z, kind="stable")
-    sums = [np.zeros((1, y.size)) for _ in range(4)]
-    side_sums_sorted(y[oy], z[oz], q[oz].reshape(1, -1), lo, par.r, par.h, par.p, *sums)
-    below, total = (sums[0], sums[2]) if kd == 0 else (sums[1], sums[3])
-    out[oy] = (below if sd == 1 else total - below)[0]
+    below, total = np.zeros(y.size), np.zeros(y.size)
+    side_sums_sorted(y[oy], z[oz], q[oz], lo, par.r, par.h, par.p, kd, below, total)
+    out[oy] = below if sd == 1 else total - below
     return out
 
 

@@ -11,7 +11,7 @@ a rotation recurrence, so each point costs two trigonometric calls, not 2p.
 
 :func:`erfc_sum_fast` sums over all sources in any order; :func:`side_sums_sorted`
 gives, on sorted inputs, the sums over the sources below each target and over all
-of them, for both kernels and several weight rows in one pass.
+of them.  Both share the blocks, the per-block coefficients and their neighbourhoods.
 ``kind``: 0 erfc, 1 Gaussian exp(−s²).
 """
 
@@ -63,40 +63,6 @@ def harmonics(theta, p, c, s):
 
 
 @njit(cache=True)
-def _blocks(y, z, lo, width):
-    """Block of every source and target, the occupied block numbers and their centres.
-
-    Occupied blocks are compressed: the dense range when it is small, sorted unique
-    ids otherwise (widely spread data must not cost memory in the spread).  Centres
-    are stored, not recomputed: far from ``lo`` they carry rounding, and sources,
-    targets and rotations must all use the same values.
-    """
-    n_src = z.shape[0]
-    n_tgt = y.shape[0]
-    bz = np.empty(n_src, dtype=np.int64)
-    by = np.empty(n_tgt, dtype=np.int64)
-    top = 0
-    for i in range(n_src):
-        bz[i] = np.int64(math.floor((z[i] - lo) / width))
-        top = max(top, bz[i])
-    for j in range(n_tgt):
-        by[j] = np.int64(math.floor((y[j] - lo) / width))
-        top = max(top, by[j])
-    if top < 4 * (n_src + n_tgt) + 64:
-        occ = np.arange(top + 1)
-        kz = bz
-        ky = by
-    else:
-        occ = np.unique(np.concatenate((bz, by)))
-        kz = np.searchsorted(occ, bz)
-        ky = np.searchsorted(occ, by)
-    centres = np.empty(occ.shape[0])
-    for k in range(occ.shape[0]):
-        centres[k] = lo + (occ[k] + 0.5) * width
-    return kz, ky, occ, centres
-
-
-@njit(cache=True)
 def series_weights(h, p):
     """Weights of harmonic 2n+1 in the erfc series (Raykar eq. 5) and its Gaussian derivative."""
     ae = np.empty(p)
@@ -106,66 +72,6 @@ def series_weights(h, p):
         ae[n] = (4.0 / math.pi) * math.exp(-m * m * h * h) / m
         ag[n] = (4.0 * h / math.sqrt(math.pi)) * math.exp(-m * m * h * h)
     return ae, ag
-
-
-@njit(cache=True)
-def _block_series(z, Q, kz, occ, centres, h, p):
-    """Series coefficients of every block and of its neighbours, rotated to its centre.
-
-    Returns C, S, QB (own block), LC, LS, LQ (block below), UC, US, UQ (block above),
-    all (nb, k, p) or (nb, k), and FQ (nb, k): the weight of the blocks two or more
-    above, where erfc(y − z) is 2 within ε.
-    """
-    nb = occ.shape[0]
-    k_w = Q.shape[0]
-    C = np.zeros((nb, k_w, p))
-    S = np.zeros((nb, k_w, p))
-    QB = np.zeros((nb, k_w))
-    cn = np.empty(p)
-    sn = np.empty(p)
-    for i in range(z.shape[0]):
-        k = kz[i]
-        harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
-        for c in range(k_w):
-            w = Q[c, i]
-            QB[k, c] += w
-            for n in range(p):
-                C[k, c, n] += w * cn[n]
-                S[k, c, n] += w * sn[n]
-    far = np.zeros((nb + 1, k_w))
-    for k in range(nb - 1, -1, -1):
-        for c in range(k_w):
-            far[k, c] = far[k + 1, c] + QB[k, c]
-    LC = np.zeros((nb, k_w, p))
-    LS = np.zeros((nb, k_w, p))
-    UC = np.zeros((nb, k_w, p))
-    US = np.zeros((nb, k_w, p))
-    LQ = np.zeros((nb, k_w))
-    UQ = np.zeros((nb, k_w))
-    FQ = np.zeros((nb, k_w))
-    rc = np.empty(p)
-    rs = np.empty(p)
-    for k in range(nb):
-        has_below = k > 0 and occ[k - 1] == occ[k] - 1
-        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
-        upper = k + 2 if has_above else k + 1
-        for c in range(k_w):
-            FQ[k, c] = far[upper, c]
-        if has_above:  # exact rotation by (2n+1)·2h·(c_{k+1} − c_k)
-            harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
-            for c in range(k_w):
-                UQ[k, c] = QB[k + 1, c]
-                for n in range(p):
-                    UC[k, c, n] = C[k + 1, c, n] * rc[n] - S[k + 1, c, n] * rs[n]
-                    US[k, c, n] = S[k + 1, c, n] * rc[n] + C[k + 1, c, n] * rs[n]
-        if has_below:
-            harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
-            for c in range(k_w):
-                LQ[k, c] = QB[k - 1, c]
-                for n in range(p):
-                    LC[k, c, n] = C[k - 1, c, n] * rc[n] + S[k - 1, c, n] * rs[n]
-                    LS[k, c, n] = S[k - 1, c, n] * rc[n] - C[k - 1, c, n] * rs[n]
-    return C, S, QB, LC, LS, LQ, UC, US, UQ, FQ
 
 
 @njit(cache=True, fastmath=SERIES_FASTMATH)
@@ -279,6 +185,29 @@ def _batches(start):
     return bk, b0, bm
 
 
+@njit(cache=True)
+def _batch_scratch():
+    """Six batch-long arrays: θ, cos θ, sin θ, cos 2θ, sin 2θ and one for the caller.
+
+    Separate arrays, not rows of one: the compiler then knows they do not overlap and
+    vectorises the rotation loops without run-time overlap checks.
+    """
+    B = ERFC_BATCH
+    return np.empty(B), np.empty(B), np.empty(B), np.empty(B), np.empty(B), np.empty(B)
+
+
+@njit(cache=True, fastmath=SERIES_FASTMATH)
+def _batch_rotations(x, bk, b0, bm, t, centres, h, th, c, s, c2, s2):
+    """Block, first point and size of batch t, with cos/sin of θ and 2θ, θ = 2h(x − centre), at its points."""
+    k = bk[t]
+    first = b0[t]
+    m = bm[t]
+    for b in range(m):
+        th[b] = 2.0 * h * (x[first + b] - centres[k])
+    unit_rotations(th, c, s, c2, s2, m)
+    return k, first, m
+
+
 @njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
 def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
     """C[k, n] += Σ q cos((2n+1)θ), S[k, n] += Σ q sin((2n+1)θ), θ = 2h(z − c_k), per block.
@@ -291,25 +220,15 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
     Cp = np.zeros((nbat, p))
     Sp = np.zeros((nbat, p))
     Qp = np.zeros(nbat)
-    n_chunks = min(ERFC_CHUNKS, nbat)
-    for chunk in prange(n_chunks):
-        th = np.empty(ERFC_BATCH)
-        w = np.empty(ERFC_BATCH)
-        c = np.empty(ERFC_BATCH)
-        s = np.empty(ERFC_BATCH)
-        c2 = np.empty(ERFC_BATCH)
-        s2 = np.empty(ERFC_BATCH)
-        for t in range(chunk, nbat, n_chunks):
-            k = bk[t]
-            first = b0[t]
-            m = bm[t]
+    for chunk in prange(min(ERFC_CHUNKS, nbat)):
+        th, c, s, c2, s2, w = _batch_scratch()
+        for t in range(chunk, nbat, min(ERFC_CHUNKS, nbat)):
+            k, first, m = _batch_rotations(z, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
             qsum = 0.0
             for b in range(m):
-                th[b] = 2.0 * h * (z[first + b] - centres[k])
                 w[b] = q[first + b]
                 qsum += w[b]
             Qp[t] = qsum
-            unit_rotations(th, c, s, c2, s2, m)
             for n in range(p):
                 sc = 0.0
                 ss = 0.0
@@ -333,23 +252,12 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
 def _target_sums(y, perm, start, centres, h, p, TC, TS, const, kind, out):
     """The series at every target of each block from its neighbourhood's weighted coefficients."""
     bk, b0, bm = _batches(start)
-    nbat = bk.shape[0]
-    n_chunks = min(ERFC_CHUNKS, nbat)
-    for chunk in prange(n_chunks):
-        th = np.empty(ERFC_BATCH)
-        c = np.empty(ERFC_BATCH)
-        s = np.empty(ERFC_BATCH)
-        c2 = np.empty(ERFC_BATCH)
-        s2 = np.empty(ERFC_BATCH)
-        acc = np.empty(ERFC_BATCH)
-        for t in range(chunk, nbat, n_chunks):
-            k = bk[t]
-            first = b0[t]
-            m = bm[t]
+    for chunk in prange(min(ERFC_CHUNKS, bk.shape[0])):
+        th, c, s, c2, s2, acc = _batch_scratch()
+        for t in range(chunk, bk.shape[0], min(ERFC_CHUNKS, bk.shape[0])):
+            k, first, m = _batch_rotations(y, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
             for b in range(m):
-                th[b] = 2.0 * h * (y[first + b] - centres[k])
                 acc[b] = 0.0
-            unit_rotations(th, c, s, c2, s2, m)
             for n in range(p):
                 tc = TC[k, n]
                 ts = TS[k, n]
@@ -398,111 +306,108 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
     QB = np.zeros(nb)
     _source_coefficients(z_sorted, q_sorted, zs, centres, h, p, C, S, QB)
     ae, ag = series_weights(h, p)
+    LC, LS, LQ, UC, US, UQ, FQ = _neighbours(C, S, QB, occ, centres, h, p)
+    # the neighbourhood's coefficients weighted by the series: one product per harmonic at each target
     a = ae if kind == 0 else ag
-    far = np.zeros(nb + 1)
-    for k in range(nb - 1, -1, -1):
-        far[k] = far[k + 1] + QB[k]
-    # neighbourhood totals per block (own block and adjacent occupied blocks rotated to
-    # this centre), weighted by the series: one product per harmonic at each target
-    TC = np.empty((nb, p))
-    TS = np.empty((nb, p))
-    const = np.empty(nb)
-    rc = np.empty(p)
-    rs = np.empty(p)
-    for k in range(nb):
-        has_below = k > 0 and occ[k - 1] == occ[k] - 1
-        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
-        const[k] = 2.0 * far[k + 2 if has_above else k + 1] + QB[k]
-        for n in range(p):
-            TC[k, n] = C[k, n]
-            TS[k, n] = S[k, n]
-        if has_above:  # exact rotation by (2n+1)·2h·(c_{k+1} − c_k)
-            const[k] += QB[k + 1]
-            harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
-            for n in range(p):
-                TC[k, n] += C[k + 1, n] * rc[n] - S[k + 1, n] * rs[n]
-                TS[k, n] += S[k + 1, n] * rc[n] + C[k + 1, n] * rs[n]
-        if has_below:
-            const[k] += QB[k - 1]
-            harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
-            for n in range(p):
-                TC[k, n] += C[k - 1, n] * rc[n] + S[k - 1, n] * rs[n]
-                TS[k, n] += S[k - 1, n] * rc[n] - C[k - 1, n] * rs[n]
-        for n in range(p):
-            TC[k, n] *= a[n]
-            TS[k, n] *= a[n]
+    TC = (C + UC + LC) * a
+    TS = (S + US + LS) * a
+    const = 2.0 * FQ + QB + UQ + LQ
     _target_sums(y_sorted, yp, ys, centres, h, p, TC, TS, const, kind, out)
 
 
 @njit(cache=True)
-def side_sums_sorted(y, z, Q, lo, width, h, p, e_below, g_below, e_total, g_total):
-    """Fused one-sided erfc and Gaussian sums for several weight vectors at once.
+def _neighbours(C, S, QB, occ, centres, h, p):
+    """Per block: the series coefficients and weight of the adjacent occupied blocks below
+    (LC, LS, LQ) and above (UC, US, UQ), rotated to its centre, and FQ, the weight of the
+    blocks two or more above (where erfc(y − z) is 2 within ε).  Rotations are exact:
+    by (2n+1)·2h·(c_{k±1} − c_k)."""
+    nb = occ.shape[0]
+    LC = np.zeros((nb, p))
+    LS = np.zeros((nb, p))
+    UC = np.zeros((nb, p))
+    US = np.zeros((nb, p))
+    LQ = np.zeros(nb)
+    UQ = np.zeros(nb)
+    FQ = np.zeros(nb)
+    far = np.zeros(nb + 1)
+    for k in range(nb - 1, -1, -1):
+        far[k] = far[k + 1] + QB[k]
+    rc = np.empty(p)
+    rs = np.empty(p)
+    for k in range(nb):
+        has_above = k + 1 < nb and occ[k + 1] == occ[k] + 1
+        FQ[k] = far[k + 2 if has_above else k + 1]
+        if has_above:
+            UQ[k] = QB[k + 1]
+            harmonics(2.0 * h * (centres[k + 1] - centres[k]), p, rc, rs)
+            for n in range(p):
+                UC[k, n] = C[k + 1, n] * rc[n] - S[k + 1, n] * rs[n]
+                US[k, n] = S[k + 1, n] * rc[n] + C[k + 1, n] * rs[n]
+        if k > 0 and occ[k - 1] == occ[k] - 1:
+            LQ[k] = QB[k - 1]
+            harmonics(2.0 * h * (centres[k] - centres[k - 1]), p, rc, rs)
+            for n in range(p):
+                LC[k, n] = C[k - 1, n] * rc[n] + S[k - 1, n] * rs[n]
+                LS[k, n] = S[k - 1, n] * rc[n] - C[k - 1, n] * rs[n]
+    return LC, LS, LQ, UC, US, UQ, FQ
 
-    ``y`` (targets) and ``z`` (sources) sorted ascending; ``Q`` (k, N) weight rows.
-    For every target j and weight row c:
 
-        e_below[c, j] = Σ_{z_i below y_j} Q[c, i] erfc(y_j − z_i)
-        g_below[c, j] = Σ_{z_i below y_j} Q[c, i] exp(−(y_j − z_i)²)
-        e_total, g_total: the same over all sources,
+@njit(cache=True)
+def side_sums_sorted(y, z, q, lo, width, h, p, kind, below, total):
+    """One-sided sums: ``below[j]`` over the sources z_i < y_j, ``total[j]`` over all.
 
-    where "below" is z_i < y_j.  One set of series
-    parameters (h, p, block width) valid for both kernels; the rest as in
-    :func:`erfc_sum_fast`.
+    ``y`` (targets) and ``z`` (sources) sorted ascending; the rest as in
+    :func:`erfc_sum_fast`, whose blocks, coefficients and neighbourhoods this shares.
+    Within a block the sources below each target are added to running coefficients
+    as the targets ascend; the block below is wholly below, the blocks above not at all.
     """
-    n_src = z.shape[0]
-    n_tgt = y.shape[0]
-    k_w = Q.shape[0]
-    if n_tgt == 0:
+    if y.shape[0] == 0:
         return
-    kz, ky, occ, centres = _blocks(y, z, lo, width)
-    C, S, QB, LC, LS, LQ, UC, US, UQ, FQ = _block_series(z, Q, kz, occ, centres, h, p)
+    occ, centres, bz, by = _occupied(y, z, lo, width)
+    nb = occ.shape[0]
+    zs, _, _, _ = _bucket(z, q[:0], lo, width, bz, occ, False)  # sorted: only the block offsets
+    ys, _, _, _ = _bucket(y, q[:0], lo, width, by, occ, False)
+    C = np.zeros((nb, p))
+    S = np.zeros((nb, p))
+    QB = np.zeros(nb)
+    _source_coefficients(z, q, zs, centres, h, p, C, S, QB)
+    LC, LS, LQ, UC, US, UQ, FQ = _neighbours(C, S, QB, occ, centres, h, p)
     ae, ag = series_weights(h, p)
+    a = ae if kind == 0 else ag
+    RC = np.empty(p)
+    RS = np.empty(p)
     cn = np.empty(p)
     sn = np.empty(p)
-    RC = np.zeros((k_w, p))
-    RS = np.zeros((k_w, p))
-    rq = np.zeros(k_w)
-    cy = np.empty(p)
-    sy = np.empty(p)
-    cur = -1
-    i = 0
-    for j in range(n_tgt):
-        k = ky[j]
-        if k != cur:
-            cur = k
-            for c in range(k_w):
-                rq[c] = 0.0
+    for k in range(nb):
+        RC[:] = 0.0
+        RS[:] = 0.0
+        rq = 0.0
+        i = zs[k]
+        for j in range(ys[k], ys[k + 1]):
+            while i < zs[k + 1] and z[i] < y[j]:
+                harmonics(2.0 * h * (z[i] - centres[k]), p, cn, sn)
+                rq += q[i]
                 for n in range(p):
-                    RC[c, n] = 0.0
-                    RS[c, n] = 0.0
-            while i < n_src and kz[i] < k:
+                    RC[n] += q[i] * cn[n]
+                    RS[n] += q[i] * sn[n]
                 i += 1
-        centre = centres[k]
-        while i < n_src and kz[i] == k and z[i] < y[j]:
-            harmonics(2.0 * h * (z[i] - centre), p, cn, sn)
-            for c in range(k_w):
-                rq[c] += Q[c, i]
-                for n in range(p):
-                    RC[c, n] += Q[c, i] * cn[n]
-                    RS[c, n] += Q[c, i] * sn[n]
-            i += 1
-        harmonics(2.0 * h * (y[j] - centre), p, cy, sy)
-        for c in range(k_w):
-            eb = 0.0
-            gb = 0.0
-            et = 0.0
-            gt = 0.0
+            harmonics(2.0 * h * (y[j] - centres[k]), p, cn, sn)
+            sb = 0.0
+            st = 0.0
             for n in range(p):
-                bc = LC[k, c, n] + RC[c, n]
-                bs = LS[k, c, n] + RS[c, n]
-                tc = bc + (C[k, c, n] - RC[c, n]) + UC[k, c, n]
-                ts = bs + (S[k, c, n] - RS[c, n]) + US[k, c, n]
-                eb += ae[n] * (sy[n] * bc - cy[n] * bs)
-                gb += ag[n] * (cy[n] * bc + sy[n] * bs)
-                et += ae[n] * (sy[n] * tc - cy[n] * ts)
-                gt += ag[n] * (cy[n] * tc + sy[n] * ts)
-            qb = LQ[k, c] + rq[c]
-            e_below[c, j] = qb - eb
-            g_below[c, j] = gb
-            e_total[c, j] = 2.0 * FQ[k, c] + LQ[k, c] + QB[k, c] + UQ[k, c] - et
-            g_total[c, j] = gt
+                bc = LC[k, n] + RC[n]
+                bs = LS[k, n] + RS[n]
+                tc = LC[k, n] + C[k, n] + UC[k, n]
+                ts = LS[k, n] + S[k, n] + US[k, n]
+                if kind == 0:
+                    sb += a[n] * (sn[n] * bc - cn[n] * bs)
+                    st += a[n] * (sn[n] * tc - cn[n] * ts)
+                else:
+                    sb += a[n] * (cn[n] * bc + sn[n] * bs)
+                    st += a[n] * (cn[n] * tc + sn[n] * ts)
+            if kind == 0:
+                below[j] = LQ[k] + rq - sb
+                total[j] = 2.0 * FQ[k] + LQ[k] + QB[k] + UQ[k] - st
+            else:
+                below[j] = sb
+                total[j] = st

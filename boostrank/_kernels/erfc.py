@@ -196,7 +196,7 @@ def _batch_scratch():
     return np.empty(B), np.empty(B), np.empty(B), np.empty(B), np.empty(B), np.empty(B)
 
 
-@njit(cache=True, fastmath=SERIES_FASTMATH)
+@njit(cache=True, fastmath=SERIES_FASTMATH, inline="always")
 def _batch_rotations(x, bk, b0, bm, t, centres, h, th, c, s, c2, s2):
     """Block, first point and size of batch t, with cos/sin of θ and 2θ, θ = 2h(x − centre), at its points."""
     k = bk[t]
@@ -220,9 +220,10 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
     Cp = np.zeros((nbat, p))
     Sp = np.zeros((nbat, p))
     Qp = np.zeros(nbat)
-    for chunk in prange(min(ERFC_CHUNKS, nbat)):
+    n_chunks = min(ERFC_CHUNKS, nbat)
+    for chunk in prange(n_chunks):
         th, c, s, c2, s2, w = _batch_scratch()
-        for t in range(chunk, nbat, min(ERFC_CHUNKS, nbat)):
+        for t in range(chunk, nbat, n_chunks):
             k, first, m = _batch_rotations(z, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
             qsum = 0.0
             for b in range(m):
@@ -252,9 +253,11 @@ def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
 def _target_sums(y, perm, start, centres, h, p, TC, TS, const, kind, out):
     """The series at every target of each block from its neighbourhood's weighted coefficients."""
     bk, b0, bm = _batches(start)
-    for chunk in prange(min(ERFC_CHUNKS, bk.shape[0])):
+    nbat = bk.shape[0]
+    n_chunks = min(ERFC_CHUNKS, nbat)
+    for chunk in prange(n_chunks):
         th, c, s, c2, s2, acc = _batch_scratch()
-        for t in range(chunk, bk.shape[0], min(ERFC_CHUNKS, bk.shape[0])):
+        for t in range(chunk, nbat, n_chunks):
             k, first, m = _batch_rotations(y, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
             for b in range(m):
                 acc[b] = 0.0

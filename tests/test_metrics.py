@@ -124,6 +124,10 @@ def test_wmw_explicit_edges_and_pair_average():
     assert br.wmw(y, s, qid, graph=edges, average="pairs") == pytest.approx(num / den)
     expect = ref.per_query(ref.wmw_list, y, s, qid, edges)
     assert br.wmw(y, s, qid, graph=edges) == pytest.approx(ref.nanmean(expect))
+    # an edge naming a class no row has forms no pairs (a class id is never "every other class")
+    assert np.isnan(br.wmw(y, s, qid, graph=[(-1, 2)], average="pairs"))
+    assert br.wmw(y, s, qid, graph=[(-1, 2), (0, 2)], average="pairs") == pytest.approx(
+        br.wmw(y, s, qid, graph=[(0, 2)], average="pairs"))
 
 
 def test_wmw_bipartite_optimistic_vs_auc():

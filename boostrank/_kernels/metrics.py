@@ -28,9 +28,10 @@ def _group_cut(offsets, g, k):
 
 
 @njit(cache=True)
-def _credit_above(labels, scores, order_asc, a, b, hi, lo, tie_weight):
+def _credit_above(labels, scores, order_asc, a, b, hi, lo, rest, tie_weight):
     """Pairs (row labelled ``hi``, row labelled ``lo``) of one group with the ``hi`` row scored above,
-    plus ``tie_weight`` per tied pair, and the number of such pairs.  ``lo = -1``: every label but ``hi``.
+    plus ``tie_weight`` per tied pair, and the number of such pairs.  With ``rest`` every label but
+    ``hi`` counts as ``lo``.
 
     One ascending pass over the group's tie blocks (``order_asc[a:b]``).
     """
@@ -46,7 +47,7 @@ def _credit_above(labels, scores, order_asc, a, b, hi, lo, tie_weight):
             lab = labels[order_asc[t]]
             if lab == hi:
                 hi_blk += 1.0
-            elif lo < 0 or lab == lo:
+            elif rest or lab == lo:
                 lo_blk += 1.0
         credit += hi_blk * (lo_below + tie_weight * lo_blk)
         lo_below += lo_blk
@@ -190,7 +191,7 @@ def mauc_groups(labels, scores, order_asc, offsets, tie_weight):
             if w[c] == 0.0:
                 continue
             defined = True
-            total += w[c] * _credit_above(labels, scores, order_asc, a, b, c, -1, tie_weight)[0]
+            total += w[c] * _credit_above(labels, scores, order_asc, a, b, c, 0, True, tie_weight)[0]
         if defined:
             out[g] = total
     return out
@@ -216,7 +217,8 @@ def wmw_pair_counts(labels, scores, order_asc, offsets, edge_lo, edge_hi, tie_we
         a = offsets[g]
         b = offsets[g + 1]
         for e in range(n_edges):
-            credit, pairs = _credit_above(labels, scores, order_asc, a, b, edge_hi[e], edge_lo[e], tie_weight)
+            credit, pairs = _credit_above(labels, scores, order_asc, a, b, edge_hi[e], edge_lo[e], False,
+                                          tie_weight)
             out[g, 0] += credit
             out[g, 1] += pairs
     return out

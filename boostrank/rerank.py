@@ -38,6 +38,10 @@ from .weights import weight_family
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
 
+#: the least time a second-stage fit gets once the budget is spent: the MIP's search still
+#: returns a w (never the solver's first seconds); a floor of whole seconds overran small budgets
+_MIN_FIT_SECONDS = 0.1
+
 
 def top_k_rows(base_scores, offsets, k):
     """Indices of the top ``k`` rows of each list by base score (ties: earlier row first).
@@ -367,7 +371,8 @@ class TopKReranker(BaseEstimator):
     margin, solver, n_jobs, mip_gap, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
-        Seconds for the gate's fits (half, shared) and the final fit (the rest).
+        Seconds for the whole fit, cross-fitting included: the gate's fits share half
+        (each what is left of it, divided by the fits left), the final fit gets the rest.
     random_state : int, default=0
     verbose : bool, default=False
         Stream the solver's logs.
@@ -524,7 +529,7 @@ class TopKReranker(BaseEstimator):
 
         with tqdm(total=n_fits, desc="re-ranker", leave=False,
                   disable=None if self.progress is None else not self.progress) as bar:
-            choice = self._gate(prob, cands, gate, self._gate_time(n_fits), bar) if gate else _Choice(cands[0])
+            choice = self._gate(prob, cands, gate, clock, n_fits - 1, bar) if gate else _Choice(cands[0])
             if choice.rejected(self.gate_alpha):
                 self.result_ = choice.base_order_result(gate, self.gate_alpha, prob.cross_fitted, clock.elapsed())
                 return self
@@ -569,16 +574,22 @@ class TopKReranker(BaseEstimator):
         return ([("exact", k, l0) for k in ks for l0 in l0s] + [("logistic", k, 0.0) for k in ks]
                 + [("blend", k, l0) for k in ks for l0 in l0s])
 
-    def _gate_time(self, n_fits):
-        """Seconds of each of the gate's exact fits: half the budget, shared."""
+    def _gate_time(self, clock, fits_left):
+        """Seconds of the gate's next exact fit: what is left of half the budget, shared by the fits left.
+
+        Sharing what is left (not a fixed slice) absorbs a fit that overran its limit (a
+        solver phase HiGHS does not interrupt), so the whole fit keeps to ``time_limit``.
+        """
         if self.time_limit is None:
             return None
-        return max(0.25, 0.5 * float(self.time_limit) / max(n_fits - 1, 1))
+        gate_left = clock.left() - 0.5 * float(self.time_limit)
+        return max(_MIN_FIT_SECONDS, gate_left / max(fits_left, 1))
 
-    def _gate(self, prob, cands, gate, per_fit, bar) -> _Choice:
+    def _gate(self, prob, cands, gate, clock, n_exact, bar) -> _Choice:
         """Every candidate's per-list held-out gain over the base order, over ``gate`` folds."""
         row_fold = self._row_folds(prob.offsets, gate)
         per_list = {c: [] for c in cands}
+        fits_left = n_exact
         for f in range(gate):
             tr_rows, tr_off = _subset(prob.offsets, row_fold != f)
             te_rows, te_off = _subset(prob.offsets, row_fold == f)
@@ -588,7 +599,8 @@ class TopKReranker(BaseEstimator):
             for kind, k, l0 in cands:
                 if kind == "exact":
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
-                    w = self._fit_w(prob, tr_rows, tr_off, k, l0, per_fit)
+                    w = self._fit_w(prob, tr_rows, tr_off, k, l0, self._gate_time(clock, fits_left))
+                    fits_left -= 1
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} {self._progress_text()}",
                                         refresh=False)
                     bar.update()
@@ -613,7 +625,7 @@ class TopKReranker(BaseEstimator):
         if kind == "logistic":
             w = self._fit_logistic(prob, all_rows, prob.offsets, k)
         else:
-            left = None if self.time_limit is None else max(1.0, float(self.time_limit) - clock.elapsed())
+            left = None if self.time_limit is None else max(_MIN_FIT_SECONDS, clock.left())
             w = self._fit_w(prob, all_rows, prob.offsets, k, l0, left, keep=True)
             if kind == "blend":
                 w = _blend(w, self._fit_logistic(prob, all_rows, prob.offsets, k), prob.Z, all_rows)

@@ -373,6 +373,8 @@ class TopKReranker(BaseEstimator):
     time_limit : float or None, default=60.0
         Seconds for the whole fit, cross-fitting included: the gate's fits share half
         (each what is left of it, divided by the fits left), the final fit gets the rest.
+        Every MIP fit gets at least 0.1 s, so a budget spent before the gate (a slow
+        ``base_estimator``) is exceeded by about that much per fit.
     random_state : int, default=0
     verbose : bool, default=False
         Stream the solver's logs.

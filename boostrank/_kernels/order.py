@@ -185,6 +185,8 @@ def ascending_pessimistic(scores, labels, n_classes, scale):
     n = scores.shape[0]
     if n > MAX_LIST_ROWS:
         raise ValueError(f"lists of more than {MAX_LIST_ROWS} rows are not supported")
+    # class ids in the index type, as the λ kernels pass them: one compiled variant, not two
+    labels = np.ascontiguousarray(labels, dtype=index_dtype(n))
     wi = np.empty((3, n), dtype=index_dtype(n))
     wu = np.empty((2, n), dtype=np.uint64)
     t = np.empty(n)

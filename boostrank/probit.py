@@ -17,13 +17,14 @@ Beaulieu's series coefficients of the neighbouring blocks
 from __future__ import annotations
 
 import functools
+import os
 
 import numba
 import numpy as np
 
 from ._kernels.erfc import series_weights
 from ._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS
-from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists
+from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists, sweep_chunks
 from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
 from ._kernels.order import index_dtype, pessimistic_order
 from ._kernels.lambdas import lambda_auc_probit_kernel
@@ -65,6 +66,14 @@ def _class_weights(y, n):
     return y.astype(np.int32), np.abs(w[:, None] - w[None, :]), bool(mixed)
 
 
+def _cpus():
+    """CPUs this process may run on (Numba's thread count can exceed them)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
     n = s.shape[0]
     if n < 2:
@@ -81,8 +90,11 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
     y, wmat, mixed = cached
     par, ae, ag = _series(eps)
     wi, wu, wf = _workspace(work, n)
+    threads = numba.get_num_threads()
+    # chunks add work (a pass over the rows before each): a gain only with a CPU per thread
+    chunks = sweep_chunks(n, min(threads, _cpus()))
     if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed, numba.get_num_threads()):
+                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed, threads, chunks):
         _too_wide(s)
 
 

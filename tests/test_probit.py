@@ -9,7 +9,7 @@ import xgboost as xgb
 
 import boostrank as br
 from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P
-from boostrank._kernels.lambda_series import _sweep, _sweep_binary
+from boostrank._kernels.lambda_series import _fresh_state, _sweep, _sweep_binary
 from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
 from boostrank.probit import fast_error_bound, lambda_auc_probit
 
@@ -84,13 +84,14 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
     ae_p[:par.p], ag_p[:par.p] = ae, ag
     for mirror in (False, True):
         g, h, g2, h2 = (np.full(n, np.nan) for _ in range(4))
-        _sweep(t, cls, mirror, wmat, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g, h)
-        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2, False)
+        start = _fresh_state(2, SWEEP_P)
+        _sweep(t, cls, mirror, wmat, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g, h, 0, n, start)
+        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2, False, 0, n, start)
         scale = 1.0 + np.abs(g).max()
         np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)
         np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
         g3, h3 = np.full(n, np.nan), np.full(n, np.nan)  # the branch-free sweep: the same sums
-        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3, True)
+        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3, True, 0, n, start)
         np.testing.assert_allclose(g3, g2, rtol=0, atol=1e-14 * scale)
         np.testing.assert_allclose(h3, h2, rtol=0, atol=1e-14 * (1.0 + np.abs(h2).max()))
 
@@ -205,6 +206,85 @@ def test_ascending_order_edge_values(s, tile):
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, s.size)[::-1])
     with np.errstate(invalid="ignore"):  # positions from the median score (±inf stay ±inf)
         np.testing.assert_array_equal(t, s[order] - s[order][s.size // 2] if s.size else t)
+
+
+def _series_kernel(s, labels, n_chunks, eps=1e-6):
+    from boostrank._kernels.lambda_series import lambda_auc_series_kernel
+    from boostrank._kernels.link import ERFC_ALPHA
+    from boostrank.probit import _class_weights, _series
+
+    n = s.size
+    y, wmat, mixed = _class_weights(labels, n)
+    par, ae, ag = _series(eps)
+    g, h = np.full(n, np.nan), np.full(n, np.nan)
+    wi, wu, wf = np.empty((3, n), dtype=np.int32), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
+    assert lambda_auc_series_kernel(s, y, wmat, 1.3, ERFC_ALPHA, par.r, par.h, par.p, ae, ag, g, h, wi, wu, wf,
+                                    2.0**52 * par.r, mixed, 2, n_chunks)
+    return g, h
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 7])
+@pytest.mark.parametrize("classes,rate", [(2, 0.03), (2, 0.5), (1, None), (3, None), (6, None)])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread", "gaps", "wide"])
+@pytest.mark.parametrize("n", [2, 5, 3001])
+def test_a_sweep_cut_into_chunks_gives_the_whole_sweeps_lambdas(n, kind, classes, rate, chunks):
+    """Chunks start from the state the rows before them hand on (every block case: inside a
+    block, at its first row, after an empty block, chunks of one row); equal up to the order of sums
+    to the kernel compiled without the chunking (``n_chunks=None``)."""
+    rng = np.random.default_rng(n + chunks)
+    if kind in ("gaps", "wide"):  # blocks left empty between clusters; scores over many blocks
+        s = rng.normal(size=n) * (1.0 if kind == "gaps" else 40.0)
+        s[: n // 3] += 60.0 if kind == "gaps" else 0.0
+    else:
+        s, _ = _list(kind, n, rng)
+    labels = (rng.random(n) < rate).astype(np.int64) if rate else rng.integers(0, classes, size=n)
+    g1, h1 = _series_kernel(s, labels, None)  # the variant compiled without the chunking
+    gk, hk = _series_kernel(s, labels, chunks)
+    np.testing.assert_allclose(gk, g1, rtol=0, atol=1e-12 * (1.0 + np.abs(g1).max()))
+    np.testing.assert_allclose(hk, h1, rtol=0, atol=1e-12 * (1.0 + np.abs(h1).max()))
+
+
+def test_one_long_list_uses_every_thread():
+    """From 4 threads with a CPU each the sweeps are cut into chunks (a task per thread); 1, 2 and
+    3 threads give the same λs to the bit, chunks the same to 1e-12; more threads than CPUs do not chunk.
+
+    In a child process: Numba's thread pool cannot grow past NUMBA_NUM_THREADS once started.
+    """
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import numba, numpy as np
+        import boostrank.probit as bp
+        from boostrank._kernels.config import SWEEP_CHUNK_MIN_ROWS
+        from boostrank._kernels.lambda_series import sweep_chunks
+        n = 2 * SWEEP_CHUNK_MIN_ROWS + 11
+        assert [sweep_chunks(n, k) for k in (1, 2, 3, 4, 5)] == [None, None, None, 2, 2]
+        assert sweep_chunks(n, 64) == 2 and sweep_chunks(64 * SWEEP_CHUNK_MIN_ROWS, 64) == 32
+        rng = np.random.default_rng(0)
+        s = rng.normal(size=n)
+        y = (rng.random(n) < 0.2).astype(np.float64)
+        off = np.array([0, n])
+        out = {}
+        for threads in (1, 2, 3, 4):
+            numba.set_num_threads(threads)
+            out[threads] = bp.lambda_auc_probit(s, y, off, method="fast")
+        for threads in (2, 3):
+            assert all(np.array_equal(a, b) for a, b in zip(out[1], out[threads])), threads
+        chunked = bp._cpus() >= 4
+        assert all(np.array_equal(a, b) != chunked for a, b in zip(out[1], out[4]))
+        bp._cpus = lambda: 1  # 4 threads on one CPU: one chunk per sweep, the 1-thread λs
+        assert all(np.array_equal(a, b) for a, b in zip(out[1], bp.lambda_auc_probit(s, y, off, method="fast")))
+        bp._cpus = lambda: 4
+        for a, b in zip(out[1], bp.lambda_auc_probit(s, y, off, method="fast")):
+            assert not np.array_equal(a, b)  # chunked: summed in another order
+            assert np.abs(a - b).max() <= 1e-12 * np.abs(a).max()
+        print("ok")
+    """)
+    env = {**os.environ, "NUMBA_NUM_THREADS": "4"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
 
 def test_fast_sparse_grades_and_thread_count():
@@ -408,7 +488,7 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
         g, h = np.empty(n), np.empty(n)
         wi, wu, wf = np.empty((3, n), dtype=dt), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
         assert lambda_auc_series_kernel(s, y.astype(dt), wmat, 1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed, 2)
+                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed, 2, 2)
         out.append((g, h, wi[1, :n].copy()))
     np.testing.assert_array_equal(out[0][2], out[1][2])  # the same order
     # the same sums; separately compiled variants may round differently in the last bit

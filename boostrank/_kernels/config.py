@@ -28,6 +28,10 @@ PARALLEL_SORT_MIN_ROWS = 1 << 16
 #: start-up costs more than the work it splits.
 PARALLEL_MIN_ROWS = 200_000
 
+#: Shortest chunk a λ sweep of one list is cut into on more than two threads: each chunk
+#: after the first costs a pass over the rows before it (about half its sweep).
+SWEEP_CHUNK_MIN_ROWS = 1 << 15
+
 # ----------------------------------------------------------------- the series' loops
 
 #: Harmonics the two-class sweep carries, zero-padded: a constant trip count vectorises

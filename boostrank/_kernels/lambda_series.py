@@ -14,7 +14,9 @@ more blocks below (blocks as wide as the cut-off) contribute erfc = exp = 0, the
 previous block and the running part of the current one go through Beaulieu's
 series with coefficients accumulated per target class; the part over j > i is the
 same sweep over the mirrored list (−t reversed), where erfc(t_i − t_j) =
-2 − erfc(t'_i − t'_j).  The two sweeps are independent and run in parallel.
+2 − erfc(t'_i − t'_j).  The two sweeps are independent and run in parallel, and on
+more than two threads each is cut into chunks that start from the state the rows
+before them hand on (:func:`_both_sweeps`).
 """
 
 import math
@@ -22,13 +24,17 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange  # get_num_threads: Python callers only
 
-from .config import MIXED_MIN_RATE, SERIES_FASTMATH, SWEEP_BATCH, SWEEP_P
+from .config import MIXED_MIN_RATE, SERIES_FASTMATH, SWEEP_BATCH, SWEEP_CHUNK_MIN_ROWS, SWEEP_P
 from .erfc import harmonics, unit_rotations
 from .link import probit_hessian_scale
 from .order import ascending_pessimistic_into, ascending_serial, key_float
 
 
 _FAST = SERIES_FASTMATH
+# blocks on a grid anchored at zero, not at the sweep's first score: an outlier at 1e12 made every
+# centre lo + (k + ½)·width lose 1e-4 of its position, and the λs their accuracy
+_LO = 0.0
+_NO_BLOCK = float(-(1 << 62))  # the block before a sweep's first row: never adjacent to a real one
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -108,6 +114,22 @@ def _harmonics_in_use(ae, ag):
 
 
 @njit(cache=True, fastmath=_FAST)
+def _harmonics_upto(t, mirror, i0, nb, width, h, P, pg, kb, work, Hr):
+    """:func:`_batch_harmonics` of the first ``pg`` harmonics (:func:`_harmonics_in_use`) into
+    ``Hr`` of ``P`` columns, whose columns past ``pg`` the caller keeps zero.
+
+    The count is passed on as a constant (8, 12 or P): with a runtime count the
+    recurrence compiles to slower code.
+    """
+    if pg <= 8:
+        _batch_harmonics(t, mirror, i0, nb, _LO, width, h, P, 8, kb, work, Hr)
+    elif pg <= 12:
+        _batch_harmonics(t, mirror, i0, nb, _LO, width, h, P, 12, kb, work, Hr)
+    else:
+        _batch_harmonics(t, mirror, i0, nb, _LO, width, h, P, P, kb, work, Hr)
+
+
+@njit(cache=True, fastmath=_FAST)
 def _next_block(Z, Q, C, P, rc, rs, db):
     """At a block adjacent to the last: the finished block becomes the previous-block term.
 
@@ -152,7 +174,7 @@ def _enter_block(Z, Q, C, P, rc, rs, adjacent, angle, db):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
+def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout, first, stop, start):
     """The part of every row's λ and hessian from the rows before it in a sweep.
 
     The sweep runs over y = t ascending, or with ``mirror`` over y = −t descending.
@@ -166,36 +188,35 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
         hout = hc G
 
     ``ae``, ``ag``: the series weights zero-padded to a multiple of 4 harmonics.  Any
-    number of classes; :func:`_sweep_binary` is the same for two, faster.
+    number of classes; :func:`_sweep_binary` is the same for two, faster.  Rows
+    ``first`` … ``stop − 1`` of the sweep are computed, from the state ``start`` the
+    sweep has before row ``first`` (:func:`_fresh_state` for row 0, :func:`_chunk_start`).
     """
     n = t.shape[0]
     C = wmat.shape[0]
     P = ae.shape[0]
-    # blocks on a grid anchored at zero, not at the sweep's first score: an outlier at 1e12 made every
-    # centre lo + (k + ½)·width lose 1e-4 of its position, and the λs their accuracy
-    lo = 0.0
-    Z = np.zeros(8 * P * C)  # see _next_block
-    Q = np.zeros(4 * C)
-    cnt = np.zeros(C)
-    isum = np.zeros(C)
+    Z = start[:8 * P * C].copy()  # see _next_block
+    Q = start[8 * P * C:8 * P * C + 4 * C].copy()
+    cnt = start[8 * P * C + 4 * C:8 * P * C + 5 * C].copy()
+    isum = start[8 * P * C + 5 * C:8 * P * C + 6 * C].copy()
     rc = np.empty(P)
     rs = np.empty(P)
-    cur = np.int64(-(1 << 62))  # no block: block numbers are negative below zero
-    base = 0
-    centre = 0.0
+    cur = np.int64(start[-2])
+    base = np.int64(start[-1])
+    centre = _LO + (cur + 0.5) * width
     B = SWEEP_BATCH
     kb = np.empty(B, dtype=np.int64)
     work = np.empty((5, B))
     Hr = np.empty((B, 2 * P))
-    for i0 in range(0, n, B):
-        nb = min(B, n - i0)
-        _batch_harmonics(t, mirror, i0, nb, lo, width, h, P, P, kb, work, Hr)
+    for i0 in range(first, stop, B):
+        nb = min(B, stop - i0)
+        _batch_harmonics(t, mirror, i0, nb, _LO, width, h, P, P, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
             k = kb[b]
             if k != cur:
-                new_centre = lo + (k + 0.5) * width
+                new_centre = _LO + (k + 0.5) * width
                 _enter_block(Z, Q, C, P, rc, rs, k == cur + 1, 2.0 * h * (new_centre - centre), float(i - base))
                 cur = k
                 centre = new_centre
@@ -246,7 +267,7 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixed):
+def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixed, first, stop, start):
     """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
 
     Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
@@ -254,7 +275,8 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     the state at constant offsets: the compiler then tells the loads of one class from
     the stores of the other and vectorises them (with the class as a runtime offset
     they compile to scalar code).  The loop bodies are written out per class for that
-    reason; a shared helper taking the two states as arguments was slower.
+    reason: a shared helper taking the two states as arguments was 1.3-1.6x slower,
+    inlined (``inline="always"``) or compiled once per pair of offsets.
 
     Along the order the class of the next row is random, so a branch on it mispredicts
     at about twice the minority rate.  With ``mixed`` each row instead picks its target
@@ -265,42 +287,33 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     """
     P = SWEEP_P
     n = t.shape[0]
-    # blocks on a grid anchored at zero, not at the sweep's first score: an outlier at 1e12 made every
-    # centre lo + (k + ½)·width lose 1e-4 of its position, and the λs their accuracy
-    lo = 0.0
-    Z = np.zeros(16 * P)  # see _next_block (C = 2)
-    Q = np.zeros(8)
+    Z = start[:16 * P].copy()  # see _next_block (C = 2)
+    Q = start[16 * P:16 * P + 8].copy()
     Z0 = Z[0:4 * P]
     Z1 = Z[4 * P:8 * P]
     rc = np.empty(P)
     rs = np.empty(P)
-    cnt0 = 0.0
-    cnt1 = 0.0
-    isum0 = 0.0
-    isum1 = 0.0
-    cur = np.int64(-(1 << 62))  # no block: block numbers are negative below zero
-    base = 0
-    centre = 0.0
+    cnt0 = start[16 * P + 8]
+    cnt1 = start[16 * P + 9]
+    isum0 = start[16 * P + 10]
+    isum1 = start[16 * P + 11]
+    cur = np.int64(start[-2])
+    base = np.int64(start[-1])
+    centre = _LO + (cur + 0.5) * width
     B = SWEEP_BATCH
     kb = np.empty(B, dtype=np.int64)
     work = np.empty((5, B))
     Hr = np.zeros((B, 2 * P))  # columns past pg stay zero
     pg = _harmonics_in_use(ae, ag)
-    for i0 in range(0, n, B):
-        nb = min(B, n - i0)
-        # constant harmonic counts: with a runtime count the loops compile to slower code
-        if pg <= 8:
-            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, 8, kb, work, Hr)
-        elif pg <= 12:
-            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, 12, kb, work, Hr)
-        else:
-            _batch_harmonics(t, mirror, i0, nb, lo, width, h, SWEEP_P, SWEEP_P, kb, work, Hr)
+    for i0 in range(first, stop, B):
+        nb = min(B, stop - i0)
+        _harmonics_upto(t, mirror, i0, nb, width, h, P, pg, kb, work, Hr)
         for b in range(nb):
             i = i0 + b
             row = n - 1 - i if mirror else i
             k = kb[b]
             if k != cur:
-                new_centre = lo + (k + 0.5) * width
+                new_centre = _LO + (k + 0.5) * width
                 _enter_block(Z, Q, 2, P, rc, rs, k == cur + 1, 2.0 * h * (new_centre - centre), float(i - base))
                 cur = k
                 centre = new_centre
@@ -398,22 +411,181 @@ def _padded(ae, ag, p, P):
     return ae_p, ag_p
 
 
+@njit(cache=True)
+def _fresh_state(C, P):
+    """A sweep's state before its first row.
+
+    Layout of a sweep's ``start``: Z (8PC) and Q (4C) as in :func:`_next_block`, then per
+    class the rows seen and the sum of their indices (C each), the current block number
+    and the index of its first row.
+    """
+    state = np.zeros(8 * P * C + 6 * C + 2)
+    state[-2] = _NO_BLOCK
+    return state
+
+
+@njit(cache=True, fastmath=_FAST)
+def _block(t, mirror, i, width):
+    """Block number of row ``i`` of a sweep, as :func:`_batch_harmonics` computes it."""
+    y = -t[t.shape[0] - 1 - i] if mirror else t[i]
+    return np.int64(math.floor((y - _LO) / width))
+
+
+@njit(cache=True, fastmath=_FAST)
+def _first_row(t, mirror, k, width, stop):
+    """The first row of a sweep in block ``k`` or above, searched below ``stop`` (block numbers rise)."""
+    a = 0
+    b = stop
+    while a < b:
+        m = (a + b) // 2
+        if _block(t, mirror, m, width) < k:
+            a = m + 1
+        else:
+            b = m
+    return a
+
+
+@njit(cache=True, fastmath=_FAST)
+def _chunk_sums(t, cls, mirror, wmat, width, h, ae, ag, first, stop, out):
+    """What rows ``first`` … ``stop − 1`` of a sweep hand on to the rows after them.
+
+    A later row sees the sources of its own block and the block before only, so a
+    chunk hands on its part of the state of its last two blocks (each about its own
+    centre and first row, as :func:`_sweep` keeps them), its rows per class and the
+    sum of their indices.  ``out``: [last block, its Z and Q part (4PC + 2C), the same
+    for the block before, rows per class (C), index sums (C)].  The harmonics are summed
+    per source class and weighted per target class once at the end.
+    """
+    C = wmat.shape[0]
+    P = ae.shape[0]
+    S = 4 * P * C + 2 * C
+    out[:] = 0.0
+    last = _block(t, mirror, stop - 1, width)
+    out[0] = last
+    bases = (_first_row(t, mirror, last, width, stop), _first_row(t, mirror, last - 1, width, stop))
+    for i in range(first, stop):
+        c = cls[t.shape[0] - 1 - i if mirror else i]
+        out[1 + 2 * S + c] += 1.0
+        out[1 + 2 * S + C + c] += i
+    H = np.zeros((2, C, 4, P))  # per block and source class: Σ cos, Σ sin, Σ d cos, Σ d sin
+    M = np.zeros((2, C, 2))  # Σ 1, Σ d
+    B = SWEEP_BATCH
+    kb = np.empty(B, dtype=np.int64)
+    work = np.empty((5, B))
+    Hr = np.zeros((B, 2 * P))  # columns past pg stay zero
+    pg = _harmonics_in_use(ae, ag)
+    for i0 in range(max(first, bases[1]), stop, B):
+        nb = min(B, stop - i0)
+        _harmonics_upto(t, mirror, i0, nb, width, h, P, pg, kb, work, Hr)
+        for b in range(nb):
+            i = i0 + b
+            slot = 0 if kb[b] == last else 1
+            d = float(i - bases[slot])
+            c = cls[t.shape[0] - 1 - i if mirror else i]
+            a = H[slot, c]
+            for m in range(P):  # one region per loop, as in _sweep
+                a[0, m] += Hr[b, m]
+            for m in range(P):
+                a[1, m] += Hr[b, P + m]
+            for m in range(P):
+                a[2, m] += d * Hr[b, m]
+            for m in range(P):
+                a[3, m] += d * Hr[b, P + m]
+            M[slot, c, 0] += 1.0
+            M[slot, c, 1] += d
+    for slot in range(2):
+        for e in range(C):
+            oz = 1 + slot * S + 4 * P * e
+            oq = 1 + slot * S + 4 * P * C + 2 * e
+            for c in range(C):
+                w = wmat[e, c]
+                out[oz:oz + 4 * P] += w * H[slot, c].ravel()
+                out[oq] += w * M[slot, c, 0]
+                out[oq + 1] += w * M[slot, c, 1]
+
+
+@njit(cache=True, fastmath=_FAST)
+def _chunk_start(t, mirror, C, width, h, P, first, sums, state):
+    """The state a sweep has before row ``first``, from the :func:`_chunk_sums` of the chunks before it.
+
+    Equal to the state the sweep reaches row by row, up to the order of the sums.
+    """
+    S = 4 * P * C + 2 * C
+    state[:] = 0.0
+    cur = _block(t, mirror, first - 1, width)
+    base = _first_row(t, mirror, cur, width, first)
+    own = np.zeros(S)
+    before = np.zeros(S)
+    for j in range(sums.shape[0]):
+        last = np.int64(sums[j, 0])
+        for slot in range(2):
+            if last - slot == cur:
+                own += sums[j, 1 + slot * S:1 + (slot + 1) * S]
+            elif last - slot == cur - 1:
+                before += sums[j, 1 + slot * S:1 + (slot + 1) * S]
+        state[8 * P * C + 4 * C:8 * P * C + 6 * C] += sums[j, 1 + 2 * S:]
+    Z = state[:8 * P * C]
+    Q = state[8 * P * C:8 * P * C + 4 * C]
+    if base > 0 and _block(t, mirror, base - 1, width) == cur - 1:
+        # the block before enters as the running part and moves to the previous-block term
+        # as it does when the sweep crosses into ``cur``
+        Z[:4 * P * C] = before[:4 * P * C]
+        Q[:2 * C] = before[4 * P * C:]
+        rc = np.empty(P)
+        rs = np.empty(P)
+        harmonics(2.0 * h * ((_LO + (cur + 0.5) * width) - (_LO + (cur - 0.5) * width)), P, rc, rs)
+        _next_block(Z, Q, C, P, rc, rs, float(base - _first_row(t, mirror, cur - 1, width, base)))
+    Z[:4 * P * C] += own[:4 * P * C]
+    Q[:2 * C] += own[4 * P * C:]
+    state[-2] = cur
+    state[-1] = base
+
+
 @njit(cache=True, parallel=True)
-def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed):
+def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed, n_chunks):
+    """Both sweeps of one list, each in ``n_chunks`` chunks (None: one), every chunk a task for a thread.
+
+    Chunks after the first start from the state the rows before them hand on
+    (:func:`_chunk_sums`, :func:`_chunk_start`): that pass over the rows before costs
+    about half a sweep, so the caller chunks only when more than two threads share it.
+    The λs agree with one chunk per sweep up to the order of sums (tests: 1e-12).
+    """
+    binary = wmat.shape[0] == 2 and p <= SWEEP_P
     # harmonics zero-padded: to SWEEP_P for the two-class sweep, else to a multiple of 4
-    P = SWEEP_P if wmat.shape[0] == 2 and p <= SWEEP_P else 4 * ((p + 3) // 4)
+    P = SWEEP_P if binary else 4 * ((p + 3) // 4)
     ae_p, ag_p = _padded(ae, ag, p, P)
-    if P == SWEEP_P and wmat.shape[0] == 2:
-        for side in prange(2):
-            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side], mixed)
-    else:
-        for side in prange(2):
-            _sweep(t, cls, side == 1, wmat, width, h, ae_p, ag_p, lam, hc, g[side], hs[side])
+    n = t.shape[0]
+    C = wmat.shape[0]
+    K = 1 if n_chunks is None else max(1, min(n_chunks, n))
+    cuts = np.empty(K + 1, dtype=np.int64)
+    for c in range(K + 1):
+        cuts[c] = c * n // K
+    starts = np.empty((2, K, 8 * P * C + 6 * C + 2))
+    for side in range(2):
+        starts[side, 0] = _fresh_state(C, P)
+    if n_chunks is not None:  # pruned at compile time for None: nobody compiles the chunking they don't use
+        sums = np.zeros((2, K, 1 + 2 * (4 * P * C + 2 * C) + 2 * C))
+        for task in prange(2 * (K - 1)):
+            side = task // (K - 1)
+            c = task % (K - 1)
+            _chunk_sums(t, cls, side == 1, wmat, width, h, ae_p, ag_p, cuts[c], cuts[c + 1], sums[side, c])
+        for side in range(2):
+            for c in range(1, K):
+                _chunk_start(t, side == 1, C, width, h, P, cuts[c], sums[side, :c], starts[side, c])
+    for task in prange(2 * K):
+        side = task // K
+        c = task % K
+        if binary:
+            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side], mixed,
+                          cuts[c], cuts[c + 1], starts[side, c])
+        else:
+            _sweep(t, cls, side == 1, wmat, width, h, ae_p, ag_p, lam, hc, g[side], hs[side],
+                   cuts[c], cuts[c + 1], starts[side, c])
 
 
 @njit(cache=True, parallel=True)
 def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae, ag, grad, hess, wi, wu, wf,
-                             max_t, mixed, n_threads):
+                             max_t, mixed, n_threads, n_chunks):
     """λ-MAUC (λ-AUC for 0/1 labels) gradients and hessians of one list, probit link.
 
     Parameters
@@ -435,6 +607,9 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         branch on the class (see :func:`_sweep_binary`).
     n_threads : int
         ``numba.get_num_threads()``: the sort's chunks (:func:`ascending_pessimistic_into`).
+    n_chunks : int or None
+        Chunks per sweep (:func:`_both_sweeps`; :func:`sweep_chunks`); None: one, without
+        compiling the chunking.
 
     Returns
     -------
@@ -453,7 +628,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     g = wf[1:3, :n]
     hs = wf[3:5, :n]
     _both_sweeps(t, cls, wmat, width, h, p, ae, ag, sigma / 2.0,
-                 probit_hessian_scale(sigma, alpha), g, hs, mixed)
+                 probit_hessian_scale(sigma, alpha), g, hs, mixed, n_chunks)
     for i in prange(n):
         grad[order[i]] = g[0, i] + g[1, i]
         hess[order[i]] = hs[0, i] + hs[1, i]
@@ -520,12 +695,14 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
         h0 = wf[3, a:b]
         h1 = wf[4, a:b]
         if n_classes[j] == 2 and p <= SWEEP_P:
-            _sweep_binary(t, cls, False, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g0, h0, mixed[j])
-            _sweep_binary(t, cls, True, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g1, h1, mixed[j])
+            start = _fresh_state(2, SWEEP_P)
+            _sweep_binary(t, cls, False, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g0, h0, mixed[j], 0, n, start)
+            _sweep_binary(t, cls, True, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g1, h1, mixed[j], 0, n, start)
         else:
             wm = wmats[j, :n_classes[j], :n_classes[j]]
-            _sweep(t, cls, False, wm, width, h, ae_g, ag_g, lam, hc, g0, h0)
-            _sweep(t, cls, True, wm, width, h, ae_g, ag_g, lam, hc, g1, h1)
+            start = _fresh_state(n_classes[j], ae_g.shape[0])
+            _sweep(t, cls, False, wm, width, h, ae_g, ag_g, lam, hc, g0, h0, 0, n, start)
+            _sweep(t, cls, True, wm, width, h, ae_g, ag_g, lam, hc, g1, h1, 0, n, start)
         for i in range(n):
             grad[a + idx[i]] = g0[i] + g1[i]
             hess[a + idx[i]] = h0[i] + h1[i]
@@ -533,3 +710,15 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
         if bad[j]:
             return j
     return -1
+
+
+def sweep_chunks(n, n_threads):
+    """Chunks per sweep of one list of ``n`` rows on ``n_threads`` threads (:func:`_both_sweeps`).
+
+    The two sweeps are two tasks already; chunks pay a pass over the rows before them, so
+    a sweep is chunked only when at least two threads are left for each, and into chunks
+    of at least ``SWEEP_CHUNK_MIN_ROWS`` rows.  None: one chunk (the kernel's variant
+    without the chunking, which a first call on two cores then does not compile).
+    """
+    k = min(n_threads // 2, n // SWEEP_CHUNK_MIN_ROWS)
+    return k if k > 1 else None

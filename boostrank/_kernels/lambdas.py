@@ -268,10 +268,10 @@ def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, gua
     """λ and hessian sums of one document against rows lo:hi of a lower class.
 
     ``guarded``: take the direct logistic where E_l + E_h underflows.  ``spread``:
-    divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).  The flags are the same for
-    the whole loop, which the compiler unswitches: the unguarded loop has no branch
-    and vectorises.  1 − ρ is E_h / (E_l + E_h), not a subtraction, so the
-    hessian of a pair with ρ near 1 keeps its relative accuracy.
+    divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).  1 − ρ is E_h / (E_l + E_h),
+    not a subtraction, so the hessian of a pair with ρ near 1 keeps its relative accuracy.
+    The loop runs scalar (Numba checks every division for zero): a vectorised form was
+    slower on lists of tens of documents (benchmarks/MEASUREMENTS.md, "pair sums").
     """
     lam_u = 0.0
     h_u = 0.0

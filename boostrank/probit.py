@@ -17,8 +17,8 @@ Beaulieu's series coefficients of the neighbouring blocks
 from __future__ import annotations
 
 import functools
-import os
 
+import joblib
 import numba
 import numpy as np
 
@@ -67,11 +67,12 @@ def _class_weights(y, n):
 
 
 def _cpus():
-    """CPUs this process may run on (Numba's thread count can exceed them)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """CPUs this process may use (Numba's thread count can exceed them).
+
+    joblib's count (scikit-learn's dependency) honours the affinity mask and a
+    container's CPU quota, which ``os.sched_getaffinity`` alone does not see.
+    """
+    return joblib.cpu_count()
 
 
 def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
@@ -91,8 +92,9 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
     par, ae, ag = _series(eps)
     wi, wu, wf = _workspace(work, n)
     threads = numba.get_num_threads()
-    # chunks add work (a pass over the rows before each): a gain only with a CPU per thread
-    chunks = sweep_chunks(n, min(threads, _cpus()))
+    chunks = sweep_chunks(n, threads)
+    if chunks is not None:  # chunks add work (a pass over the rows before each): a gain only with a CPU per thread
+        chunks = sweep_chunks(n, min(threads, _cpus()))
     if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
                                     grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed, threads, chunks):
         _too_wide(s)

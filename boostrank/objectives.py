@@ -42,6 +42,22 @@ def _labels_classes(y, threshold):
 
 
 _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "ndcg": _labels_graded}
+
+#: Pairs of differing labels in one list from which the logistic λ-AUC/λ-MAUC warns: it sums
+#: every pair each round (about 4 ns a pair on 2 cores: 0.4 s a round here), the probit link's series O(n).
+LOGISTIC_WARN_PAIRS = 10**8
+
+
+def _most_pairs(y, offsets):
+    """(rows, pairs of differing labels) of the list with the most such pairs, over lists that could pass
+    :data:`LOGISTIC_WARN_PAIRS`; (0, 0) when none can."""
+    sizes = np.diff(offsets)
+    best = (0, 0)
+    for g in np.flatnonzero(sizes * (sizes - 1) // 2 > LOGISTIC_WARN_PAIRS):
+        counts = np.bincount(y[offsets[g]:offsets[g + 1]].astype(np.int64))
+        pairs = (int(sizes[g]) ** 2 - int((counts.astype(np.int64) ** 2).sum())) // 2
+        best = max(best, (pairs, int(sizes[g])))
+    return best[1], best[0]
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
@@ -121,6 +137,9 @@ class LambdaObjective:
         ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
         ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
         (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
+        The logistic link sums every pair of differing labels each round: a list with
+        more than ``LOGISTIC_WARN_PAIRS`` (10⁸) such pairs gets a ``UserWarning`` naming
+        ``"probit"``.
     method : {"auto", "exact", "fast"}, default="auto"
         With ``link="probit"``: pair sums, the erfc series
         (:mod:`boostrank.probit`, O(p n) per list: a radix sort and two series sweeps, within
@@ -248,6 +267,12 @@ class LambdaObjective:
                     else 2.0 ** np.arange(top + 1) - 1.0)
             if gain.shape[0] <= top:
                 raise ValueError(f"label_gain has {gain.shape[0]} entries but labels reach {top}")
+        if self.link == "logistic" and self.metric != "ndcg":
+            rows, pairs = _most_pairs(y, offsets)
+            if pairs > LOGISTIC_WARN_PAIRS:
+                warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
+                              f"link='logistic' every round sums them all (seconds per round); link='probit' "
+                              f"(Raykar's erfc series) costs O(n) per round", UserWarning, stacklevel=3)
         n = y.shape[0]
         if weight is not None and len(weight):
             weight = as_1d_float(weight, "weight")

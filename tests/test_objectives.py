@@ -285,3 +285,27 @@ def test_reorder_from_any_start_is_the_pessimistic_order(seed):
     order = rng.permutation(n).astype(np.int64)
     pessimistic_reorder(s, y, 0, n, order)
     np.testing.assert_array_equal(order, pessimistic_order(s, y, 0, n))
+
+
+@pytest.mark.parametrize("metric", ["auc", "mauc"])
+def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit(metric):
+    """The logistic λ sums every pair of differing labels each round; past LOGISTIC_WARN_PAIRS in one list
+    it says so once per data set.  Fewer pairs (short lists, or one label rare), the probit link and
+    λ-NDCG stay quiet."""
+    import warnings
+
+    from boostrank.objectives import LOGISTIC_WARN_PAIRS
+
+    rng = np.random.default_rng(0)
+    n = 2 * int(np.sqrt(LOGISTIC_WARN_PAIRS)) + 2  # half of each class: n²/4 pairs, just past the limit
+    y = np.tile([0.0, 1.0], n // 2) if metric == "auc" else np.tile([0.0, 1.0, 2.0, 3.0], n // 4 + 1)[:n]
+    with pytest.warns(UserWarning, match=r"list of \d+ rows has .* link='probit'"):
+        LambdaObjective(metric).check_labels(y)
+    quiet = [(LambdaObjective(metric, link="probit"), y, None),
+             (LambdaObjective("ndcg"), y, None),
+             (LambdaObjective(metric), y, np.array([0, n // 2, n])),  # two lists: a quarter of the pairs each
+             (LambdaObjective(metric), (rng.random(n) < 1e-4).astype(float), None)]  # ~2 positives: few pairs
+    for obj, labels, offsets in quiet:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            obj.check_labels(labels, offsets)

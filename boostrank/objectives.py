@@ -43,8 +43,8 @@ def _labels_classes(y, threshold):
 
 _PREPARE: dict[str, Callable] = {"auc": _labels_auc, "mauc": _labels_classes, "ndcg": _labels_graded}
 
-#: Pairs of differing labels in one list from which the logistic λ-AUC/λ-MAUC warns: it sums
-#: every pair each round (about 4 ns a pair on 2 cores: 0.4 s a round here), the probit link's series O(n).
+#: Pairs of differing labels in one list from which the logistic λ-AUC/λ-MAUC warns: it sums every
+#: pair each round (per-pair cost: benchmarks/MEASUREMENTS.md, "pair sums"), the probit link's series is O(n).
 LOGISTIC_WARN_PAIRS = 10**8
 
 

@@ -328,11 +328,109 @@ def _xgboost_tree(tree, index: int, n_features: int) -> float:
     return largest
 
 
+_UBJ_SCALARS = {b"i": (1, "b"), b"U": (1, "B"), b"I": (2, "h"), b"l": (4, "i"), b"L": (8, "q"),
+                b"d": (4, "f"), b"D": (8, "d")}
+_UBJ_MAX_DEPTH = 64
+
+
+def read_ubjson(raw: bytes):
+    """Decode Universal Binary JSON (what XGBoost writes for ``.ubj`` and every suffix but ``.json``).
+
+    The draft-12 subset XGBoost's ``UBJWriter`` emits (``src/common/json.cc``): big-endian
+    ``i U I l L d D`` numbers, ``S``/``C`` strings, ``T F Z N``, and objects and arrays with
+    the optional ``$type`` and ``#count`` markers.  Raises ``ValueError`` on anything else,
+    on truncation, on counts past the data and on nesting deeper than 64.
+    """
+    import struct
+
+    pos = 0
+    n_raw = len(raw)
+
+    def take(k):
+        nonlocal pos
+        if k < 0 or pos + k > n_raw:
+            raise ValueError("truncated")
+        out = raw[pos:pos + k]
+        pos += k
+        return out
+
+    def number(marker):
+        size, fmt = _UBJ_SCALARS[marker]
+        return struct.unpack(">" + fmt, take(size))[0]
+
+    def length():
+        marker = take(1)
+        if marker not in (b"i", b"U", b"I", b"l", b"L"):
+            raise ValueError(f"a length of type {marker!r}")
+        k = number(marker)
+        if k < 0:
+            raise ValueError("a negative length")
+        return k
+
+    def value(marker, depth):
+        if marker in _UBJ_SCALARS:
+            return number(marker)
+        if marker == b"S":
+            return take(length()).decode("utf-8")
+        if marker == b"C":
+            return take(1).decode("ascii")
+        if marker in (b"T", b"F", b"Z"):
+            return {b"T": True, b"F": False, b"Z": None}[marker]
+        if marker in (b"[", b"{"):
+            if depth > _UBJ_MAX_DEPTH:
+                raise ValueError("nested too deep")
+            return container(marker == b"{", depth + 1)
+        raise ValueError(f"unknown marker {marker!r}")
+
+    def container(is_object, depth):
+        typ = count = None
+        nxt = raw[pos:pos + 1]
+        if nxt == b"$":
+            take(1)
+            typ = take(1)
+            if take(1) != b"#":
+                raise ValueError("a typed container without a count")
+            count = length()
+        elif nxt == b"#":
+            take(1)
+            count = length()
+        if count is not None and count > n_raw - pos:  # every item takes at least a byte (or its type's size)
+            if typ not in (b"T", b"F", b"Z") or count > 2**31:
+                raise ValueError(f"a count of {count} past the end of the data")
+        out = {} if is_object else []
+        close = b"}" if is_object else b"]"
+        k = 0
+        while count is None or k < count:
+            if count is None and raw[pos:pos + 1] == close:
+                take(1)
+                return out
+            if is_object:
+                key = take(length()).decode("utf-8")
+            item = value(typ if typ is not None else take(1), depth)
+            if is_object:
+                out[key] = item
+            else:
+                out.append(item)
+            k += 1
+        return out
+
+    first = take(1)
+    doc = value(first, 0)
+    if pos != n_raw:
+        raise ValueError(f"{n_raw - pos} bytes after the document")
+    return doc
+
+
 def _check_xgboost(raw: bytes) -> int:
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise _Damaged(f"not valid JSON ({type(exc).__name__})") from None
+        if not raw.startswith(b"{") or raw[1:2] not in (b"i", b"U", b"I", b"l", b"L", b"}", b"$", b"#"):
+            raise _Damaged(f"not valid JSON ({type(exc).__name__})") from None
+        try:  # XGBoost writes UBJSON for every suffix but .json (model.txt, .ubj, .bin, .model)
+            doc = read_ubjson(raw)
+        except (ValueError, UnicodeDecodeError, OverflowError, MemoryError) as ubj:
+            raise _Damaged(f"neither valid JSON nor valid UBJSON ({ubj})") from None
     learner = doc.get("learner") if isinstance(doc, dict) else None
     if not isinstance(learner, dict):
         raise _Damaged("no learner")

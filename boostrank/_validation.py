@@ -27,6 +27,18 @@ def fit_groups(estimator, n: int, qid, group, *, warn: bool = True) -> np.ndarra
     return group_offsets(n, qid=qid, group=group)
 
 
+def predict_groups(estimator, n: int, qid, group, method: str = "predict") -> np.ndarray:
+    """Offsets of the lists a fitted ranker scores; without ``qid``/``group``, one list, said aloud
+    when the model was fitted on several lists (its ``_n_groups``) and the lists change the answer."""
+    fitted = getattr(estimator, "_n_groups", 1)
+    if qid is None and group is None and n > 1 and fitted > 1:
+        warnings.warn(
+            f"{type(estimator).__name__}.{method} got neither qid nor group, so its {n} rows are ranked as one "
+            f"list, though the model was fitted on {fitted} lists.  Pass qid= (or group=) for several lists, or "
+            f"group=[{n}] for one list without this warning", OneListWarning, stacklevel=3)
+    return group_offsets(n, qid=qid, group=group)
+
+
 def as_1d_float(x, name: str, allow_nonfinite: bool = False) -> np.ndarray:
     """Return ``x`` as a C-contiguous 1-D float64 array, rejecting NaN/inf."""
     try:
@@ -72,7 +84,17 @@ def dense_grades(y, name: str = "y") -> np.ndarray:
     which are 0, so their cost should follow the grades present, not their values:
     ``[0, 10**8, 1]`` becomes ``[0, 2, 1]``.
     """
-    arr = _check_grades(as_1d_float(y, name), name)  # only which grades are equal counts: any size
+    raw = y if isinstance(y, np.ndarray) else np.asarray(y) if isinstance(y, (list, tuple)) else None
+    if raw is not None and raw.size and raw.dtype.kind in "iuO":
+        # integers past 2**53 round to one float64: two grades would merge into one class
+        try:
+            big = max(int(v) for v in raw.reshape(-1)) > MAX_GRADE if raw.dtype.kind == "O" else raw.max() > MAX_GRADE
+        except (TypeError, ValueError):
+            big = False  # not integers: the float check below names the value
+        if big:
+            raise ValueError(f"{name} must hold non-negative integer relevance grades up to 2**53 (exact in "
+                             f"float64); the largest is {int(raw.max())}")
+    arr = _check_grades(as_1d_float(y, name), name, MAX_GRADE)  # only which grades are equal counts
     values, inverse = np.unique(arr, return_inverse=True)
     shift = 0 if values.size and values[0] == 0 else 1
     return (inverse.reshape(-1) + shift).astype(np.int64)

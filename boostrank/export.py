@@ -15,10 +15,80 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["export_linear", "linear_weights"]
+__all__ = ["export_linear", "linear_weights", "vespa_feature"]
 
 FORMATS = ("elasticsearch-ltr", "vespa")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+#: a Vespa identifier: attribute, field and rank-feature names (no '-', no '.')
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_OUTPUT = re.compile(r"[A-Za-z0-9_]+")
+_MAX_DEPTH = 4
+
+
+def _parse_feature(text: str, at: int, depth: int) -> int:
+    """End of the rank feature that starts at ``at``, or -1 when none does.
+
+    ``feature := ident ['(' [arg (',' arg)*] ')'] ('.' output)*`` with ``arg := feature |
+    number``, spaces allowed after a comma and nowhere else, nesting at most ``_MAX_DEPTH`` deep
+    (Vespa's rank-feature names: ``bm25(title)``, ``fieldMatch(title).completeness``,
+    ``nativeRank(title, body)``, ``term(0).significance``).  Nothing else — no operator,
+    quote, brace or newline — can be part of a name, so a name cannot end the expression or
+    the profile it is pasted into.
+    """
+    m = _IDENT.match(text, at)
+    if m is None or depth > _MAX_DEPTH:
+        return -1
+    at = m.end()
+    if at < len(text) and text[at] == "(":
+        at += 1
+        if at < len(text) and text[at] == ")":
+            at += 1
+        else:
+            while True:
+                num = _NUMBER.match(text, at)
+                end = _parse_feature(text, at, depth + 1)
+                end = max(end, num.end() if num is not None else -1)
+                if end < 0:
+                    return -1
+                at = end
+                if at < len(text) and text[at] == ",":
+                    at += 1
+                    while at < len(text) and text[at] == " ":
+                        at += 1
+                    continue
+                if at < len(text) and text[at] == ")":
+                    at += 1
+                    break
+                return -1
+    while at < len(text) and text[at] == ".":
+        m = _OUTPUT.match(text, at + 1)
+        if m is None:
+            return -1
+        at = m.end()
+    return at
+
+
+def vespa_feature(name: str) -> str:
+    """The Vespa rank feature a column name stands for, or ``ValueError``.
+
+    A bare identifier (letters, digits, ``_``; Vespa attribute names take no ``-`` or
+    ``.``) is ``attribute(name)``; a name with parentheses must be one well-formed rank
+    feature (see :func:`_parse_feature`), used as it is.
+
+    Examples
+    --------
+    >>> vespa_feature("price"), vespa_feature("fieldMatch(title).completeness")
+    ('attribute(price)', 'fieldMatch(title).completeness')
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"feature names must be strings, got {name!r}")
+    if _IDENT.fullmatch(name):
+        return f"attribute({name})"
+    if "(" in name and _parse_feature(name, 0, 0) == len(name):
+        return name
+    raise ValueError(f"feature name {name!r} is neither a Vespa attribute name (letters, digits, '_') nor one "
+                     f"well-formed rank feature such as 'bm25(title)' or 'fieldMatch(title).completeness'")
 
 
 def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
@@ -44,9 +114,14 @@ def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
         raise ValueError(f"{type(model).__name__} is not fitted (or not a linear model): no coef_")
     coef = np.asarray(coef, dtype=np.float64).reshape(-1)
     d = int(model.n_features_in_)
+    if isinstance(feature_names, (str, bytes)):
+        raise TypeError(f"feature_names must be a sequence of names, got the single string {feature_names!r}")
     names = list(feature_names) if feature_names is not None else (
         [str(n) for n in model.feature_names_in_] if hasattr(model, "feature_names_in_")
         else [f"f{j + 1}" for j in range(d)])
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:  # json.dumps would write 1 and "1" as one key, None as "null", NaN as "NaN"
+        raise TypeError(f"feature names must be non-empty strings, got {bad[0]!r}")
     if len(names) != d:
         raise ValueError(f"{len(names)} feature names for {d} features")
     if coef.shape[0] == d + 1:  # TopKReranker with include_base: [X, base]
@@ -76,8 +151,8 @@ def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Se
         TopKReranker's model goes in the query's ``rescore`` with ``window_size`` =
         ``model.result_.k``, and ``base_score`` a feature holding the first stage's score.
         ``"vespa"``: a ``rank-profile`` whose expression sums ``weight * attribute(name)``
-        (a name with parentheses is used as the rank feature itself, e.g.
-        ``bm25(title)``); a TopKReranker's is a ``second-phase`` over its top ``k``, with
+        (a name with parentheses must be one well-formed rank feature, e.g.
+        ``bm25(title)``, and is used as it is: :func:`vespa_feature`); a TopKReranker's is a ``second-phase`` over its top ``k``, with
         ``base_score`` as ``firstPhase``.
     feature_names : sequence of str, default=None
         See :func:`linear_weights`.
@@ -103,12 +178,8 @@ def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Se
     for feature, w in weights.items():
         if feature == "base_score" and k is not None:
             ref = "firstPhase"
-        elif "(" in feature:
-            ref = feature
-        elif _NAME.fullmatch(feature):
-            ref = f"attribute({feature})"
         else:
-            raise ValueError(f"feature name {feature!r} is neither a Vespa attribute name nor a rank feature")
+            ref = vespa_feature(feature)
         terms.append(f"{w!r} * {ref}")
     expression = " + ".join(terms) if terms else "0"
     if k is None:

@@ -24,6 +24,9 @@ def save_model(model, path) -> None:
         best iteration; XGBoost boosters as JSON (give the file a ``.json`` suffix),
         keeping ``best_iteration`` so :func:`load_model` predicts with the best trees.
     """
+    if isinstance(model, LambdaRanker) and getattr(model, "booster_", None) is not None:
+        model.save_model(path)  # keeps boostrank's parameters beside the trees
+        return
     booster = getattr(model, "booster_", None)
     if booster is not None:
         booster.save_model(str(path))

@@ -61,6 +61,14 @@ def _most_pairs(y, offsets):
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
+def _any_two_classes(y, offsets) -> bool:
+    """Whether some query holds two different labels (else every AUC/MAUC λ is 0)."""
+    starts = offsets[:-1][np.diff(offsets) > 0]
+    if starts.size == 0:
+        return False
+    return bool((np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)).any())
+
+
 def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
     tables = work.get("auc_tables")
     if tables is None:  # labels never change: their class layout is computed once
@@ -267,6 +275,11 @@ class LambdaObjective:
                     else 2.0 ** np.arange(top + 1) - 1.0)
             if gain.shape[0] <= top:
                 raise ValueError(f"label_gain has {gain.shape[0]} entries but labels reach {top}")
+        if self.metric != "ndcg" and y.size and not _any_two_classes(y, offsets):
+            what = (f"one class at threshold={self.threshold:g} (y > threshold is relevant)"
+                    if self.metric == "auc" else "one class (a single grade)")
+            raise ValueError(f"every query has {what}: every λ is 0 and the model would be constant"
+                             + ("; set threshold between your grades" if self.metric == "auc" else ""))
         if self.link == "logistic" and self.metric != "ndcg":
             rows, pairs = _most_pairs(y, offsets)
             if pairs > LOGISTIC_WARN_PAIRS:

@@ -10,6 +10,9 @@ evaluates with boostrank's metrics.  The engines' own knowledge lives in
 from __future__ import annotations
 
 import functools
+import json
+import warnings
+import math
 import re
 
 import numpy as np
@@ -25,6 +28,13 @@ from ._model_files import check_lightgbm_model_file, check_xgboost_model_file
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+
+#: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
+#: typo such as 10**9 would otherwise train for days without a word
+MAX_ESTIMATORS = 10**6
+
+#: the key under which save_model keeps boostrank's parameters (a LightGBM parameter line, an XGBoost attribute)
+PARAMS_KEY = "boostrank_params"
 
 __all__ = ["LambdaRanker"]
 
@@ -241,6 +251,10 @@ class LambdaRanker(BaseEstimator):
         if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
             raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
                              f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
+        if _is_int(self.n_estimators, 1) and self.n_estimators > MAX_ESTIMATORS:
+            raise ValueError(f"n_estimators={self.n_estimators} is more rounds than this process can train "
+                             f"(at most {MAX_ESTIMATORS}); with early_stopping_rounds, set n_estimators to the most "
+                             f"rounds you would accept")
         for name, value, ok in (("n_estimators", self.n_estimators, _is_int(self.n_estimators, 1)),
                                 ("learning_rate", self.learning_rate, _is_number(self.learning_rate) and
                                  self.learning_rate > 0),
@@ -345,6 +359,13 @@ class LambdaRanker(BaseEstimator):
             split = validation_split(offsets, float(self.validation_fraction), self.random_state)
             if split is not None:
                 X, y, offsets, sample_weight, evals = self._hold_out(X, y, offsets, sample_weight, split)
+        if self.early_stopping_rounds and not evals:
+            why = ("validation_fraction=None and no eval_set" if self.validation_fraction is None else
+                   f"{offsets.shape[0] - 1} queries are too few to hold any out (at least {HOLDOUT_MIN_QUERIES}; "
+                   f"one list: {HOLDOUT_MIN_ROWS} rows)")
+            warnings.warn(f"early_stopping_rounds={self.early_stopping_rounds} cannot act: {why}, so all "
+                          f"{self.n_estimators} rounds are trained.  Pass eval_set= to stop early", UserWarning,
+                          stacklevel=2)
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
         # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
         with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=None if self.verbose else True) as bar:
@@ -399,7 +420,7 @@ class LambdaRanker(BaseEstimator):
             raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores")
         return scores
 
-    def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None, metric: str | None = None) -> float:
         """Mean per-query statistic of the objective: AUC, MAUC, else NDCG@10 (higher is better).
 
         Parameters
@@ -410,6 +431,10 @@ class LambdaRanker(BaseEstimator):
             queries: scoring a fold as one list would silently measure something else.
         sample_weight : array-like of shape (n_samples,), default=None
             Each query counts with the mean weight of its rows.
+        metric : str, default=None
+            Any :func:`boostrank.get_metric` name instead of the objective's statistic;
+            required for a model loaded from a file that does not say what it was trained
+            for (``objective_`` is None).
 
         Returns
         -------
@@ -420,9 +445,18 @@ class LambdaRanker(BaseEstimator):
         if qid is None and group is None and getattr(self, "_n_groups", 1) > 1:
             raise ValueError("score needs qid (or group): the model was trained on several queries.  In "
                              "GridSearchCV, set sklearn.set_config(enable_metadata_routing=True) and pass qid to fit")
+        objective = getattr(self, "objective_", self.objective)
+        if metric is None and objective is None:
+            raise ValueError("this model was loaded from a file that does not say what it was trained for: pass "
+                             "metric= (e.g. score(X, y, qid=qid, metric='ndcg@10'))")
         y = as_1d_float(y, "y")
         offsets = group_offsets(y.shape[0], qid=qid, group=group)
-        statistic = {"auc": auc, "mauc": mauc}.get(self.objective, functools.partial(ndcg, k=10))
+        if metric is not None:
+            from .metrics import get_metric
+
+            statistic = get_metric(metric)
+        else:
+            statistic = {"auc": auc, "mauc": mauc}.get(objective, functools.partial(ndcg, k=10))
         return query_mean(statistic(y, self.predict(X), GroupOffsets(offsets), per_query=True), offsets,
                           sample_weight)
 
@@ -435,11 +469,44 @@ class LambdaRanker(BaseEstimator):
         ``best_iteration`` so :meth:`load_model` predicts with the best trees.
         """
         check_is_fitted(self, "booster_")
+        saved = json.dumps(self._saved_params(), allow_nan=False)
         if self.engine == "lightgbm":
+            text = _lgb_adapter.portable_model_string(self.booster_)
+            if "\nparameters:\n" in text:  # LightGBM keeps a line it does not know and ignores it
+                text = text.replace("\nparameters:\n", f"\nparameters:\n[{PARAMS_KEY}: {saved}]\n", 1)
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(_lgb_adapter.portable_model_string(self.booster_))
+                fh.write(text)
         else:
+            self.booster_.set_attr(**{PARAMS_KEY: saved})
             self.booster_.save_model(str(path))
+
+    def _saved_params(self) -> dict:
+        """What :meth:`load_model` restores: the scalar parameters, the objective and the list count."""
+        params = {k: v for k, v in self.get_params(deep=False).items()
+                  if v is None or isinstance(v, (str, bool, int)) or (isinstance(v, float) and math.isfinite(v))}
+        return {"params": params, "objective_": getattr(self, "objective_", None),
+                "n_groups": int(getattr(self, "_n_groups", 1))}
+
+    def _restore_params(self, text, path) -> None:
+        """Parameters saved by :meth:`save_model`; a file without them leaves ``objective_`` None."""
+        self.objective_ = None
+        if text is None:
+            return
+        try:
+            doc = json.loads(text)
+            params, objective, n_groups = doc["params"], doc["objective_"], doc["n_groups"]
+            if not isinstance(params, dict) or not (objective is None or isinstance(objective, str)) \
+                    or not isinstance(n_groups, int) or n_groups < 1:
+                raise ValueError
+            known = self.get_params(deep=False)
+            params = {k: v for k, v in params.items() if k in known and k != "engine"
+                      and (v is None or isinstance(v, (str, bool, int, float)))}
+            self.set_params(**params)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            raise ValueError(f"{path}: damaged model file: its {PARAMS_KEY} entry is not what save_model "
+                             f"writes") from None
+        self.objective_ = objective
+        self._n_groups = n_groups
 
     @classmethod
     def load_model(cls, path, engine: str = "lightgbm") -> "LambdaRanker":
@@ -470,6 +537,7 @@ class LambdaRanker(BaseEstimator):
                 raise ValueError(f"{path}: damaged LightGBM model file ({str(exc).strip()[:200]})") from None
             ranker.n_features_in_ = ranker.booster_.num_feature()
             names = ranker.booster_.feature_name()
+            ranker._restore_params(_lightgbm_saved_params(path), path)
         elif engine == "xgboost":
             xgb = _xgb_adapter.import_xgboost()
             _one_output(check_xgboost_model_file(path), path)
@@ -489,11 +557,24 @@ class LambdaRanker(BaseEstimator):
                                  f"of its {rounds}")
             ranker.best_iteration_ = None if best is None else int(best) + 1  # XGBoost indexes from 0
             names = ranker.booster_.feature_names
+            ranker._restore_params(ranker.booster_.attr(PARAMS_KEY), path)
         else:
             raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {engine!r}")
         if names and not all(re.fullmatch(r"(Column_|f)\d+", n) for n in names):
             ranker.feature_names_in_ = np.asarray(names, dtype=object)
         return ranker
+
+def _lightgbm_saved_params(path):
+    """The ``[boostrank_params: ...]`` line of a LightGBM text model, or None."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    section = text.partition("\nparameters:\n")[2].partition("\nend of parameters")[0]
+    prefix = f"[{PARAMS_KEY}: "
+    for line in section.split("\n"):
+        if line.startswith(prefix) and line.endswith("]"):
+            return line[len(prefix):-1]
+    return None
+
 
 def _one_output(outputs: int, path) -> None:
     if outputs != 1:

@@ -27,7 +27,7 @@ from threadpoolctl import ThreadpoolController
 from ._kernels.config import AUTO_PAIRS_PER_EDGE
 from ._kernels.rankncg import pair_coefficients
 from ._deprecation import keyword_only_init
-from ._validation import GroupOffsets, as_int_labels, group_offsets
+from ._validation import GroupOffsets, as_int_labels, group_offsets, predict_groups
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
 
@@ -294,7 +294,9 @@ class RankNCG(BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         X = X.toarray() if sparse.issparse(X) else X
-        pairs = _Pairs(y, GroupOffsets(group_offsets(X.shape[0], qid=qid, group=group)), self.graph)
+        offsets = group_offsets(X.shape[0], qid=qid, group=group)
+        self._n_groups = offsets.shape[0] - 1
+        pairs = _Pairs(y, GroupOffsets(offsets), self.graph)
         self._method = self.method_ = _resolve_method(self._link, self._method, pairs)
         mean = X.mean(axis=0)
         scale = X.std(axis=0)
@@ -370,7 +372,7 @@ class RankNCG(BaseEstimator):
         """Generalised WMW (Raykar eq. 1) of the scores on the fitted graph, within ``qid``/``group`` lists."""
         graph = self.graph if isinstance(self.graph, str) else np.asarray(self.graph)
         y = np.asarray(y)
-        groups = GroupOffsets(group_offsets(y.shape[0], qid=qid, group=group))
+        groups = GroupOffsets(predict_groups(self, y.shape[0], qid, group, "score"))
         return float(wmw(y, self.decision_function(X), groups, graph=graph))
 
     def save_model(self, path) -> None:
@@ -383,13 +385,16 @@ class RankNCG(BaseEstimator):
             params["graph"] = np.asarray(params["graph"]).tolist()
         doc = {"boostrank_model": "RankNCG", "format_version": 1, "params": params,
                "coef": self.coef_.tolist(), "offset": self._offset, "classes": self.classes_.tolist(),
-               "n_iter": self.n_iter_, "n_pairs": self.n_pairs_}
+               "n_iter": self.n_iter_, "n_pairs": self.n_pairs_, "n_groups": int(getattr(self, "_n_groups", 1))}
         Path(path).write_text(json.dumps(doc, indent=1))
 
     @classmethod
     def load_model(cls, path) -> "RankNCG":
         """Read a model written by :meth:`save_model`."""
-        doc = json.loads(Path(path).read_text())
+        try:
+            doc = json.loads(Path(path).read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
         if not isinstance(doc, dict) or doc.get("boostrank_model") != "RankNCG":
             raise ValueError(f"{path}: not a RankNCG model file")
         missing = [k for k in ("params", "coef", "offset", "classes", "n_iter", "n_pairs") if k not in doc]
@@ -402,6 +407,7 @@ class RankNCG(BaseEstimator):
             model.classes_ = np.asarray(doc["classes"])
             model.n_iter_ = int(doc["n_iter"])
             model.n_pairs_ = int(doc["n_pairs"])
+            model._n_groups = max(1, int(doc.get("n_groups", 1)))
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
         if model.coef_.ndim != 1 or model.coef_.size == 0 or not np.isfinite(model.coef_).all() \

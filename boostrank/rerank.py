@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_array
 
 from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
-from ._validation import as_1d_float, fit_groups, group_offsets
+from ._validation import as_1d_float, fit_groups, group_offsets, predict_groups
 from .metrics import auc, rank_risk
 from .mip.estimator import MIPRanker, TimeBudget
 from .weights import weight_family
@@ -548,6 +548,7 @@ class TopKReranker(BaseEstimator):
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
         offsets = fit_groups(self, n, qid, group)
+        self._n_groups = offsets.shape[0] - 1
         if qid is None and group is not None:
             qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
         self.n_features_in_ = d
@@ -819,8 +820,7 @@ class TopKReranker(BaseEstimator):
         ndarray of int64, shape (n_samples,)
             A permutation of 0 … n − 1 that keeps every list in its own block.
         """
-        scores = self.predict(X, base_scores, qid=qid, group=group)
-        offsets = group_offsets(scores.shape[0], qid=qid, group=group)
+        scores, offsets = self._predict(X, base_scores, qid, group, "rerank")
         out = [a + np.argsort(-scores[a:b], kind="stable") for a, b in zip(offsets[:-1], offsets[1:])]
         return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
@@ -837,7 +837,16 @@ class TopKReranker(BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Warns
+        -----
+        OneListWarning
+            Without ``qid``/``group`` on a model fitted on several lists: every row is
+            then re-ranked as one list.
         """
+        return self._predict(X, base_scores, qid, group, "predict")[0]
+
+    def _predict(self, X, base_scores, qid, group, method):
         self._check_fitted()
         ks = self._ks()
         X = check_array(X, dtype=np.float64, ensure_min_samples=0)  # an empty list re-ranks to itself
@@ -845,7 +854,7 @@ class TopKReranker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but TopKReranker is expecting {self.n_features_in_} "
                              f"features as input")
         base = self._base(X, base_scores)
-        offsets = group_offsets(X.shape[0], qid=qid, group=group)
+        offsets = predict_groups(self, X.shape[0], qid, group, method)
         k = getattr(self, "result_", None).k if getattr(self, "result_", None) is not None else ks[0]
         s = None if self.fallback_ else self._features(X, base) @ self.coef_
-        return self._positions(base, offsets, k, s, keep_ties=True)
+        return self._positions(base, offsets, k, s, keep_ties=True), offsets

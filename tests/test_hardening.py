@@ -106,7 +106,7 @@ def test_damaged_xgboost_best_iteration_is_a_value_error(tmp_path, value):
     path = tmp_path / "x.json"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        br.LambdaRanker(engine="xgboost", n_estimators=5).fit(X, np.r_[np.zeros(30), np.ones(30)],
+        br.LambdaRanker(engine="xgboost", n_estimators=5).fit(X, np.tile([0.0, 1.0], 30),
                                                               group=[30, 30]).save_model(path)
     doc = json.loads(path.read_text())
     doc["learner"]["attributes"]["best_iteration"] = value

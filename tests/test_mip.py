@@ -439,25 +439,39 @@ def test_a_killed_python_does_not_leave_cbc_running(tmp_path):
 
 
 def test_stale_cbc_folders_of_dead_processes_are_cleaned_and_nothing_else(tmp_path):
-    """Hardening #20: SIGKILL during a CBC fit left its folder (a 2 MB model.mps) for good."""
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    folders = {}
-    for name, owner, age in [("dead", dead.stdout.strip(), 0), ("alive", str(os.getpid()), 0),
-                             ("old", None, 2 * 86400), ("fresh", None, 0), ("junk", "not a pid", 0)]:
+    """Hardening #20 and #43 item 3: SIGKILL during a CBC fit left its folder (a 2 MB model.mps) for good; a
+    folder is stale when nobody holds the lock on its owner file (a live fit in another PID namespace names
+    a pid that does not exist here, yet holds the lock)."""
+    import fcntl
+
+    folders, held = {}, []
+    for name, owner, age, lock in [("dead", "123456789", 0, False), ("alive", str(os.getpid()), 0, True),
+                                   ("other_namespace", "999999999", 0, True),
+                                   ("old", None, 2 * 86400, False), ("fresh", None, 0, False),
+                                   ("junk", "not a pid", 0, False)]:
         path = tmp_path / f"boostrank_cbc_{name}"
         path.mkdir()
         (path / "model.mps").write_text("x")
         if owner is not None:
             (path / "owner").write_text(owner)
+            if lock:
+                fd = os.open(path / "owner", os.O_RDONLY)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                held.append(fd)
         if age:
             os.utime(path, (time.time() - age, time.time() - age))
         folders[name] = path
     (tmp_path / "boostrank_cbc_link").symlink_to(folders["dead"])
     (tmp_path / "other_dead").mkdir()
-    removed = solvers_module.clean_stale_cbc_folders(str(tmp_path))
-    assert sorted(removed) == sorted(str(folders[n]) for n in ("dead", "old"))
+    try:
+        removed = solvers_module.clean_stale_cbc_folders(str(tmp_path))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert sorted(removed) == sorted(str(folders[n]) for n in ("dead", "old", "junk"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["boostrank_cbc_alive", "boostrank_cbc_fresh",
-                                                          "boostrank_cbc_junk", "boostrank_cbc_link", "other_dead"]
+                                                          "boostrank_cbc_link", "boostrank_cbc_other_namespace",
+                                                          "other_dead"]
 
 
 def _cbc_children(folder):

@@ -17,11 +17,13 @@ here relies on it), HiGHS's model status and ``mip_dual_bound``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -66,6 +68,18 @@ class SolverResult:
     seconds: float
     log: str = ""
     trace: list = field(default_factory=list)
+
+
+#: A solver's "optimal" is called optimal only within these gaps (HiGHS's default ``mip_rel_gap`` and
+#: ``mip_abs_gap``): with a user's ``mip_gap`` both solvers stop "within the gap" and still say optimal.
+OPTIMAL_REL_GAP = 1e-4
+OPTIMAL_ABS_GAP = 1e-6
+
+
+def proven(objective: float, bound: float | None) -> bool:
+    """Whether ``bound`` proves the minimised ``objective`` optimal within the default gaps."""
+    return bound is not None and math.isfinite(bound) and \
+        objective - bound <= max(OPTIMAL_ABS_GAP, OPTIMAL_REL_GAP * abs(objective))
 
 
 def cbc_path() -> str:
@@ -251,22 +265,37 @@ _CBC_PREFIX = "boostrank_cbc_"
 _STALE_WITHOUT_OWNER = 24 * 3600.0  # seconds: folders of a version that wrote no owner file
 
 
-def _process_alive(pid: int) -> bool:
+def _owner_lock(path: str):
+    """The locked ``owner`` file of a live fit's folder: an open fd, or None when the lock is taken.
+
+    Opened without following a symlink and without blocking (a FIFO would block ``open``
+    forever), and only a regular file is accepted; nothing is read from it.
+    """
+    import fcntl  # POSIX; elsewhere the ImportError (an OSError's sibling) leaves every folder alone
+
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def clean_stale_cbc_folders(folder: str | None = None) -> list[str]:
-    """Remove this user's CBC work folders whose Python process is gone (killed mid-fit).
+    """Remove this user's CBC work folders whose fit is over (its process was killed mid-fit).
 
-    A folder qualifies when it is a real folder (not a symlink) named ``boostrank_cbc_*``,
-    owned by the current user, and its ``owner`` file names a process that no longer
-    exists (or, without that file, it is over a day old).  Returns the removed paths.
+    A live fit holds an ``flock`` on its folder's ``owner`` file for as long as it runs, in
+    any process or PID namespace sharing the folder (containers sharing ``/tmp``), and the
+    kernel drops the lock when the process dies.  A folder qualifies when it is a real
+    folder (not a symlink) named ``boostrank_cbc_*``, owned by the current user, and the lock
+    on its ``owner`` file (a regular file: no symlink, FIFO or device) can be taken; a folder
+    without that file qualifies when it is over a day old.  Returns the removed paths.
     """
     folder = folder or tempfile.gettempdir()
     removed = []
@@ -277,23 +306,48 @@ def clean_stale_cbc_folders(folder: str | None = None) -> list[str]:
     uid = os.getuid() if hasattr(os, "getuid") else None
     for name in names:
         path = os.path.join(folder, name)
+        fd = None
         try:
             st = os.lstat(path)
-            if not os.path.isdir(path) or os.path.islink(path) or (uid is not None and st.st_uid != uid):
+            if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
                 continue
             try:
-                with open(os.path.join(path, "owner"), encoding="ascii") as fh:
-                    stale = not _process_alive(int(fh.read().strip()))
+                fd = _owner_lock(os.path.join(path, "owner"))
             except FileNotFoundError:
-                stale = time.time() - st.st_mtime > _STALE_WITHOUT_OWNER
-            except (OSError, ValueError):
+                if time.time() - st.st_mtime <= _STALE_WITHOUT_OWNER:
+                    continue
+            except (OSError, ImportError):
                 continue
-        except OSError:
-            continue
-        if stale:
+            else:
+                if fd is None:  # a live fit holds it
+                    continue
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
+        except OSError:
+            continue
+        finally:
+            if fd is not None:
+                os.close(fd)
     return removed
+
+
+@contextlib.contextmanager
+def _held_owner(folder: str):
+    """Create ``folder/owner`` and hold an ``flock`` on it while the fit runs (see
+    :func:`clean_stale_cbc_folders`); the pid inside is for people reading the folder."""
+    fd = os.open(os.path.join(folder, "owner"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # no flock (Windows): the cleaner leaves folders with an owner file alone
+            pass
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        yield
+    finally:
+        os.close(fd)
 
 
 def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
@@ -302,9 +356,7 @@ def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, v
     binary = cbc_path()
     has_int = bool(model.integer.any())
     clean_stale_cbc_folders()  # a fit killed by SIGKILL/SIGTERM could not remove its own
-    with tempfile.TemporaryDirectory(prefix=_CBC_PREFIX) as tmp:  # mode 0700: private
-        with open(os.path.join(tmp, "owner"), "w", encoding="ascii") as fh:
-            fh.write(str(os.getpid()))
+    with tempfile.TemporaryDirectory(prefix=_CBC_PREFIX) as tmp, _held_owner(tmp):  # mode 0700: private
         mps, sol, mst = (os.path.join(tmp, f) for f in ("model.mps", "model.sol", "start.sol"))
         write_mps(model, mps)
         args = [binary, mps]
@@ -348,13 +400,21 @@ def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, v
         bound = float(bounds[-1]) if bounds and status == "no solution" else None
         return SolverResult(status, None, None, bound, secs, log, cbc_trace(log))
     objective = float(model.c @ x)
-    if status == "optimal":
-        bound = objective
-    else:
-        bounds = _CBC_BOUND.findall(log)
+    bounds = _CBC_BOUND.findall(log)
+    try:
         bound = float(bounds[-1]) if bounds else None
-        if bound is not None and not math.isfinite(bound):
-            bound = None
+    except ValueError:
+        bound = None
+    if bound is not None and not math.isfinite(bound):
+        bound = None
+    if status == "optimal":
+        # CBC says "Optimal" when it stopped within -ratio: the log's lower bound tells
+        if bound is None:  # "Result - Optimal solution found" prints no bound: CBC proved it at its own gap
+            bound = objective
+        elif bound is not None and bound > objective:
+            bound = objective
+        if not proven(objective, bound):
+            status = "feasible"
     return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log))
 
 
@@ -452,10 +512,14 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
         return SolverResult(status, None, None, bound, secs, text, trace)
     x = np.asarray(h.getSolution().col_value, dtype=np.float64)
     objective = float(model.c @ x)
-    if status == "optimal":
-        bound = objective if has_int else objective
+    if not has_int:
+        bound = objective if status == "optimal" else None
     else:
         bound = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else None
+        if bound is not None and bound > objective:
+            bound = objective
+        if status == "optimal" and not proven(objective, bound):
+            status = "feasible"  # kOptimal within the user's mip_rel_gap is not a proof
     return SolverResult(status, x, objective, bound, secs, text, trace)
 
 
@@ -515,6 +579,8 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
 
     t0 = time.perf_counter()
     s = copy.copy(solver)
+    if isinstance(getattr(solver, "optionsDict", None), dict):  # copy.copy shared it: the caller's kept our gap
+        s.optionsDict = dict(solver.optionsDict)
     if time_limit is not None:
         s.timeLimit = min(float(time_limit), s.timeLimit) if getattr(s, "timeLimit", None) else float(time_limit)
     if threads is not None and getattr(s, "threads", None) is None:
@@ -543,6 +609,9 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
                             f"PuLP status {pulp.LpStatus[problem.status]}")
     x = np.asarray(values, dtype=np.float64)
     objective = float(model.c @ x)
+    gap = (getattr(s, "optionsDict", None) or {}).get("gapRel")
+    if status == "optimal" and model.integer.any() and gap is not None and float(gap) > OPTIMAL_REL_GAP:
+        status = "feasible"  # PuLP reports no bound: "optimal" within a gap proves nothing
     return SolverResult(status, x, objective, objective if status == "optimal" else None, secs,
                         f"PuLP status {pulp.LpStatus[problem.status]}")
 

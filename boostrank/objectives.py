@@ -23,7 +23,7 @@ from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
 from .probit import lambda_auc_probit, pair_sum_max_rows
 
-__all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES"]
+__all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES", "graded_auc_weights"]
 
 
 def _labels_auc(y, threshold):
@@ -67,6 +67,53 @@ def _any_two_classes(y, offsets) -> bool:
     if starts.size == 0:
         return False
     return bool((np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)).any())
+
+
+#: Most distinct integer grades graded λ-AUC weighs (LETOR's are 2-5); beyond, or on real-valued labels,
+#: grade_weight=None trains λ-AUC on y > threshold alone
+MAX_GRADED_CLASSES = 32
+
+#: grade_weight=None's value with the logistic link: the weight of a grade boundary other than the AUC cut
+#: (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "graded λ-AUC")
+GRADE_WEIGHT = 0.5
+
+
+def graded_auc_weights(start, cut, grade_weight):
+    """Class weights ω of graded λ-AUC, one row per query, for :func:`lambda_auc_kernel`.
+
+    With classes 0 … C−1 the distinct labels in increasing order and ``cut`` the first
+    relevant class (label > threshold), ω steps by 1 at the cut and by ``grade_weight``
+    at every other class boundary, and each query's row is divided by its m·n
+    (relevant × irrelevant documents, AUC's normaliser), or, in a query with one side of
+    the cut only, by its number of pairs of differing labels.  The kernel weighs the swap
+    of two documents of classes h > l by ``|p_h − p_l| (ω_h − ω_l)`` (Welleck Thm 4.1 per
+    boundary crossed), so with two classes this is λ-AUC exactly, and on graded labels
+    λ-AUC plus ``grade_weight`` times the same swap weight at each other grade boundary.
+
+    Parameters
+    ----------
+    start : ndarray of int64, shape (n_groups, C + 1)
+        :func:`lambda_auc_tables`'s class buckets.
+    cut : int
+    grade_weight : float
+
+    Returns
+    -------
+    ndarray of float64, shape (n_groups, C)
+    """
+    counts = np.diff(start, axis=1).astype(np.float64)
+    n_cls = counts.shape[1]
+    relevant = counts[:, cut:].sum(axis=1)
+    irrelevant = counts[:, :cut].sum(axis=1)
+    size = counts.sum(axis=1)
+    differing = (size ** 2 - (counts ** 2).sum(axis=1)) / 2.0
+    norm = np.where(relevant * irrelevant > 0, relevant * irrelevant,
+                    np.where(differing > 0, differing, np.inf))
+    step = np.full(n_cls, float(grade_weight))
+    step[0] = 0.0
+    if 0 < cut < n_cls:
+        step[cut] = 1.0
+    return np.ascontiguousarray(np.cumsum(step)[None, :] / norm[:, None])
 
 
 def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
@@ -135,10 +182,18 @@ class LambdaObjective:
         LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
         pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
         tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
-        None: on with the logistic link (``benchmarks/objective_quality.py``: higher
-        test AUC and MAUC than without it on most data sets, see the README's "which
-        objective when"), off with the probit link, whose linear-time series has no
-        per-pair division (``norm=True`` with ``link="probit"`` is an error).
+        None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``), off for ``"auc"`` and
+        ``"mauc"``, where it lowered test AUC on the real sets of
+        ``benchmarks/objective_quality.py``; ``norm=True`` with ``link="probit"`` is an
+        error (the series has no per-pair division).
+    grade_weight : float, default=None
+        ``"auc"`` with the logistic link, on integer grades: the weight of each grade
+        boundary other than the AUC cut (:func:`graded_auc_weights`).  Pairs across the
+        cut keep Welleck's ΔAUC; pairs of two grades on one side of it, and queries with
+        one side only, add ``grade_weight`` times the same swap weight, so the grades a
+        binary AUC drops still train the model.  0: λ-AUC on ``y > threshold`` alone.
+        None: 0.5 (0 with the probit link, or on real-valued labels).  Binary labels give
+        λ-AUC exactly for every value.
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
     link : {"logistic", "probit"}, default="logistic"
@@ -189,7 +244,7 @@ class LambdaObjective:
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
                  link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
-                 n_jobs: int | None = None, n_threads=DEPRECATED):
+                 n_jobs: int | None = None, grade_weight: float | None = None, n_threads=DEPRECATED):
         if link not in ("logistic", "probit"):
             raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
         if method not in ("exact", "fast", "auto"):
@@ -220,12 +275,24 @@ class LambdaObjective:
         if (isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number))
                 or not np.isfinite(threshold)):  # NaN made every label irrelevant: a constant model
             raise ValueError(f"threshold must be finite, got {threshold!r}")
+        if grade_weight is not None:
+            if (isinstance(grade_weight, bool) or not isinstance(grade_weight, (int, float, np.number))
+                    or not (np.isfinite(grade_weight) and grade_weight >= 0)):
+                raise ValueError(f"grade_weight must be a finite number >= 0, got {grade_weight!r}")
+            if grade_weight > 0 and metric != "auc":
+                raise ValueError(f"grade_weight is a parameter of metric='auc' (MAUC and NDCG weigh grades "
+                                 f"themselves), not of {metric!r}")
+            if grade_weight > 0 and link == "probit":
+                raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")
         self.metric = metric
+        self.grade_weight = (GRADE_WEIGHT if link == "logistic" and metric == "auc" else 0.0) \
+            if grade_weight is None else float(grade_weight)
+        self._grade_weight_set = grade_weight is not None
         self.sigma = float(sigma)
         self.threshold = float(threshold)
         # past every list: the whole list (and an int64 in the kernel)
         self.truncation_level = int(min(truncation_level, 2 ** 62))
-        self.norm = (link == "logistic") if norm is None else bool(norm)
+        self.norm = (link == "logistic" and metric == "ndcg") if norm is None else bool(norm)
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link
         self.method = method
@@ -286,6 +353,22 @@ class LambdaObjective:
                 warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
                               f"link='logistic' every round sums them all (seconds per round); link='probit' "
                               f"(Raykar's erfc series) costs O(n) per round", UserWarning, stacklevel=3)
+        work = {}
+        if self.metric == "auc" and self.grade_weight > 0:
+            # graded λ-AUC: the kernel runs on class ids with graded_auc_weights instead of 0/1 labels
+            raw = as_1d_float(labels, "labels")
+            values, classes = np.unique(raw, return_inverse=True)
+            classes = classes.reshape(-1).astype(np.int64)
+            graded = values.size <= MAX_GRADED_CLASSES and bool(np.all(values == np.round(values)))
+            if not graded and self._grade_weight_set:
+                raise ValueError(f"grade_weight needs integer grades (at most {MAX_GRADED_CLASSES} values); the "
+                                 f"labels have {values.size} distinct values{'' if np.all(values == np.round(values)) else ', not all integers'}: "
+                                 f"use grade_weight=0 (λ-AUC on y > threshold)")
+            if graded and (values.size > 2 or not np.array_equal(values, [0.0, 1.0])):
+                start, _ = lambda_auc_tables(classes, offsets)
+                weights = graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight)
+                y = classes
+                work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64), np.empty((6, y.shape[0])))
         n = y.shape[0]
         if weight is not None and len(weight):
             weight = as_1d_float(weight, "weight")
@@ -294,7 +377,7 @@ class LambdaObjective:
         else:
             weight = None
         order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, {}
+        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, work
 
     def prepared(self, key, load):
         """Validated labels, offsets, weights and output buffers, cached on ``key``.
@@ -380,7 +463,7 @@ class LambdaObjective:
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
                      norm: bool | None = None, label_gain=None, link: str = "logistic", method: str = "auto",
-                     eps: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
+                     eps: float = 1e-4, grade_weight: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 
     Parameters
@@ -398,8 +481,11 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     truncation_level, label_gain
         NDCG only; see :class:`LambdaObjective`.
     norm : bool, default=None
-        LightGBM's ``lambdarank_norm`` (on by default with the logistic link); see
+        LightGBM's ``lambdarank_norm`` (by default on for ``"ndcg"`` only); see
         :class:`LambdaObjective`.
+    grade_weight : float, default=None
+        ``"auc"`` on integer grades: the weight of grade boundaries other than the cut;
+        see :class:`LambdaObjective`.
     link, method, eps
         AUC only: the probit link and the linear-time series; see :class:`LambdaObjective`.
 
@@ -413,8 +499,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     -----
     ``λ_ij = S_ij |ΔM_ij ∂C/∂o_ij|`` (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
     / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm``
-    (the default), ``|ΔM_ij| / (0.01 + |s_i − s_j|)`` and each query rescaled as LightGBM's
-    ``lambdarank`` does.
+    (the default for ``"ndcg"``), ``|ΔM_ij| / (0.01 + |s_i − s_j|)`` and each query
+    rescaled as LightGBM's ``lambdarank`` does.  On graded labels, ``"auc"`` adds the
+    grade boundaries' swap weights (``grade_weight``, :func:`graded_auc_weights`).
 
     Examples
     --------
@@ -423,7 +510,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     True
     """
     obj = LambdaObjective(metric, sigma=sigma, threshold=threshold, truncation_level=truncation_level,
-                          norm=norm, label_gain=label_gain, link=link, method=method, eps=eps)
+                          norm=norm, label_gain=label_gain, link=link, method=method, eps=eps,
+                          grade_weight=grade_weight)
     s = as_1d_float(scores, "scores")
     n = s.shape[0]
     shape = np.shape(labels)

@@ -50,7 +50,7 @@ NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed
 #: boostrank's objective parameters, their defaults and the metrics that read them
 OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
                     "norm": (None, ("auc", "mauc", "ndcg")), "link": ("logistic", ("auc", "mauc")),
-                    "method": ("auto", ("auc", "mauc"))}
+                    "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",))}
 #: below these sizes the automatic validation split is skipped (too little to hold out)
 HOLDOUT_MIN_QUERIES = 10
 HOLDOUT_MIN_ROWS = 100
@@ -120,8 +120,13 @@ class LambdaRanker(BaseEstimator):
         ``objective="auc"``: labels above it are positive.
     norm : bool, default=None
         ``objective="auc"``/``"mauc"``/``"ndcg"``: LightGBM's ``lambdarank_norm`` on the swap
-        weight (``|ΔM| / (0.01 + |Δs|)``, each query rescaled by log2(1 + Σλ)/Σλ); None: on with
-        the logistic link, off with the probit link (see :class:`boostrank.LambdaObjective`).
+        weight (``|ΔM| / (0.01 + |Δs|)``, each query rescaled by log2(1 + Σλ)/Σλ); None: on for
+        ``"ndcg"``, off for ``"auc"``/``"mauc"`` (see :class:`boostrank.LambdaObjective`).
+    grade_weight : float, default=None
+        ``objective="auc"`` on integer grades: weight of each grade boundary other than the
+        AUC cut, so grades within the relevant (or irrelevant) documents also train; None:
+        0.5 with the logistic link; 0: λ-AUC on ``y > threshold`` alone (see
+        :class:`boostrank.LambdaObjective`).
     link, method : str, default="logistic", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
         erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
@@ -198,9 +203,9 @@ class LambdaRanker(BaseEstimator):
 
     @keyword_only_init
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
-                 sigma=1.0, threshold=0.0, norm=None, link="logistic", method="auto", eval_metric=None,
-                 early_stopping_rounds=None, validation_fraction=0.2, random_state=None, n_jobs=None,
-                 verbose=False, **engine_params):
+                 sigma=1.0, threshold=0.0, norm=None, link="logistic", method="auto", grade_weight=None,
+                 eval_metric=None, early_stopping_rounds=None, validation_fraction=0.2, random_state=None,
+                 n_jobs=None, verbose=False, **engine_params):
         self.engine = engine
         self.objective = objective
         self.n_estimators = n_estimators
@@ -210,6 +215,7 @@ class LambdaRanker(BaseEstimator):
         self.norm = norm
         self.link = link
         self.method = method
+        self.grade_weight = grade_weight
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.validation_fraction = validation_fraction
@@ -294,6 +300,8 @@ class LambdaRanker(BaseEstimator):
             raise ValueError(f"{', '.join(ignored)} would change nothing: only the engines' own ranking objectives "
                              f"read {'it' if len(ignored) == 1 else 'them'}, not objective={self.objective!r}")
         kw = {"sigma": self.sigma, "threshold": self.threshold, "norm": self.norm}
+        if self.grade_weight is not None:
+            kw["grade_weight"] = self.grade_weight
         if self.link != "logistic" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
         for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():

@@ -391,10 +391,7 @@ class RankNCG(BaseEstimator):
     @classmethod
     def load_model(cls, path) -> "RankNCG":
         """Read a model written by :meth:`save_model`."""
-        try:
-            doc = json.loads(Path(path).read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
+        doc = _read_json(path, "RankNCG model")
         if not isinstance(doc, dict) or doc.get("boostrank_model") != "RankNCG":
             raise ValueError(f"{path}: not a RankNCG model file")
         missing = [k for k in ("params", "coef", "offset", "classes", "n_iter", "n_pairs") if k not in doc]
@@ -456,9 +453,17 @@ def _line_search(slope, d0, step, max_expand=60, max_iter=30):
     return eta
 
 
+def _read_json(path, what: str):
+    """A JSON document, or a ValueError naming the file (damaged bytes raised json's or codecs' own errors)."""
+    try:
+        return json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"{path}: damaged {what} file: {type(exc).__name__}: {str(exc)[:120]}") from None
+
+
 def load_linear_model(path):
     """A linear boostrank model (RankNCG) from its JSON file."""
-    doc = json.loads(Path(path).read_text())
+    doc = _read_json(path, "boostrank model")
     kind = doc.get("boostrank_model") if isinstance(doc, dict) else None
     if kind == "RankNCG":
         return RankNCG.load_model(path)

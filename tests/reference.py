@@ -193,6 +193,36 @@ def swap_delta(labels_in_order, i, j):
     return mauc_of_order(y) - before
 
 
+def graded_auc_of_order(labels_in_order, values, threshold, grade_weight):
+    """Graded AUC of a strict ranking (labels top to bottom): AUC at ``label > threshold`` plus
+    ``grade_weight`` times the correctly ordered pairs across each other boundary of ``values``
+    (the data's sorted distinct labels), over m·n, or over the pairs of differing labels when
+    the list has one side of the cut only."""
+    y = list(labels_in_order)
+    n = len(y)
+    m = sum(1 for v in y if v > threshold)
+    differing = sum(1 for i in range(n) for j in range(i + 1, n) if y[i] != y[j])
+    norm = m * (n - m) if m * (n - m) else differing
+    if not norm:
+        return 0.0
+    boundaries = [(values[k], values[k + 1]) for k in range(len(values) - 1)]
+    total = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            for lo, hi in boundaries:
+                if y[i] >= hi and y[j] <= lo:  # a pair ordered correctly across the boundary lo | hi
+                    total += 1.0 if lo <= threshold < hi else grade_weight
+    return total / norm
+
+
+def swap_delta_of(statistic, labels_in_order, i, j):
+    """Δ of any statistic of the order from swapping positions i and j, by recounting."""
+    y = list(labels_in_order)
+    before = statistic(y)
+    y[i], y[j] = y[j], y[i]
+    return statistic(y) - before
+
+
 def logistic_rho(x):
     """1 / (1 + e^x) without overflow."""
     if x > 0:
@@ -201,8 +231,9 @@ def logistic_rho(x):
     return 1.0 / (1.0 + math.exp(x))
 
 
-def lambda_reference(scores, labels, sigma=1.0, norm=False):
-    """λ-MAUC (λ-AUC for 0/1 labels) of one list with plain loops and swap-and-recount ΔM.
+def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None):
+    """λ-MAUC (λ-AUC for 0/1 labels; any ``statistic`` of the order) of one list with plain loops
+    and swap-and-recount ΔM.
 
     ``norm``: LightGBM's lambdarank_norm on the swap weight (ΔM / (0.01 + |Δs|) unless
     all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ).
@@ -219,7 +250,7 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False):
         for j in range(i + 1, n):
             if lab[i] == lab[j]:
                 continue
-            delta = abs(swap_delta(lab, i, j))
+            delta = abs(swap_delta(lab, i, j) if statistic is None else swap_delta_of(statistic, lab, i, j))
             if delta == 0:
                 continue
             hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])

@@ -425,3 +425,70 @@ def test_labels_with_nothing_to_rank_are_refused(metric, y, match):
 def test_a_threshold_between_the_grades_trains():
     g, _ = br.lambda_gradients(np.zeros(6), [1, 2, 3, 1, 2, 3], [0, 3, 6], metric="auc", threshold=1.5)
     assert (g[[1, 2, 4, 5]] < 0).all() and (g[[0, 3]] > 0).all()
+
+
+# ---------------------------------------------------------------- item 9: write_model whole or as it was
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_write_model_is_atomic_and_reads_back(tmp_path, suffix, monkeypatch):
+    highspy = pytest.importorskip("highspy")
+    from boostrank.mip import solvers
+
+    X, y, _ = _lists(9, n_q=1, size=12)
+    path = tmp_path / f"model{suffix}"
+    model = br.MIPRanker(statistic="auc")
+    model.write_model(path, X, y)
+    good = path.read_bytes()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", 30.0)
+    h.readModel(str(path))
+    h.run()
+    assert h.getNumCol() > X.shape[1] and h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    best = br.MIPRanker(statistic="auc").fit(X, y).result_.statistic
+    assert br.auc(y, X @ (np.asarray(h.getSolution().col_value[:X.shape[1]]) / np.abs(X).max(0)),
+                  ties="pessimistic") == pytest.approx(best)
+
+    real = solvers._lp_lines if suffix == ".lp" else solvers._mps_lines
+
+    def dies(m):  # a SIGTERM mid-write, as an exception half-way through the lines
+        for k, line in enumerate(real(m)):
+            if k == 50:
+                raise KeyboardInterrupt
+            yield line
+
+    monkeypatch.setattr(solvers, "_lp_lines" if suffix == ".lp" else "_mps_lines", dies)
+    with pytest.raises(KeyboardInterrupt):
+        model.write_model(path, X, y)
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+@pytest.mark.slow
+def test_lp_and_mps_files_give_the_same_optimum():
+    highspy = pytest.importorskip("highspy")
+    import tempfile
+
+    X, y, _ = _lists(10, n_q=1, size=24, d=2)
+    values = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for suffix in (".lp", ".mps"):
+            path = f"{tmp}/m{suffix}"
+            br.MIPRanker(statistic="auc").write_model(path, X, y)
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            h.readModel(path)
+            h.run()
+            values.append(h.getInfo().objective_function_value)
+    assert values[0] == pytest.approx(values[1])
+
+
+# ---------------------------------------------------------------- item 16: damaged RankNCG files are named
+@pytest.mark.parametrize("damage", [b"\xff\xfe", b"{\"boostrank_model\": ", b"[" * 100000])
+def test_a_damaged_rankncg_file_names_the_file(tmp_path, damage):
+    X, y, qid = _lists(11)
+    path = tmp_path / "ncg.json"
+    br.RankNCG().fit(X, y, qid=qid).save_model(path)
+    raw = path.read_bytes()
+    path.write_bytes(damage + raw[len(damage):] if damage != b"[" * 100000 else damage)
+    with pytest.raises(ValueError, match=r"ncg\.json: (damaged (RankNCG|boostrank) model file|not a)"):
+        br.load_model(path) if damage != b"\xff\xfe" else br.RankNCG.load_model(path)

@@ -51,7 +51,7 @@ def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric
     y, s, qid = random_ranking(seed, n_queries=4, max_len=90, n_grades=grades, tie_levels=levels)
     s = s / 7.0
     off = offsets_of(qid)
-    g, h = br.lambda_gradients(s, y, off, metric=metric)
+    g, h = br.lambda_gradients(s, y, off, metric=metric, norm=True)
     for a, b in zip(off[:-1], off[1:]):
         lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
         rg, rh = ref.lambda_reference(list(s[a:b]), lab, 1.0, norm=True)
@@ -144,26 +144,26 @@ def test_ties_are_pessimistic_and_order_free():
     g2, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1], norm=False)
     assert g1[0] == g2[2] == pytest.approx(-0.75)
     # norm: no score-gap division while all scores tie, then LightGBM's log2(1 + Σλ) / Σλ
-    g3, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1])
+    g3, _ = br.lambda_gradients([0.0, 0.0, 0.0], [0, 0, 1], norm=True)
     assert g3[2] == pytest.approx(-0.75 * np.log2(2.5) / 1.5)
 
 
 def test_norm_is_lightgbm_lambdarank_norm_on_the_auc_swap_weight():
     """norm=True divides |ΔAUC| by 0.01 + |Δs| and rescales each query by log2(1 + Σλ)/Σλ;
-    the probit link has no such division and refuses it; the default follows the link."""
+    the probit link has no such division and refuses it; the default is off for AUC."""
     s = np.array([0.9, 0.5, 0.2, 0.0, 0.7, 0.1])
     y = np.array([0, 1, 0, 1, 1, 0])
     off = np.array([0, 4, 6])
     g0, h0 = br.lambda_gradients(s, y, off, norm=False)
     g1, h1 = br.lambda_gradients(s, y, off, norm=True)
     assert not np.allclose(g0, g1)
-    np.testing.assert_array_equal(g1, br.lambda_gradients(s, y, off)[0])
+    np.testing.assert_array_equal(g0, br.lambda_gradients(s, y, off)[0])  # off by default for AUC (#42)
     for a, b in zip(off[:-1], off[1:]):
         assert abs(g1[a:b].sum()) < 1e-12
         rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, norm=True)
         np.testing.assert_allclose(g1[a:b], rg, rtol=1e-12)
         np.testing.assert_allclose(h1[a:b], rh, rtol=1e-12)
-    assert LambdaObjective("auc").norm and not LambdaObjective("auc", link="probit").norm
+    assert not LambdaObjective("auc").norm and not LambdaObjective("auc", link="probit").norm
     with pytest.raises(ValueError, match="norm=True needs link='logistic'"):
         LambdaObjective("auc", link="probit", norm=True)
 
@@ -309,3 +309,67 @@ def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             obj.check_labels(labels, offsets)
+
+
+# ------------------------------------------------------------------ graded λ-AUC (#42)
+@pytest.mark.parametrize("seed,levels", CASES)
+@pytest.mark.parametrize("grades,threshold", [(3, 0.0), (5, 0.0), (5, 2.0), (4, 2.5)])
+@pytest.mark.parametrize("grade_weight", [0.5, 2.0])
+def test_graded_lambda_auc_matches_swap_and_recount(seed, levels, grades, threshold, grade_weight):
+    """Each pair's |ΔM| is the recounted change of the graded AUC: ties, one-side lists, one-item lists."""
+    y, s, qid = random_ranking(seed, n_queries=6, max_len=9, n_grades=grades, tie_levels=levels)
+    y[-3:] = grades - 1  # a list end with only relevant grades: one side of the cut
+    s = s / 3.0
+    off = offsets_of(qid)
+    values = sorted(set(y.tolist()))
+    g, h = br.lambda_gradients(s, y, off, metric="auc", threshold=threshold, grade_weight=grade_weight)
+    for a, b in zip(off[:-1], off[1:]):
+        stat = lambda order: ref.graded_auc_of_order(order, values, threshold, grade_weight)  # noqa: E731
+        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, statistic=stat)
+        np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
+        assert abs(g[a:b].sum()) < 1e-12 and np.all(h[a:b] >= 0)
+
+
+def test_graded_lambda_auc_on_binary_labels_is_lambda_auc():
+    y, s, qid = random_ranking(3, n_queries=5, max_len=12, n_grades=2)
+    off = offsets_of(qid)
+    for w in (0.0, 0.5, 3.0):
+        g, h = br.lambda_gradients(s, y, off, grade_weight=w)
+        g0, h0 = br.lambda_gradients(s, y, off, grade_weight=0.0)
+        np.testing.assert_array_equal(g, g0)
+        np.testing.assert_array_equal(h, h0)
+
+
+def test_grade_weight_zero_is_binary_lambda_auc_on_grades():
+    y, s, qid = random_ranking(4, n_queries=5, max_len=12, n_grades=4)
+    off = offsets_of(qid)
+    g, _ = br.lambda_gradients(s, y, off, grade_weight=0)
+    g0, _ = br.lambda_gradients(s, (y > 0).astype(int), off, grade_weight=0)
+    np.testing.assert_array_equal(g, g0)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"grade_weight": -1}, "grade_weight"), ({"grade_weight": float("nan")}, "grade_weight"),
+    ({"grade_weight": True}, "grade_weight"), ({"grade_weight": 1, "metric": "mauc"}, "parameter of metric='auc'"),
+    ({"grade_weight": 1, "link": "probit"}, "needs link='logistic'"),
+])
+def test_bad_grade_weights_are_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        LambdaObjective(kw.pop("metric", "auc"), **kw)
+
+
+def test_real_valued_labels_fall_back_to_binary_unless_grades_were_asked_for():
+    rng = np.random.default_rng(5)
+    y = rng.random(30).round(3) * (rng.random(30) > 0.5)
+    s = rng.normal(size=30)
+    g, _ = br.lambda_gradients(s, y, [0, 15, 30])
+    g0, _ = br.lambda_gradients(s, (y > 0).astype(int), [0, 15, 30])
+    np.testing.assert_array_equal(g, g0)
+    with pytest.raises(ValueError, match="grade_weight needs integer grades"):
+        br.lambda_gradients(s, y, [0, 15, 30], grade_weight=0.5)
+
+
+def test_defaults_norm_off_for_auc_and_mauc_on_for_ndcg():
+    assert not LambdaObjective("auc").norm and not LambdaObjective("mauc").norm and LambdaObjective("ndcg").norm
+    assert LambdaObjective("auc").grade_weight == 0.5 and LambdaObjective("auc", link="probit").grade_weight == 0

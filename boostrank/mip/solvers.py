@@ -114,50 +114,102 @@ def _fmt(v):
     return repr(float(v))
 
 
-def write_mps(model: MIPModel, path: str) -> None:
-    """Write the model as a fixed-name MPS file (columns x0…, rows r0…)."""
+def _mps_lines(model: MIPModel):
+    """The model's fixed-name MPS file (columns x0…, rows r0…), line by line."""
     A = model.A.tocsc()
     n_rows, n_cols = A.shape
-    lines = ["NAME boostrank", "ROWS", " N obj"]
+    yield from ("NAME boostrank", "ROWS", " N obj")
     lo, hi = model.row_lo, model.row_hi
     kind = np.where(lo == hi, "E", np.where(np.isinf(lo), "L", np.where(np.isinf(hi), "G", "L")))
-    lines += [f" {k} r{i}" for i, k in enumerate(kind)]
-    lines.append("COLUMNS")
+    yield from (f" {k} r{i}" for i, k in enumerate(kind))
+    yield "COLUMNS"
     in_int = False
     indptr, indices, data = A.indptr, A.indices, A.data
     for j in range(n_cols):
         if model.integer[j] != in_int:
             marker = "'INTEND'" if in_int else "'INTORG'"
-            lines.append(f"    M{j} 'MARKER' {marker}")
+            yield f"    M{j} 'MARKER' {marker}"
             in_int = not in_int
         name = f"x{j}"
         if model.c[j] != 0 or indptr[j] == indptr[j + 1]:
-            lines.append(f"    {name} obj {_fmt(model.c[j])}")
+            yield f"    {name} obj {_fmt(model.c[j])}"
         for i, v in zip(indices[indptr[j]:indptr[j + 1]].tolist(), data[indptr[j]:indptr[j + 1]].tolist()):
-            lines.append(f"    {name} r{i} {v!r}")
+            yield f"    {name} r{i} {v!r}"
     if in_int:
-        lines.append("    Mend 'MARKER' 'INTEND'")
-    lines.append("RHS")
+        yield "    Mend 'MARKER' 'INTEND'"
+    yield "RHS"
     rhs = np.where(kind == "G", lo, hi)
-    lines += [f"    rhs r{i} {_fmt(v)}" for i, v in enumerate(rhs) if v != 0]
+    yield from (f"    rhs r{i} {_fmt(v)}" for i, v in enumerate(rhs) if v != 0)
     ranged = np.flatnonzero(np.isfinite(lo) & np.isfinite(hi) & (lo != hi))
     if ranged.size:
-        lines.append("RANGES")
-        lines += [f"    rng r{i} {_fmt(hi[i] - lo[i])}" for i in ranged]
-    lines.append("BOUNDS")
+        yield "RANGES"
+        yield from (f"    rng r{i} {_fmt(hi[i] - lo[i])}" for i in ranged)
+    yield "BOUNDS"
     for j in range(n_cols):
         cl, ch = model.col_lo[j], model.col_hi[j]
         if np.isinf(cl) and np.isinf(ch):
-            lines.append(f" FR bnd x{j}")
+            yield f" FR bnd x{j}"
             continue
         if cl != 0:
-            lines.append(f" MI bnd x{j}" if np.isinf(cl) else f" LO bnd x{j} {_fmt(cl)}")
+            yield f" MI bnd x{j}" if np.isinf(cl) else f" LO bnd x{j} {_fmt(cl)}"
         if not np.isinf(ch):
-            lines.append(f" UP bnd x{j} {_fmt(ch)}")
-    lines.append("ENDATA")
+            yield f" UP bnd x{j} {_fmt(ch)}"
+    yield "ENDATA"
+
+
+def _terms(cols, values):
+    """`` + 2.5 x3 - 1.0 x7`` pieces of an LP-format expression, at most 8 to a line."""
+    parts = [f"{'-' if v < 0 else '+'} {_fmt(abs(v))} x{j}" for j, v in zip(cols, values)]
+    return ["   " + " ".join(parts[k:k + 8]) for k in range(0, len(parts), 8)] or ["   0 x0"]
+
+
+def _lp_lines(model: MIPModel):
+    """The model in CPLEX LP format (columns x0…, rows r0…; a ranged row is r_lo and r_hi), line by line."""
+    A = model.A.tocsr()
+    yield "\\ boostrank"
+    yield "Minimize"
+    yield " obj:"  # every column, zeros too: LP readers number columns in order of first appearance
+    yield from _terms(list(range(model.c.shape[0])), model.c.tolist())
+    yield "Subject To"
+    for i in range(A.shape[0]):
+        row = slice(A.indptr[i], A.indptr[i + 1])
+        lo, hi = model.row_lo[i], model.row_hi[i]
+        senses = [("=", lo)] if lo == hi else [(">=", lo)] * (not np.isinf(lo)) + [("<=", hi)] * (not np.isinf(hi))
+        for sense, rhs in senses:
+            name = f"r{i}" if len(senses) == 1 else f"r{i}_{'lo' if sense == '>=' else 'hi'}"
+            yield f" {name}:"
+            yield from _terms(A.indices[row].tolist(), A.data[row].tolist())
+            yield f"   {sense} {_fmt(rhs)}"
+    yield "Bounds"
+    for j in range(model.c.shape[0]):
+        cl, ch = model.col_lo[j], model.col_hi[j]
+        if np.isinf(cl) and np.isinf(ch):
+            yield f" x{j} free"
+        else:
+            yield f" {'-inf' if np.isinf(cl) else _fmt(cl)} <= x{j} <= {'+inf' if np.isinf(ch) else _fmt(ch)}"
+    ints = np.flatnonzero(model.integer)
+    if ints.size:
+        yield "Generals"
+        yield from (" " + " ".join(f"x{j}" for j in ints[k:k + 16]) for k in range(0, ints.size, 16))
+    yield "End"
+
+
+def _write_lines(lines, path: str) -> None:
+    """Stream lines to ``path`` in blocks: a model's file is never held in memory whole."""
     with open(path, "w", encoding="ascii") as fh:
-        fh.write("\n".join(lines))
-        fh.write("\n")
+        block = []
+        for line in lines:
+            block.append(line)
+            if len(block) >= 4096:
+                fh.write("\n".join(block) + "\n")
+                block.clear()
+        if block:
+            fh.write("\n".join(block) + "\n")
+
+
+def write_mps(model: MIPModel, path: str) -> None:
+    """Write the model as a fixed-name MPS file (columns x0…, rows r0…)."""
+    _write_lines(_mps_lines(model), path)
 
 
 def _read_log(stream, lines, verbose):
@@ -617,14 +669,18 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
 
 
 def write_model(model: MIPModel, path) -> None:
-    """Write the model as MPS (``.mps``, boostrank's own writer) or LP (``.lp``, through PuLP)."""
+    """Write the model as MPS (``.mps``) or CPLEX LP (``.lp``), streamed, atomically replacing ``path``."""
+    from .._files import write_atomic
+
     path = os.fspath(path)
     if path.endswith(".lp"):
-        to_pulp(model)[0].writeLP(path)
+        lines = _lp_lines
     elif path.endswith(".mps"):
-        write_mps(model, path)
+        lines = _mps_lines
     else:
         raise ValueError(f"{path}: write .mps or .lp")
+    # whole or as it was: a SIGTERM mid-write left a truncated file over a good one
+    write_atomic(path, lambda tmp: _write_lines(lines(model), tmp))
 
 
 SOLVERS = {"cbc": solve_cbc, "highs": solve_highs}

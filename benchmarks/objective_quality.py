@@ -65,9 +65,12 @@ METHODS = [
 ]
 #: the λ objectives without the default lambdarank_norm: what the default buys, in the same run
 VARIANTS = [
-    ("λ-AUC norm=False", "lightgbm", ("auc", {"norm": False})),
-    ("λ-MAUC norm=False", "lightgbm", ("mauc", {"norm": False})),
+    ("λ-AUC grade_weight=0", "lightgbm", ("auc", {"grade_weight": 0.0})),
+    ("λ-AUC norm=True", "lightgbm", ("auc", {"norm": True})),
+    ("λ-MAUC norm=True", "lightgbm", ("mauc", {"norm": True})),
 ]
+#: the fixed-rounds protocol reads every method at these round counts and keeps the better (same rule for all)
+FIXED_ROUNDS = (100, 300)
 #: what a new user gets from the estimators, fitted on all outer training queries (they split off
 #: their own validation queries, or none); the figures read no inner split
 DEFAULTS = [
@@ -112,10 +115,97 @@ def load_mq2008():
             np.r_[vali.group_sizes, test.group_sizes].astype(np.int64))
 
 
+def load_catboost():
+    """CatBoost's ``querywise`` web-search sample, train + test (117 queries of 1-55 documents, 50 features).
+
+    The target is an averaged assessor judgement in [0, 1] with 43 distinct values; the grade mapping
+    used here is 0 -> 0, (0, 0.1] -> 1, (0.1, 0.3] -> 2, > 0.3 -> 3 (the issue's mapping: grades 0-3 with
+    shares .50 / .20 / .28 / .02).  Query ids are distinct across the two files, rows of a query contiguous.
+    """
+    parts = [np.loadtxt(DATA / "catboost-querywise" / f, delimiter="\t", usecols=[1, 2] + list(range(5, 55)))
+             for f in ("train.tsv", "test.tsv")]
+    a = np.vstack(parts)
+    qid, target, X = a[:, 0], a[:, 1], a[:, 2:]
+    y = np.digitize(target, [1e-12, 0.1 + 1e-9, 0.3 + 1e-9]).astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    return X, y, np.diff(np.r_[starts, len(qid)]).astype(np.int64)
+
+
+def make_calibrated(kind, seed):
+    """Generated sets whose properties copy a measured property of a real set (stated per kind).
+
+    * ``"ambiguous"`` (MQ2008): list lengths log-normal with MQ2008's median 8 and tail to 120; grade
+      shares .80 / .14 / .06; judges disagree most near the grade cuts: the judged grade is the true
+      utility plus noise whose scale is 3x larger within 0.3 of a cut than far from it (a noisy middle
+      grade), calibrated so LightGBM's test AUC lands near MQ2008's (.78-.80).
+    * ``"many-relevant"`` (CatBoost querywise): lengths 1-55 around a median of 14; four grades with shares
+      .50 / .20 / .28 / .02 and 4 % of lists with relevant documents only; 50 features of which 9 are all
+      zero and 22 binary, 55 % zeros overall; a weak signal (CatBoost's AUC .57-.60).
+    * ``"sparse-redundant"`` (MQ2008's features): 46 features, 70 % of them in groups of near-duplicates
+      (|r| > .95, as 70 % of MQ2008's columns have such a twin), 47 % zeros (query-normalised counts).
+    * ``"one-list"`` (one long imbalanced list, like a prioritisation list): 20 000 rows, 8 dense features,
+      6 % positives (MQ2008's share of its top grade), binary.
+    """
+    rng = np.random.default_rng(seed)
+    if kind == "one-list":
+        n, d = 20_000, 8
+        X = rng.normal(size=(n, d))
+        u = X[:, 0] + 0.8 * np.tanh(2 * X[:, 1]) * X[:, 2] + 0.5 * X[:, 3] ** 2 + rng.normal(scale=1.2, size=n)
+        y = (u > np.quantile(u, 0.94)).astype(np.int64)
+        return X, y, np.array([n], dtype=np.int64)
+    if kind == "many-relevant":
+        sizes = np.clip(np.round(rng.lognormal(np.log(14), 0.7, size=300)), 1, 55).astype(np.int64)
+        shares, d = np.array([0.50, 0.20, 0.28, 0.02]), 50
+    else:
+        sizes = np.clip(np.round(rng.lognormal(np.log(8), 0.9, size=350)), 6, 120).astype(np.int64)
+        shares, d = np.array([0.80, 0.14, 0.06]), 46
+    n = int(sizes.sum())
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    Z = rng.normal(size=(n, 6)) + rng.normal(scale=0.7, size=(sizes.size, 6))[qid]  # query effects
+    u = Z[:, 0] + 0.7 * Z[:, 1] * (Z[:, 2] > 0) + 0.4 * np.abs(Z[:, 3]) - 0.3 * Z[:, 4] * Z[:, 5]
+    u = (u - u.mean()) / u.std()
+    cuts = np.quantile(u, np.cumsum(shares)[:-1])
+    near = np.min(np.abs(u[:, None] - cuts[None, :]), axis=1) < 0.3
+    scale = {"ambiguous": 0.45, "many-relevant": 1.1, "sparse-redundant": 0.45}[kind]
+    judged = u + rng.normal(size=n) * scale * np.where(near, 3.0, 1.0) if kind == "ambiguous" else \
+        u + rng.normal(size=n) * scale
+    y = np.digitize(judged, np.quantile(judged, np.cumsum(shares)[:-1])).astype(np.int64)  # the grade shares
+    if kind == "many-relevant":  # 4 % of lists judged relevant throughout
+        for q in rng.choice(sizes.size, size=int(0.04 * sizes.size), replace=False):
+            rows = qid == q
+            y[rows] = np.maximum(y[rows], 1)
+    # features: the informative ones with noise, then redundant copies, binary and empty columns
+    informative = Z + rng.normal(scale=0.3, size=Z.shape)
+    if kind == "many-relevant":
+        binary = (informative[:, rng.integers(0, 6, 22)] + rng.normal(size=(n, 22)) > 0.8).astype(float)
+        dense = np.column_stack([informative, rng.normal(size=(n, d - 6 - 22 - 9))])
+        X = np.column_stack([dense, binary, np.zeros((n, 9))])
+    else:
+        # non-negative, sparse columns (zeros where a count is 0), each informative one with near-copies
+        base = np.exp(informative) * (rng.random((n, 6)) > 0.45)
+        copies = base[:, rng.integers(0, 6, 26)] * np.exp(rng.normal(scale=0.05, size=(n, 26)))
+        noise = np.abs(rng.normal(size=(n, d - 32))) * (rng.random((n, d - 32)) > 0.55)
+        X = np.column_stack([base, copies, noise])
+    for q0, q1 in zip(np.r_[0, np.cumsum(sizes)[:-1]], np.cumsum(sizes)):  # LETOR's QueryLevelNorm
+        block = X[q0:q1]
+        span = block.max(0) - block.min(0)
+        X[q0:q1] = np.where(span > 0, (block - block.min(0)) / np.where(span > 0, span, 1), 0.0)
+    return X, y, sizes
+
+
 #: name -> (loader, what it is).  Generated sets use seeds that no test or example uses.
 DATASETS = {
     "sample": (load_sample, "bundled sample: 450 queries of 5-30, grades 0-2, non-linear utility"),
     "mq2008": (load_mq2008, "MQ2008 vali + test: 313 queries, grades 0-2 (LETOR 4.0)"),
+    "catboost": (load_catboost, "CatBoost querywise (real web search): 117 queries of 1-55, grades 0-3 mapped "
+                                "from [0, 1] at 0, .1, .3"),
+    "cal-ambiguous": (lambda: make_calibrated("ambiguous", 21),
+                      "calibrated to MQ2008: its list lengths and grade shares, noise 3x near the grade cuts"),
+    "cal-many-relevant": (lambda: make_calibrated("many-relevant", 22),
+                          "calibrated to CatBoost querywise: 44 % relevant per list, 4 grades, sparse binary features"),
+    "cal-sparse-redundant": (lambda: make_calibrated("sparse-redundant", 23),
+                             "calibrated to MQ2008's features: 70 % near-duplicate columns, 47 % zeros"),
+    "cal-one-list": (lambda: make_calibrated("one-list", 24), "one list of 20 000 rows, 6 % positive (folds over rows)"),
     "gen-10-graded": (lambda: _letor(br.make_letor(600, docs_per_query=(5, 20), relevance="nonlinear",
                                                    noise=0.7, random_state=11)),
                       "600 queries of 5-20, grades 0-2, non-linear"),
@@ -166,6 +256,31 @@ class Curves:
     def rounds(self):
         """Best number of rounds per metric (at least 1)."""
         return {m: max(it, 0) + 1 for m, (it, _) in self.best.items()}
+
+
+def train_fixed(engine, objective, tr, max_rounds):
+    """FIXED_ROUNDS' largest count of rounds on all training queries, no early stopping: predict(X, rounds)."""
+    (Xtr, ytr, otr) = tr
+    if engine == "xgboost":
+        params = {"objective": objective, "tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 31,
+                  "max_depth": 0, "eta": 0.05, "nthread": 1, "seed": 0, "disable_default_eval_metric": 1}
+        booster = xgb.train(params, xgb.DMatrix(Xtr, ytr, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
+        return lambda X, r: booster.predict(xgb.DMatrix(X), output_margin=True, iteration_range=(0, r))
+    params = {"num_leaves": 31, "learning_rate": 0.05, "min_data_in_leaf": 20, "num_threads": 1, "verbose": -1,
+              "seed": 0, "deterministic": True, "force_row_wise": True, "metric": "None"}
+    label = ytr
+    if isinstance(objective, tuple):
+        params["objective"] = br.lightgbm_objective(objective[0], **objective[1])
+    elif objective in ("auc", "mauc", "ndcg"):
+        params["objective"] = br.lightgbm_objective(objective)
+    else:
+        params["objective"] = objective
+        if objective == "binary":
+            label = (ytr > 0).astype(np.float64)
+    if objective == "lambdarank" and np.diff(otr).max() > 10_000:
+        raise RuntimeError("lambdarank refuses lists over 10 000 rows")
+    booster = lgb.train(params, lgb.Dataset(Xtr, label, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
+    return lambda X, r: booster.predict(X, num_iteration=r, raw_score=True)
 
 
 def train_lightgbm(objective, tr, va, max_rounds):
@@ -243,7 +358,7 @@ def split_rows(X, y, sizes, test_units, valid_units, single):
         units = np.sort(units)
         if single:  # one list: the units are rows, and each part is one list
             return X[units], y[units], np.array([0, units.shape[0]], dtype=np.int64)
-        rows = np.concatenate([np.arange(off[q], off[q + 1]) for q in units])
+        rows = np.concatenate([np.arange(off[q], off[q + 1]) for q in units] + [np.zeros(0, dtype=np.int64)])
         return X[rows], y[rows], offsets_of(sizes[units])
 
     n_units = y.shape[0] if single else sizes.shape[0]
@@ -251,8 +366,11 @@ def split_rows(X, y, sizes, test_units, valid_units, single):
     return take(rest), take(valid_units), take(test_units)
 
 
-def run_fold(name, data, repeat, fold, n_folds, methods, max_rounds):
-    """Every method on one (repeat, fold); returns per-method per-metric test values and rounds."""
+def run_fold(name, data, repeat, fold, n_folds, methods, max_rounds, protocol="early-stopping"):
+    """Every method on one (repeat, fold); returns per-method per-metric test values and rounds.
+
+    ``protocol="fixed"``: each method trains on all outer training queries (no inner split) and is
+    read at every count of FIXED_ROUNDS, stored as ``"<method>@<rounds>"``."""
     import numba
 
     numba.set_num_threads(1)  # two jobs share the two cores
@@ -267,6 +385,24 @@ def run_fold(name, data, repeat, fold, n_folds, methods, max_rounds):
                                                                     replace=False)
     tr, va, te = split_rows(X, y, sizes, test_units, valid_units, single)
     out = {"test_units": np.sort(test_units).tolist()}
+    if protocol == "fixed":
+        full, _, te = split_rows(X, y, sizes, test_units, np.zeros(0, dtype=np.int64), single)
+        for mname, engine, objective in methods:
+            if engine not in ("lightgbm", "xgboost"):
+                continue
+            t = time.perf_counter()
+            try:
+                predict = train_fixed(engine, objective, full, max_rounds)
+            except RuntimeError:
+                continue
+            seconds = time.perf_counter() - t
+            for r in FIXED_ROUNDS:
+                res = {"seconds": seconds, "rounds": {m: r for m in METRICS}}
+                for m in METRICS:
+                    res[m] = np.asarray(_metrics(te[1], predict(te[0], r), te[2], per_query=True)[m],
+                                        dtype=np.float64).tolist()
+                out[f"{mname}@{r}"] = res
+        return name, repeat, fold, out
     for mname, engine, objective in methods:
         t = time.perf_counter()
         if engine in ("ranker", "lgbmranker", "refit"):
@@ -300,6 +436,23 @@ def per_unit(results, n_units, single, method, metric):
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
+def pick_fixed_rounds(results, n_units, single, methods):
+    """Per method and metric, the FIXED_ROUNDS count with the higher mean test value (one rule for all),
+    written back under the method's own name."""
+    for mname, _, _ in methods:
+        if not all(f"{mname}@{r}" in results[0] for r in FIXED_ROUNDS):
+            continue
+        for r_ in results:
+            r_[mname] = {"seconds": r_[f"{mname}@{FIXED_ROUNDS[0]}"]["seconds"], "rounds": {}}
+        for m in METRICS:
+            means = {r: np.nanmean(per_unit(results, n_units, single, f"{mname}@{r}", m)) for r in FIXED_ROUNDS}
+            best = max(FIXED_ROUNDS, key=lambda r: means[r])
+            for r_ in results:
+                r_[mname][m] = r_[f"{mname}@{best}"][m]
+                r_[mname]["rounds"][m] = best
+    return [m for m in methods if m[0] in results[0]]
+
+
 def summarise(name, results, data, methods):
     X, y, sizes = data
     single = sizes.shape[0] == 1
@@ -331,14 +484,14 @@ def summarise(name, results, data, methods):
                        "se": float(d.std(ddof=1) / np.sqrt(d.size)), "t_p": float(t.pvalue),
                        "wilcoxon_p": float(w.pvalue) if w is not None else float("nan"), "n": int(d.size),
                        "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
-    for ours, metric in (("λ-AUC", "auc"), ("λ-MAUC", "mauc")):
-        off = f"{ours} norm=False"
+    for ours, metric, off in (("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-AUC", "auc", "λ-AUC norm=True"),
+                              ("λ-MAUC", "mauc", "λ-MAUC norm=True")):
         if ours in table and off in table:
             a = per_unit(results, n_units, single, ours, metric)
             b = per_unit(results, n_units, single, off, metric)
             ok = np.isfinite(a) & np.isfinite(b)
             d = a[ok] - b[ok]
-            tests[f"{ours} norm"] = {"metric": metric, "best_engine": off, "diff": float(d.mean()),
+            tests[f"{ours} vs {off}"] = {"metric": metric, "best_engine": off, "diff": float(d.mean()),
                                      "se": float(d.std(ddof=1) / np.sqrt(d.size)),
                                      "t_p": float(stats.ttest_rel(a[ok], b[ok]).pvalue), "wilcoxon_p": float("nan"),
                                      "n": int(d.size), "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
@@ -353,7 +506,7 @@ def print_summary(name, desc, summary, repeats, folds):
         cells = "".join(f"  {row[m]['mean']:.4f} ± {row[m]['se']:.4f} ({row[m]['rounds']:3.0f})" for m in METRICS)
         print(f"{mname:<14}{cells}{row['seconds']:7.1f}")
     for ours, t in summary["tests"].items():
-        ours = ours.replace(" norm", "")
+        ours = ours.split(" vs ")[0]
         verdict = "better" if t["diff"] > 0 and t["t_p"] < 0.05 else (
             "worse" if t["diff"] < 0 and t["t_p"] < 0.05 else "no significant difference")
         print(f"{ours} − {t['best_engine']} on {t['metric'].upper()}: {t['diff']:+.4f} ± {t['se']:.4f} "
@@ -361,21 +514,29 @@ def print_summary(name, desc, summary, repeats, folds):
               f"{t['losses']} losses of {t['n']}): {verdict}")
 
 
-def figure(all_summaries, path):
-    """λ-AUC and λ-MAUC minus the best engine objective on their metric, per data set."""
+def figure(all_summaries, path, metric="auc"):
+    """Per data set, each objective's mean test AUC (± one standard error over queries)."""
     plt = pyplot()
     names = list(all_summaries)
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(names) + 1.5))
-    ypos = np.arange(len(names))
-    for k, (ours, colour) in enumerate((("λ-AUC", "C0"), ("λ-MAUC", "C1"))):
-        d = [all_summaries[n]["tests"].get(ours, {}).get("diff", np.nan) for n in names]  # vs best engine
-        e = [1.96 * all_summaries[n]["tests"].get(ours, {}).get("se", np.nan) for n in names]
-        ax.errorbar(d, ypos + (k - 0.5) * 0.25, xerr=e, fmt="o", color=colour,
-                    label=f"{ours} − best engine objective ({'AUC' if k == 0 else 'MAUC'}), 95 % CI")
-    ax.axvline(0, color="grey", lw=1)
-    ax.set_yticks(ypos, names)
-    ax.set_xlabel("difference in mean test metric (paired over queries)")
-    ax.legend(loc="upper left", fontsize=8)
+    cols = min(3, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 0.32 * 12 * rows + 1), squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        table = all_summaries[name]["table"]
+        methods = [m for m in table if not m.startswith(("LambdaRanker", "0.1", "100 rounds", "held-out", "ES then",
+                                                         "LGBMRanker"))]
+        means = [table[m][metric]["mean"] for m in methods]
+        ses = [table[m][metric]["se"] for m in methods]
+        colours = ["C3" if m.startswith("λ") else "C0" for m in methods]
+        ypos = np.arange(len(methods))[::-1]
+        ax.errorbar(means, ypos, xerr=ses, fmt="none", ecolor="grey", lw=1)
+        ax.scatter(means, ypos, c=colours, s=18, zorder=3)
+        ax.set_yticks(ypos, methods, fontsize=7)
+        ax.set_title(name, fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+    for ax in list(axes.flat)[len(names):]:
+        ax.axis("off")
+    fig.supxlabel(f"mean test {metric.upper()} over queries (± 1 s.e.); red: boostrank's λ objectives", fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -394,6 +555,10 @@ def main(argv=None):
                          "is a result the generator's or the one draw's?")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK_SETS)}, 1 repeat")
+    ap.add_argument("--protocol", choices=("early-stopping", "fixed"), default="early-stopping",
+                    help="early stopping on an inner fifth of the training queries, per method and metric; or "
+                         f"every method read at {' and '.join(map(str, FIXED_ROUNDS))} rounds on all training "
+                         "queries, keeping the better count (the same rule for all)")
     ap.add_argument("--json", default=str(HERE / "results" / "objective_quality.json"))
     ap.add_argument("--figure", default=str(HERE / "figures" / "objective_quality.png"))
     args = ap.parse_args(argv)
@@ -416,13 +581,19 @@ def main(argv=None):
         t = time.perf_counter()
         jobs = [(r, f) for r in range(repeats) for f in range(args.folds)]
         results = Parallel(n_jobs=args.jobs)(
-            delayed(run_fold)(name, data, r, f, args.folds, methods, args.max_rounds) for r, f in jobs)
+            delayed(run_fold)(name, data, r, f, args.folds, methods, args.max_rounds, args.protocol) for r, f in jobs)
         results = [r[3] for r in results]
-        summaries[name] = summarise(name, results, data, methods)
+        run_methods = methods
+        if args.protocol == "fixed":
+            single = data[2].shape[0] == 1
+            run_methods = pick_fixed_rounds(results, data[1].shape[0] if single else data[2].shape[0], single,
+                                            methods)
+        summaries[name] = summarise(name, results, data, run_methods)
         summaries[name]["description"] = desc
         summaries[name]["seconds"] = time.perf_counter() - t
         print_summary(name, desc, summaries[name], repeats, args.folds)
-        write_json(args.json, {"protocol": {"repeats": repeats, "folds": args.folds, "max_rounds": args.max_rounds,
+        write_json(args.json, {"protocol": {"name": args.protocol, "repeats": repeats, "folds": args.folds,
+                                            "max_rounds": args.max_rounds,
                                             "patience": PATIENCE, "learning_rate": 0.05, "num_leaves": 31},
                                "sets": summaries})
     if args.figure and summaries:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Sequence
 
@@ -26,6 +27,17 @@ from .metrics import format_table, get_metric, metric_table
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
 METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
                 "mcp (Welleck's multi-class precision), err (RankLib ERR@k)")
+
+
+def _positive(text: str) -> float:
+    """argparse type: a finite number > 0 (NaN, inf and negative budgets or tolerances are contradictions)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
 
 
 def _split_metrics(text: str) -> list[str]:
@@ -124,6 +136,8 @@ def cmd_train(args) -> int:
     from .ranker import LambdaRanker
 
     _check_out(args.out, args.train, args.valid)
+    if args.valid and args.validation_fraction is not None:
+        raise ValueError("--validation-fraction holds out training queries only without --valid; pass one of them")
     train = _load(args, args.train)
     valid = _load(args, args.valid, n_features=train.n_features) if args.valid else None
     params = dict(args.param or [])
@@ -134,7 +148,8 @@ def cmd_train(args) -> int:
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
         link=args.link, method=args.method, learning_rate=args.learning_rate,
         eval_metric=_split_metrics(args.eval_metric) if args.eval_metric else None,
-        early_stopping_rounds=args.early_stopping or None, validation_fraction=args.validation_fraction,
+        early_stopping_rounds=args.early_stopping or None,
+        validation_fraction=0.2 if args.validation_fraction is None else args.validation_fraction,
         random_state=args.seed, n_jobs=args.threads, verbose=not args.quiet, **params)
     evals = {}
     if valid is not None:
@@ -218,6 +233,10 @@ def cmd_predict(args) -> int:
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)
     n_in = getattr(model, "n_features_in_", data.n_features)
+    if args.n_features is not None and (args.n_features < data.n_features or args.n_features != n_in):
+        raise ValueError(f"--n-features {args.n_features} contradicts "
+                         + (f"{args.data}, which has {data.n_features} features" if args.n_features < data.n_features
+                            else f"the model, trained on {n_in} features"))
     if data.n_features != n_in and args.n_features == n_in and data.n_features < n_in:
         # the file omits trailing zero features (SVMlight's sparse layout), as the user says
         data = _load(args, args.data, n_features=n_in, allow_nonfinite=args.allow_nonfinite)
@@ -271,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
     demo.add_argument("--rounds", type=int, default=100, help="boosting rounds")
     demo.add_argument("--rerank-k", type=int, default=3, help="rows per query the MIP re-ranks")
-    demo.add_argument("--time-limit", type=float, default=5.0, help="MIP time limit in seconds")
+    demo.add_argument("--time-limit", type=_positive, default=5.0, help="MIP time limit in seconds")
     demo.add_argument("--json", action="store_true", help="also print the results as JSON")
     demo.set_defaults(func=cmd_demo)
 
@@ -297,8 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--objective", default="auc",
                     help="auc | mauc | ndcg (boostrank's λ objectives) or the engine's own: lambdarank, "
                          "rank_xendcg, rank:ndcg, rank:pairwise, rank:map")
-    tr.add_argument("--link", choices=["logistic", "probit"], default="logistic",
-                    help="RankNet link of auc/mauc; probit allows --method fast")
+    tr.add_argument("--link", choices=["auto", "logistic", "probit"], default="auto",
+                    help="RankNet link of auc/mauc (auto: probit past 100 pairs of differing labels per row, "
+                         "as in one long list); probit allows --method fast")
     tr.add_argument("--method", choices=["exact", "fast", "auto"], default="auto",
                     help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
                          "128+ rows (a file without qid is one list)")
@@ -313,8 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stop after N rounds without improvement on --valid (without --valid: on a held-out "
                          "--validation-fraction of the training queries); the model keeps the best round "
                          "(default: none, all --rounds are trained)")
-    tr.add_argument("--validation-fraction", type=float, default=0.2,
-                    help="share of the training queries held out for --early-stopping when there is no --valid")
+    tr.add_argument("--validation-fraction", type=float, default=None,
+                    help="share of the training queries held out for --early-stopping when there is no --valid "
+                         "(default 0.2; contradicts --valid)")
     tr.add_argument("--param", type=_engine_param, action="append", metavar="KEY=VALUE",
                     help="further engine parameter under the engine's name (repeatable)")
     tr.add_argument("--threads", type=int, default=None, help="engine threads (default: the engine's)")
@@ -345,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fast: the ε-exact linear-time erfc sums; exact: sums over all pairs; "
                          "auto: exact up to 2 500 pairs per class pair, fast above")
     fl.add_argument("--eps", type=float, default=1e-6, help="accuracy of the fast erfc sums")
-    fl.add_argument("--tol", type=float, default=1e-3, help="relative gradient norm to stop at")
+    fl.add_argument("--tol", type=_positive, default=1e-3, help="relative gradient norm to stop at")
     fl.add_argument("--max-iter", type=int, default=200, help="conjugate-gradient iterations")
     fl.add_argument("--no-qid", action="store_true", help="pairs across the whole file, not per query")
     fl.add_argument("--verbose", action="store_true", help="print the gradient norm every iteration")
@@ -371,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--margin", "--eps", dest="margin", type=float, default=1e-4,
                     help="score margin that counts as a strict order (--eps: its 0.1 name)")
     rr.add_argument("--solver", choices=["highs", "cbc"], default="highs", help="MIP solver")
-    rr.add_argument("--time-limit", type=float, default=60.0, help="seconds for the whole fit")
+    rr.add_argument("--time-limit", type=_positive, default=60.0, help="seconds for the whole fit")
     rr.add_argument("--threads", type=int, default=None, help="solver threads (default: the solver's)")
     rr.add_argument("--no-qid", action="store_true", help="one list per file")
     rr.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)

@@ -559,15 +559,20 @@ def read_scores(path, data, column: int | None = None, format: str = "auto", *, 
         return read_run(path, data, report=report)
     n_rows = len(data) if isinstance(data, LetorData) else int(data)
     rows = []
+    number = 0
     with open(path, encoding="utf-8") as fh:
-        for number, raw in enumerate(fh, start=1):
-            fields = raw.split("#", 1)[0].split()
-            if not fields:
-                continue
-            try:
-                rows.append(float(fields[-1 if column is None else column]))
-            except (ValueError, IndexError):
-                raise LetorFormatError(path, number, f"no numeric score in {raw.strip()!r}") from None
+        try:
+            for number, raw in enumerate(fh, start=1):
+                fields = raw.split("#", 1)[0].split()
+                if not fields:
+                    continue
+                try:
+                    rows.append(float(fields[-1 if column is None else column]))
+                except (ValueError, IndexError):
+                    raise LetorFormatError(path, number, f"no numeric score in {raw.strip()[:80]!r}") from None
+        except UnicodeDecodeError as exc:  # a binary file: say which file, and where
+            raise LetorFormatError(path, number + 1, f"not UTF-8 text (byte {exc.object[exc.start]:#04x}); a score "
+                                                     f"file holds one number per line") from None
     scores = np.asarray(rows, dtype=np.float64)
     if scores.shape[0] != n_rows:
         raise LetorFormatError(path, None, f"has {scores.shape[0]} scores but the data has {n_rows} rows")

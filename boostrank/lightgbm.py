@@ -161,6 +161,24 @@ def check_params(params: dict) -> None:
         raise ValueError(f"unknown LightGBM parameter(s): {', '.join(hints)}")
 
 
+#: grades LightGBM's own lambdarank takes without a label_gain (its default gain table: 2^l − 1, l < 31)
+NATIVE_MAX_GRADE = 30
+
+
+def _check_native_labels(objective, y, params) -> None:
+    """LightGBM's lambdarank reads labels as indices of its gain table: say what to do before its C++ error does."""
+    if objective != "lambdarank" or not y.size:
+        return
+    if np.any(y != np.round(y)) or y.min() < 0:
+        raise ValueError(f"objective={objective!r} needs non-negative integer grades; got {y[np.flatnonzero((y != np.round(y)) | (y < 0))[0]]!r}")
+    gains = params.get("label_gain")
+    limit = NATIVE_MAX_GRADE if gains is None else len(gains) - 1
+    if y.max() > limit:
+        raise ValueError(f"labels reach {int(y.max())} but LightGBM's {objective} has gains for grades up to {limit} "
+                         f"(its label_gain); pass label_gain with one gain per grade, or objective='ndcg' "
+                         f"(boostrank's λ-NDCG, gains up to grade 60) or 'mauc'")
+
+
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
                  evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train a LightGBM ranker on query groups with a boostrank or native objective.
@@ -195,6 +213,7 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     import lightgbm as lgb
 
     check_params(params)
+    _check_native_labels(objective, y, params)
     # without the pre-filter a set too small for min_data_in_leaf trains constant trees instead of
     # failing "num_features() > 0" when LightGBM swaps in the callable objective
     train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,

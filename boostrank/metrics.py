@@ -12,6 +12,7 @@ A metric with no defined query returns NaN.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Callable, Sequence
 
 import numpy as np
@@ -290,7 +291,8 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
     return _reduce(values, per_query)
 
 
-def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid=None, per_query: bool = False):
+def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid=None, per_query: bool = False,
+              convention: str = "trec"):
     """Precision at k on binarised labels: trec_eval's ``P_k`` (the ``p@k`` metric).
 
     Parameters
@@ -303,8 +305,11 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid
     threshold : float, default=0.0
         Relevant means label > threshold (trec_eval: ``rel_level`` 1).
     docid : array-like of str, default=None
-        Score ties broken by document id descending, as trec_eval does (else by input order).
+        Score ties broken by document id descending, as trec_eval does (else by input order,
+        with a :class:`TieWarning` under ``convention="trec"``).
     per_query : bool, default=False
+    convention : {"trec", "lightgbm"}, default="trec"
+        ``"lightgbm"``: ties in input order (a stable sort), no docid tie-break or warning.
 
     Returns
     -------
@@ -315,8 +320,10 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid
     --------
     precision_at : Welleck's multi-class precision (metric name ``mcp@k``).
     """
+    _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
-    y, s = _trec_ties(y, s, offsets, docid)
+    if convention == "trec":
+        y, s = _trec_ties(y, s, offsets, docid)
     kk = _cutoff(k)
     if kk == 0:
         raise ValueError("precision needs a finite k")
@@ -661,10 +668,24 @@ def query_scorer(metric: str = "ndcg@10"):
     return make_scorer(score).set_score_request(qid=True)
 
 
+class TieWarning(UserWarning):
+    """Scores tie within a list and no document ids break the ties as trec_eval does."""
+
+
 def _trec_ties(y, s, offsets, docid):
     """Rows reordered within each list by document id descending, so the stable score sort
-    breaks ties as trec_eval does (``strcmp`` of docnos, the larger first)."""
+    breaks ties as trec_eval does (``strcmp`` of docnos, the larger first).  Without ids, a
+    list with tied scores is ranked in input order, which trec_eval does not do: a
+    :class:`TieWarning` says so."""
     if docid is None:
+        if s.size > 1:
+            lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+            order = np.lexsort((s, lists))
+            tied = (lists[order][1:] == lists[order][:-1]) & (s[order][1:] == s[order][:-1])
+            if tied.any():
+                warnings.warn(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
+                              f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning,
+                              stacklevel=3)
         return y, s
     docid = np.asarray(docid, dtype=object)
     if docid.shape != s.shape:

@@ -61,6 +61,23 @@ def _most_pairs(y, offsets):
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
+#: link="auto" takes the probit series when the data's pairs of differing labels pass this many per row
+#: (the logistic λ sums each pair every round; benchmarks/MEASUREMENTS.md, "link by size")
+AUTO_PROBIT_PAIRS_PER_ROW = 100
+
+
+def _differing_pairs(y, offsets) -> int:
+    """Pairs of differing labels within lists, summed over the lists."""
+    sizes = np.diff(offsets)
+    if y.size == 0:
+        return 0
+    lists = np.repeat(np.arange(sizes.shape[0]), sizes)
+    cls = np.unique(y, return_inverse=True)[1].reshape(-1)
+    counts = np.bincount(lists * (int(cls.max()) + 1) + cls, minlength=sizes.shape[0] * (int(cls.max()) + 1))
+    same = int((counts.astype(np.int64) ** 2).sum())
+    return (int((sizes.astype(np.int64) ** 2).sum()) - same) // 2
+
+
 def _any_two_classes(y, offsets) -> bool:
     """Whether some query holds two different labels (else every AUC/MAUC λ is 0)."""
     starts = offsets[:-1][np.diff(offsets) > 0]
@@ -196,13 +213,17 @@ class LambdaObjective:
         λ-AUC exactly for every value.
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
-    link : {"logistic", "probit"}, default="logistic"
+    link : {"auto", "logistic", "probit"}, default="auto"
         ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
         ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
         (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
         The logistic link sums every pair of differing labels each round: a list with
         more than ``LOGISTIC_WARN_PAIRS`` (10⁸) such pairs gets a ``UserWarning`` naming
-        ``"probit"``.
+        ``"probit"``.  ``"auto"`` chooses once per data set: logistic while the lists hold
+        at most ``AUTO_PROBIT_PAIRS_PER_ROW`` (100) pairs of differing labels per row
+        (learning-to-rank lists), probit beyond (one long list), so no round costs
+        seconds; settings that need one link (``norm``, ``grade_weight`` > 0,
+        ``method="fast"``) choose it.
     method : {"auto", "exact", "fast"}, default="auto"
         With ``link="probit"``: pair sums, the erfc series
         (:mod:`boostrank.probit`, O(p n) per list: a radix sort and two series sweeps, within
@@ -243,10 +264,12 @@ class LambdaObjective:
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
-                 link: str = "logistic", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
+                 link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, n_threads=DEPRECATED):
-        if link not in ("logistic", "probit"):
-            raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
+        if link not in ("auto", "logistic", "probit"):
+            raise ValueError(f"link must be 'auto', 'logistic' or 'probit', got {link!r}")
+        if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0):
+            link = "probit" if method == "fast" else "logistic"  # what the settings need
         if method not in ("exact", "fast", "auto"):
             raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
         if method == "fast" and link != "probit":
@@ -285,21 +308,21 @@ class LambdaObjective:
             if grade_weight > 0 and link == "probit":
                 raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")
         self.metric = metric
-        self.grade_weight = (GRADE_WEIGHT if link == "logistic" and metric == "auc" else 0.0) \
+        self.grade_weight = (GRADE_WEIGHT if link != "probit" and metric == "auc" else 0.0) \
             if grade_weight is None else float(grade_weight)
         self._grade_weight_set = grade_weight is not None
         self.sigma = float(sigma)
         self.threshold = float(threshold)
         # past every list: the whole list (and an int64 in the kernel)
         self.truncation_level = int(min(truncation_level, 2 ** 62))
-        self.norm = (link == "logistic" and metric == "ndcg") if norm is None else bool(norm)
+        self.norm = (metric == "ndcg") if norm is None else bool(norm)
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link
         self.method = method
         self.eps = float(eps)
         self.auto_min_rows = int(auto_min_rows)
         self.n_jobs = None if n_jobs is None else int(n_jobs)
-        self._kernel = KERNELS[metric, link]
+        self._kernel = KERNELS[metric, "logistic" if link == "auto" else link]
         self._cache: dict = {}
 
     def __repr__(self):
@@ -347,22 +370,29 @@ class LambdaObjective:
                     if self.metric == "auc" else "one class (a single grade)")
             raise ValueError(f"every query has {what}: every λ is 0 and the model would be constant"
                              + ("; set threshold between your grades" if self.metric == "auc" else ""))
-        if self.link == "logistic" and self.metric != "ndcg":
+        work = {}
+        if self.link == "auto":
+            # one link per data set: the logistic pair sums while they cost about a binary round, else
+            # Raykar's O(n) probit series (one long list: ~10³ pairs per row, 30-100x binary's round)
+            pairs = _differing_pairs(y, offsets)
+            if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1):
+                work["kernel"] = _probit
+        elif self.link == "logistic" and self.metric != "ndcg":
             rows, pairs = _most_pairs(y, offsets)
             if pairs > LOGISTIC_WARN_PAIRS:
                 warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
                               f"link='logistic' every round sums them all (seconds per round); link='probit' "
                               f"(Raykar's erfc series) costs O(n) per round", UserWarning, stacklevel=3)
-        work = {}
-        if self.metric == "auc" and self.grade_weight > 0:
+        if self.metric == "auc" and self.grade_weight > 0 and work.get("kernel") is not _probit:
             # graded λ-AUC: the kernel runs on class ids with graded_auc_weights instead of 0/1 labels
             raw = as_1d_float(labels, "labels")
             values, classes = np.unique(raw, return_inverse=True)
             classes = classes.reshape(-1).astype(np.int64)
-            graded = values.size <= MAX_GRADED_CLASSES and bool(np.all(values == np.round(values)))
+            integral = bool(np.all(values == np.round(values)))
+            graded = values.size <= MAX_GRADED_CLASSES and integral
             if not graded and self._grade_weight_set:
                 raise ValueError(f"grade_weight needs integer grades (at most {MAX_GRADED_CLASSES} values); the "
-                                 f"labels have {values.size} distinct values{'' if np.all(values == np.round(values)) else ', not all integers'}: "
+                                 f"labels have {values.size} distinct values{'' if integral else ', not integers'}: "
                                  f"use grade_weight=0 (λ-AUC on y > threshold)")
             if graded and (values.size > 2 or not np.array_equal(values, [0.0, 1.0])):
                 start, _ = lambda_auc_tables(classes, offsets)
@@ -419,6 +449,7 @@ class LambdaObjective:
             s = as_1d_float(np.reshape(scores, -1), "scores")
         if s.shape[0] != y.shape[0]:
             raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
+        kernel = work.get("kernel", self._kernel)
         if dtype == np.float32:
             out = work.get("float32")
             if out is None:
@@ -426,15 +457,15 @@ class LambdaObjective:
             # the probit kernels round their float64 sums into the engine's buffers as
             # they scatter them: no float64 buffers to fill and copy (10⁶ rows: 0.7 ms,
             # and 16 MB less to pass through the cache every round)
-            if weight is None and self._kernel is _probit and self._series_only(offsets, work):
+            if weight is None and kernel is _probit and self._series_only(offsets, work):
                 grad, hess = out
         available = numba.get_num_threads()
         threads = self._threads(s.shape[0], available)
         if threads == available:  # the common case skips the context manager
-            self._kernel(self, s, y, offsets, gain, grad, hess, order, work)
+            kernel(self, s, y, offsets, gain, grad, hess, order, work)
         else:
             with numba_threads(threads):
-                self._kernel(self, s, y, offsets, gain, grad, hess, order, work)
+                kernel(self, s, y, offsets, gain, grad, hess, order, work)
         if weight is not None:
             grad, hess = grad * weight, hess * weight
         if dtype == np.float32:
@@ -462,7 +493,7 @@ class LambdaObjective:
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
-                     norm: bool | None = None, label_gain=None, link: str = "logistic", method: str = "auto",
+                     norm: bool | None = None, label_gain=None, link: str = "auto", method: str = "auto",
                      eps: float = 1e-4, grade_weight: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 

@@ -49,7 +49,7 @@ NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed
                       "ndcg_exp_gain", "lambdarank_score_normalization"}
 #: boostrank's objective parameters, their defaults and the metrics that read them
 OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
-                    "norm": (None, ("auc", "mauc", "ndcg")), "link": ("logistic", ("auc", "mauc")),
+                    "norm": (None, ("auc", "mauc", "ndcg")), "link": ("auto", ("auc", "mauc")),
                     "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",))}
 #: below these sizes the automatic validation split is skipped (too little to hold out)
 HOLDOUT_MIN_QUERIES = 10
@@ -127,10 +127,13 @@ class LambdaRanker(BaseEstimator):
         AUC cut, so grades within the relevant (or irrelevant) documents also train; None:
         0.5 with the logistic link; 0: λ-AUC on ``y > threshold`` alone (see
         :class:`boostrank.LambdaObjective`).
-    link, method : str, default="logistic", "auto"
+    link, method : str, default="auto", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
         erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
         sums on shorter ones (``method="auto"``); ``"fast"`` or ``"exact"`` force one.
+        ``link="auto"``: the logistic link on learning-to-rank lists, the probit link when
+        the data holds over 100 pairs of differing labels per row (one long list), where
+        the logistic pair sums would cost seconds per round.
     eval_metric : str or list of str, default=None
         boostrank metric names evaluated on ``eval_set`` (``"auc"``, ``"mauc"``,
         ``"auc_pessimistic"``, ``"ndcg@10"``, ``"map"``, ``"err@10"``, ...); default: the
@@ -203,7 +206,7 @@ class LambdaRanker(BaseEstimator):
 
     @keyword_only_init
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
-                 sigma=1.0, threshold=0.0, norm=None, link="logistic", method="auto", grade_weight=None,
+                 sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
                  eval_metric=None, early_stopping_rounds=None, validation_fraction=0.2, random_state=None,
                  n_jobs=None, verbose=False, **engine_params):
         self.engine = engine
@@ -302,7 +305,7 @@ class LambdaRanker(BaseEstimator):
         kw = {"sigma": self.sigma, "threshold": self.threshold, "norm": self.norm}
         if self.grade_weight is not None:
             kw["grade_weight"] = self.grade_weight
-        if self.link != "logistic" or self.method != "auto":
+        if self.link != "auto" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
         for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():
             if engine_name not in engine:

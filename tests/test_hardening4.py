@@ -492,3 +492,86 @@ def test_a_damaged_rankncg_file_names_the_file(tmp_path, damage):
     path.write_bytes(damage + raw[len(damage):] if damage != b"[" * 100000 else damage)
     with pytest.raises(ValueError, match=r"ncg\.json: (damaged (RankNCG|boostrank) model file|not a)"):
         br.load_model(path) if damage != b"\xff\xfe" else br.RankNCG.load_model(path)
+
+
+# ---------------------------------------------------------------- item 17: lambdarank's gain table
+def test_lambdarank_with_grades_past_its_gain_table_says_what_to_do():
+    X, _, qid = _lists(12, n_q=2, size=20)
+    y = np.r_[np.arange(20) * 2, np.zeros(20)]
+    with pytest.raises(ValueError, match=r"labels reach 38 .* up to 30 .*label_gain"):
+        br.LambdaRanker(objective="lambdarank").fit(X, y, qid=qid)
+    model = br.LambdaRanker(objective="lambdarank", n_estimators=2, min_child_samples=2,
+                            label_gain=list(range(39))).fit(X, y, qid=qid)
+    assert model.booster_.num_trees() == 2
+
+
+# ---------------------------------------------------------------- items 18, 19: the CLI refuses contradictions
+@pytest.fixture
+def letor_file(tmp_path):
+    rng = np.random.default_rng(13)
+    X = rng.random((60, 10))
+    y = (X[:, 0] + rng.normal(scale=0.3, size=60) > 0.6).astype(int)
+    path = tmp_path / "d.txt"
+    br.save_letor(path, X, y, qid=np.repeat(np.arange(6), 10))
+    return path
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["fit-linear", "--tol", "nan"], "--tol: must be a finite number > 0"),
+    (["rerank", "--test", "{data}", "--base-model", "m.txt", "--time-limit", "-3"], "--time-limit: must be a finite"),
+    (["train", "--valid", "{data}", "--validation-fraction", "0.3"], "--validation-fraction holds out"),
+])
+def test_cli_contradictions_are_refused(tmp_path, letor_file, capsys, argv, match):
+    from boostrank.cli import main
+
+    argv = [a.replace("{data}", str(letor_file)) for a in argv]
+    full = [argv[0], "--train", str(letor_file), "--out", str(tmp_path / "o.txt")] + argv[1:]
+    try:
+        rc = main(full)
+    except SystemExit as exc:  # argparse's own refusal
+        rc = exc.code
+    assert rc == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_cli_predict_n_features_must_agree(tmp_path, letor_file, capsys):
+    from boostrank.cli import main
+
+    model = tmp_path / "m.json"
+    assert main(["fit-linear", "--train", str(letor_file), "--out", str(model)]) == 0
+    assert main(["predict", "--model", str(model), "--data", str(letor_file), "--n-features", "5"]) == 2
+    assert "--n-features 5 contradicts" in capsys.readouterr().err
+
+
+def test_cli_evaluate_names_a_binary_score_file(tmp_path, letor_file, capsys):
+    from boostrank.cli import main
+
+    scores = tmp_path / "scores.bin"
+    scores.write_bytes(bytes(range(256)) * 4)
+    assert main(["evaluate", "--data", str(letor_file), "--scores", str(scores)]) == 2
+    err = capsys.readouterr().err
+    assert "scores.bin" in err and "not UTF-8 text" in err
+
+
+# ---------------------------------------------------------------- item 21: precision's convention, ties
+def test_precision_takes_a_convention_and_ties_without_docids_warn():
+    from boostrank.metrics import TieWarning
+
+    y = np.array([1, 0, 0, 1, 1, 0])
+    s = np.array([0.5, 0.5, 0.2, 0.9, 0.1, 0.1])
+    qid = np.repeat([1, 2], 3)
+    with pytest.warns(TieWarning, match="2 score ties within lists and no docid="):
+        trec = br.precision(y, s, qid, k=1, convention="trec")
+    docs = np.array(["d1", "d9", "d2", "d3", "d4", "d5"])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TieWarning)
+        assert br.precision(y, s, qid, k=1, convention="lightgbm") == trec == 1.0
+        # trec_eval breaks the 0.5 tie by docid descending: d9 (irrelevant) first
+        assert br.precision(y, s, qid, k=1, docid=docs) == 0.5
+        assert br.ndcg(y, s, qid, k=1, convention="trec", docid=docs) == 0.5
+    with pytest.warns(TieWarning):
+        br.ndcg(y, s, qid, k=1, convention="trec")
+    with pytest.raises(ValueError, match="convention"):
+        br.precision(y, s, qid, convention="ranx")

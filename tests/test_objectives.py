@@ -300,11 +300,12 @@ def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit
     n = 2 * int(np.sqrt(LOGISTIC_WARN_PAIRS)) + 2  # half of each class: n²/4 pairs, just past the limit
     y = np.tile([0.0, 1.0], n // 2) if metric == "auc" else np.tile([0.0, 1.0, 2.0, 3.0], n // 4 + 1)[:n]
     with pytest.warns(UserWarning, match=r"list of \d+ rows has .* link='probit'"):
-        LambdaObjective(metric).check_labels(y)
+        LambdaObjective(metric, link="logistic").check_labels(y)
     quiet = [(LambdaObjective(metric, link="probit"), y, None),
+             (LambdaObjective(metric), y, None),  # link="auto" takes the probit series here
              (LambdaObjective("ndcg"), y, None),
-             (LambdaObjective(metric), y, np.array([0, n // 2, n])),  # two lists: a quarter of the pairs each
-             (LambdaObjective(metric), (rng.random(n) < 1e-4).astype(float), None)]  # ~2 positives: few pairs
+             (LambdaObjective(metric, link="logistic"), y, np.array([0, n // 2, n])),  # a quarter of the pairs each
+             (LambdaObjective(metric, link="logistic"), (rng.random(n) < 1e-4).astype(float), None)]  # few pairs
     for obj, labels, offsets in quiet:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -373,3 +374,24 @@ def test_real_valued_labels_fall_back_to_binary_unless_grades_were_asked_for():
 def test_defaults_norm_off_for_auc_and_mauc_on_for_ndcg():
     assert not LambdaObjective("auc").norm and not LambdaObjective("mauc").norm and LambdaObjective("ndcg").norm
     assert LambdaObjective("auc").grade_weight == 0.5 and LambdaObjective("auc", link="probit").grade_weight == 0
+
+
+@pytest.mark.parametrize("metric", ["auc", "mauc"])
+def test_link_auto_takes_the_probit_series_on_one_long_list_only(metric):
+    """link="auto" (#42, #47 item 6): LTR lists keep the logistic λ, a list with over 100 pairs of differing
+    labels per row gets the probit series, whose gradients equal link="probit"'s."""
+    rng = np.random.default_rng(1)
+    n = 1000
+    y = (rng.random(n) < 0.3).astype(float) if metric == "auc" else rng.integers(0, 3, n).astype(float)
+    s = rng.normal(size=n)
+    auto, probit = LambdaObjective(metric), LambdaObjective(metric, link="probit")
+    g_auto, h_auto = auto.gradients(s, auto.check_labels(y))
+    g_probit, h_probit = probit.gradients(s, probit.check_labels(y))
+    np.testing.assert_array_equal(g_auto, g_probit)
+    np.testing.assert_array_equal(h_auto, h_probit)
+    short = np.arange(0, n + 1, 10)  # 100 lists of 10: a few pairs per row
+    logistic = LambdaObjective(metric, link="logistic", grade_weight=None if metric == "auc" else None)
+    g_auto, _ = auto.gradients(s, auto.check_labels(y, short))
+    g_log, _ = logistic.gradients(s, logistic.check_labels(y, short))
+    np.testing.assert_array_equal(g_auto, g_log)
+    assert not np.allclose(g_log, probit.gradients(s, probit.check_labels(y, short))[0])

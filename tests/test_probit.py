@@ -343,15 +343,16 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
     np.testing.assert_allclose(g[50:], gf[50:], rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(g[:50], ge[:50])  # the short one: pair sums
     np.testing.assert_array_equal(h[:50], he[:50])
-    logistic = br.LambdaObjective("auc")
+    logistic = br.LambdaObjective("auc", link="logistic")
     assert logistic.method == "auto"
     np.testing.assert_array_equal(logistic.gradients(s, logistic.check_labels(y, off))[0],
-                                  br.lambda_gradients(s, y, off, method="exact")[0])
+                                  br.lambda_gradients(s, y, off, link="logistic", method="exact")[0])
     assert br.LambdaRanker().get_params()["method"] == "auto"
 
 def test_bad_combinations():
     with pytest.raises(ValueError, match="probit"):
-        br.LambdaObjective("auc", method="fast")
+        br.LambdaObjective("auc", link="logistic", method="fast")
+    assert br.LambdaObjective("auc", method="fast").link == "probit"  # link="auto" takes what method needs
     with pytest.raises(ValueError, match="probit"):
         br.LambdaObjective("ndcg", link="probit")
     with pytest.raises(ValueError, match="method"):

@@ -254,15 +254,44 @@ def _query_frame(client, X, y, qid, weight=None, npartitions=None):
         ddf = dd.from_pandas(frame, npartitions=npartitions or workers)
     else:
         ddf = X if hasattr(X, "columns") else dd.from_dask_array(X, columns=[f"f{j}" for j in range(X.shape[1])])
-        ddf = ddf.assign(**{name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight))
-                            if col is not None})
+        columns = {name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)) if col is not None}
+        local = {name: col for name, col in columns.items() if not _is_dask(col)}
+        if local:  # in-memory columns beside lazy features: cut them at the partitions' row counts
+            lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
+            cuts = np.r_[0, np.cumsum(lengths)]
+            for name, col in local.items():
+                col = np.asarray(col).reshape(-1)
+                if col.shape[0] != cuts[-1]:
+                    raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for "
+                                     f"{cuts[-1]} rows of X")
+                local[name] = col
+            ddf = ddf.map_partitions(_attach, local, cuts, meta=ddf._meta.assign(
+                **{name: np.asarray(col[:0]) for name, col in local.items()}))
+        lazy = {name: col for name, col in columns.items() if name not in local}
+        if lazy:
+            try:
+                ddf = ddf.assign(**lazy)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"y, qid and sample_weight must be aligned with X (Dask collections with X's "
+                                 f"partitions, or in-memory arrays of its length): {str(exc)[:200]}") from None
     features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT)]
     ddf = _materialise(client, ddf)  # one evaluation of the input, whatever follows
+    lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
+    if lengths.sum() == 0:
+        raise ValueError("no rows to train on (every partition is empty)")
+    if (lengths == 0).any():  # a filter that emptied partitions: the engines' workers fail on empty ones
+        ddf = _materialise(client, ddf.partitions[np.flatnonzero(lengths).tolist()])
     try:  # already whole queries in qid order (data written by query): no shuffle
         _check_whole_queries(_partition_runs(ddf, _QID))
         return ddf, features
     except ValueError:
         return _materialise(client, partition_by_query(ddf, _QID)), features
+
+
+def _attach(part, columns, cuts, partition_info=None):
+    """``part`` with the slices of in-memory ``columns`` that belong to its rows (partition ``number``)."""
+    k = partition_info["number"]
+    return part.assign(**{name: col[cuts[k]:cuts[k + 1]] for name, col in columns.items()})
 
 
 def _labels_ok(part, objective):
@@ -366,6 +395,9 @@ class DaskLambdaRanker(LambdaRanker):
                              "or fit LambdaRanker on one machine")
         if self.early_stopping_rounds and not eval_set:
             raise ValueError("on Dask, early_stopping_rounds needs an eval_set (no automatic validation split)")
+        if eval_set and (eval_qid is None or len(eval_qid) != len(eval_set)):
+            raise ValueError(f"eval_set needs eval_qid: one qid (Series or array aligned with its X) per eval set; "
+                             f"got {0 if eval_qid is None else len(eval_qid)} for {len(eval_set)} eval set(s)")
         if sample_weight is not None and self.engine == "xgboost":
             raise ValueError("sample_weight on Dask is supported with engine='lightgbm' (one weight per row)")
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import functools
 import json
-import warnings
 import math
+import os
 import re
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -480,6 +481,8 @@ class LambdaRanker(BaseEstimator):
         ``best_iteration`` so :meth:`load_model` predicts with the best trees.
         """
         check_is_fitted(self, "booster_")
+        if str(path) == "" or os.path.isdir(path):
+            raise ValueError(f"save_model needs a file path, got {'an empty path' if str(path) == '' else 'the folder ' + str(path)}")
         saved = json.dumps(self._saved_params(), allow_nan=False)
         if self.engine == "lightgbm":
             text = _lgb_adapter.portable_model_string(self.booster_)

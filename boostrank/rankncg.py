@@ -293,6 +293,10 @@ class RankNCG(BaseEstimator):
             # zero iterations leave w = 0: every score ties, and Raykar's WMW credits every tie (1.0)
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        largest = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
+        if largest > MAX_FEATURE:  # squared in the line search and the Gram terms: inf, then coef_ = 0
+            raise ValueError(f"features reach {largest:.3g}; RankNCG squares them (past {MAX_FEATURE:.0e} that "
+                             f"overflows float64): scale or standardise X")
         X = X.toarray() if sparse.issparse(X) else X
         offsets = group_offsets(X.shape[0], qid=qid, group=group)
         self._n_groups = offsets.shape[0] - 1
@@ -418,6 +422,10 @@ class RankNCG(BaseEstimator):
         tags.target_tags.required = True
         tags.input_tags.sparse = True
         return tags
+
+
+#: Largest feature magnitude RankNCG accepts: its squares and sums of squares stay finite in float64
+MAX_FEATURE = 1e150
 
 
 def _line_search(slope, d0, step, max_expand=60, max_iter=30):

@@ -212,6 +212,27 @@ def check_params(params: dict) -> None:
             raise ValueError(f"unknown XGBoost parameter(s): {names}")
 
 
+#: XGBoost stores features as float32: larger magnitudes become inf, which its DMatrix refuses with a C++ trace
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_range(X) -> None:
+    """Refuse features XGBoost's float32 storage cannot hold, naming the first one."""
+    values = getattr(X, "data", None) if hasattr(X, "tocsr") else None
+    if values is None:
+        if hasattr(X, "select_dtypes"):  # a DataFrame: its numeric columns
+            X = X.select_dtypes("number").to_numpy(dtype=np.float64)
+        values = np.asarray(X, dtype=np.float64) if not hasattr(X, "dtype") or X.dtype.kind in "fiu" else None
+    if values is None or values.size == 0:
+        return
+    big = np.abs(values) > FLOAT32_MAX
+    if big.any():
+        where = np.argwhere(big)[0] if getattr(values, "ndim", 1) == 2 else np.flatnonzero(big)[:1]
+        raise ValueError(f"feature value {values[tuple(where)]:.3g} (at index {tuple(int(i) for i in where)}) is beyond "
+                         f"float32's range (±{FLOAT32_MAX:.3g}), in which XGBoost stores features: scale the "
+                         f"features or use engine='lightgbm'")
+
+
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
                  evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train an XGBoost ranker on query groups with a boostrank or native objective.
@@ -229,6 +250,7 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     xgb = import_xgboost()
 
     def dmatrix(Xm, ym, off, weight=None):
+        _check_float32_range(Xm)
         d = xgb.DMatrix(Xm, ym, enable_categorical=True)
         d.set_group(np.diff(off))
         if weight is not None:

@@ -575,3 +575,29 @@ def test_precision_takes_a_convention_and_ties_without_docids_warn():
         br.ndcg(y, s, qid, k=1, convention="trec")
     with pytest.raises(ValueError, match="convention"):
         br.precision(y, s, qid, convention="ranx")
+
+
+# ---------------------------------------------------------------- item 14: the engines' raw errors
+def test_features_beyond_float32_are_named_for_xgboost():
+    pytest.importorskip("xgboost")
+    X, y, qid = _lists(14)
+    X[3, 1] = 1e300
+    with pytest.raises(ValueError, match=r"1e\+300 .* beyond float32's range"):
+        br.LambdaRanker(engine="xgboost", n_estimators=2).fit(X, y, qid=qid)
+
+
+def test_rankncg_refuses_features_whose_squares_overflow():
+    X, y, qid = _lists(15)
+    with pytest.raises(ValueError, match="RankNCG squares them"):
+        br.RankNCG().fit(X * 1e155, y, qid=qid)
+    assert np.abs(br.RankNCG().fit(X * 1e100, y, qid=qid).coef_).max() > 0
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_save_model_into_a_folder_or_nowhere_is_refused(tmp_path, engine):
+    X, y, qid = _lists(16)
+    model = br.LambdaRanker(engine=engine, n_estimators=2, **({"min_child_samples": 2} if engine == "lightgbm"
+                                                              else {})).fit(X, y, qid=qid)
+    for path in (tmp_path, ""):
+        with pytest.raises(ValueError, match="save_model needs a file path"):
+            model.save_model(path)

@@ -601,3 +601,30 @@ def test_save_model_into_a_folder_or_nowhere_is_refused(tmp_path, engine):
     for path in (tmp_path, ""):
         with pytest.raises(ValueError, match="save_model needs a file path"):
             model.save_model(path)
+
+
+def test_a_pulp_solver_object_gets_threads_and_the_start_in_its_options(monkeypatch):
+    """Item 8: PuLP 3 reads threads and warmStart from optionsDict; they were set as ignored attributes."""
+    pulp = pytest.importorskip("pulp")
+    from boostrank.mip import build_problem, solve
+
+    solver = pulp.PULP_CBC_CMD(msg=False) if hasattr(pulp, "PULP_CBC_CMD") else pulp.COIN_CMD(msg=False)
+    seen = {}
+    real = pulp.LpProblem.solve
+
+    def spy(problem, s=None, **kw):
+        seen["options"] = dict(s.optionsDict)
+        seen["start"] = [v.varValue for v in problem.variables()[:3]]
+        return real(problem, s, **kw)
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", spy)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 2))
+    model = build_problem(X / 4, (X[:, 0] > 0).astype(float))
+    start = np.zeros(model.c.shape[0])
+    start[0] = 0.25
+    res = solve(model, solver, threads=2, start=start, time_limit=20)
+    assert seen["options"]["threads"] == 2 and seen["options"]["warmStart"] is True
+    assert 0.25 in seen["start"]
+    assert "threads" not in solver.optionsDict and solver.optionsDict.get("warmStart") is False
+    assert res.status == "optimal"

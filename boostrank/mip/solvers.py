@@ -635,16 +635,24 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
         s.optionsDict = dict(solver.optionsDict)
     if time_limit is not None:
         s.timeLimit = min(float(time_limit), s.timeLimit) if getattr(s, "timeLimit", None) else float(time_limit)
-    if threads is not None and getattr(s, "threads", None) is None:
+    options = getattr(s, "optionsDict", None)
+    if isinstance(options, dict):  # PuLP >= 2.x reads threads, gapRel and warmStart here, not as attributes
+        if threads is not None:
+            options.setdefault("threads", int(threads))
+        if mip_gap is not None:
+            options.setdefault("gapRel", mip_gap)
+    elif threads is not None and getattr(s, "threads", None) is None:
         s.threads = threads
-    if mip_gap is not None and getattr(s, "optionsDict", None) is not None and "gapRel" not in s.optionsDict:
-        s.optionsDict["gapRel"] = mip_gap
     s.msg = bool(verbose)
     problem, cols = to_pulp(model)
-    if start is not None and hasattr(s, "warmStart"):
+    takes_start = (isinstance(options, dict) and "warmStart" in options) or hasattr(s, "warmStart")
+    if start is not None and takes_start:
         for v, x0 in zip(cols, np.asarray(start, dtype=np.float64)):
             v.setInitialValue(float(x0))
-        s.warmStart = True
+        if isinstance(options, dict) and "warmStart" in options:
+            options["warmStart"] = True
+        else:
+            s.warmStart = True
     try:
         problem.solve(s)
     except pulp.PulpSolverError as exc:

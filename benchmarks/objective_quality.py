@@ -258,33 +258,8 @@ class Curves:
         return {m: max(it, 0) + 1 for m, (it, _) in self.best.items()}
 
 
-def train_fixed(engine, objective, tr, max_rounds):
-    """FIXED_ROUNDS' largest count of rounds on all training queries, no early stopping: predict(X, rounds)."""
-    (Xtr, ytr, otr) = tr
-    if engine == "xgboost":
-        params = {"objective": objective, "tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 31,
-                  "max_depth": 0, "eta": 0.05, "nthread": 1, "seed": 0, "disable_default_eval_metric": 1}
-        booster = xgb.train(params, xgb.DMatrix(Xtr, ytr, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
-        return lambda X, r: booster.predict(xgb.DMatrix(X), output_margin=True, iteration_range=(0, r))
-    params = {"num_leaves": 31, "learning_rate": 0.05, "min_data_in_leaf": 20, "num_threads": 1, "verbose": -1,
-              "seed": 0, "deterministic": True, "force_row_wise": True, "metric": "None"}
-    label = ytr
-    if isinstance(objective, tuple):
-        params["objective"] = br.lightgbm_objective(objective[0], **objective[1])
-    elif objective in ("auc", "mauc", "ndcg"):
-        params["objective"] = br.lightgbm_objective(objective)
-    else:
-        params["objective"] = objective
-        if objective == "binary":
-            label = (ytr > 0).astype(np.float64)
-    if objective == "lambdarank" and np.diff(otr).max() > 10_000:
-        raise RuntimeError("lambdarank refuses lists over 10 000 rows")
-    booster = lgb.train(params, lgb.Dataset(Xtr, label, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
-    return lambda X, r: booster.predict(X, num_iteration=r, raw_score=True)
-
-
-def train_lightgbm(objective, tr, va, max_rounds):
-    (Xtr, ytr, otr), (Xva, yva, ova) = tr, va
+def lightgbm_setup(objective, ytr, otr):
+    """LightGBM parameters (the same trees for every method) and the label an objective trains on."""
     params = {"num_leaves": 31, "learning_rate": 0.05, "min_data_in_leaf": 20, "num_threads": 1, "verbose": -1,
               "seed": 0, "deterministic": True, "force_row_wise": True, "metric": "None"}
     label = ytr
@@ -298,6 +273,25 @@ def train_lightgbm(objective, tr, va, max_rounds):
             label = (ytr > 0).astype(np.float64)
     if objective == "lambdarank" and np.diff(otr).max() > 10_000:
         raise RuntimeError("lambdarank refuses lists over 10 000 rows")
+    return params, label
+
+
+def train_fixed(engine, objective, tr, max_rounds):
+    """FIXED_ROUNDS' largest count of rounds on all training queries, no early stopping: predict(X, rounds)."""
+    (Xtr, ytr, otr) = tr
+    if engine == "xgboost":
+        params = {"objective": objective, "tree_method": "hist", "grow_policy": "lossguide", "max_leaves": 31,
+                  "max_depth": 0, "eta": 0.05, "nthread": 1, "seed": 0, "disable_default_eval_metric": 1}
+        booster = xgb.train(params, xgb.DMatrix(Xtr, ytr, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
+        return lambda X, r: booster.predict(xgb.DMatrix(X), output_margin=True, iteration_range=(0, r))
+    params, label = lightgbm_setup(objective, ytr, otr)
+    booster = lgb.train(params, lgb.Dataset(Xtr, label, group=np.diff(otr)), num_boost_round=max(FIXED_ROUNDS))
+    return lambda X, r: booster.predict(X, num_iteration=r, raw_score=True)
+
+
+def train_lightgbm(objective, tr, va, max_rounds):
+    (Xtr, ytr, otr), (Xva, yva, ova) = tr, va
+    params, label = lightgbm_setup(objective, ytr, otr)
     curves = Curves(yva, ova)
     state = {"s": np.zeros(yva.shape[0])}
 

@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import sys
+import time
 from typing import Sequence
 
 import numpy as np
@@ -183,6 +184,7 @@ def cmd_fit_linear(args) -> int:
 def cmd_rerank(args) -> int:
     from .rerank import TopKReranker, cross_fit_scores, refit_estimator
 
+    started = time.monotonic()
     _check_out(args.out, args.train, args.test, args.train_scores, args.test_scores, args.base_model)
     train = _load(args, args.train)
     test = _load(args, args.test, n_features=train.n_features)
@@ -195,7 +197,11 @@ def cmd_rerank(args) -> int:
 
         base_model = load_model(args.base_model)
         print(f"cross-fitting the base model's kind over {args.cv} folds of training queries ...", flush=True)
-        s_train, _ = cross_fit_scores(refit_estimator(base_model), train.X, train.y, q_train, cv=args.cv)
+        base = refit_estimator(base_model)
+        if args.threads is not None and "n_jobs" in base.get_params():
+            base.set_params(n_jobs=args.threads)  # --threads is every stage's, not the solver's alone
+        # the whole command keeps to --time-limit: at most half of it for the base, the rest for the re-ranker
+        s_train, _ = cross_fit_scores(base, train.X, train.y, q_train, cv=args.cv, time_limit=args.time_limit / 2)
         s_test = np.asarray(base_model.predict(test.X), dtype=np.float64)
     else:
         if not (args.train_scores and args.test_scores):
@@ -206,8 +212,9 @@ def cmd_rerank(args) -> int:
     if args.k < 0:
         raise ValueError(f"--k must be >= 0, got {args.k}")
     l0 = args.l0 if args.l0 == "cv" else float(args.l0)
+    left = max(args.time_limit - (time.monotonic() - started), 0.1 * args.time_limit)
     model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, margin=args.margin,
-                         solver=args.solver, time_limit=args.time_limit, n_jobs=args.threads, gate=args.gate,
+                         solver=args.solver, time_limit=left, n_jobs=args.threads, gate=args.gate,
                          verbose=args.verbose, progress=True)
     model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
               group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose

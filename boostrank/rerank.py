@@ -143,7 +143,7 @@ def _score_base(est, X):
     return out.reshape(-1)
 
 
-def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
+def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_limit=None):
     """Out-of-fold base scores: each row scored by a model that never saw its query.
 
     Parameters
@@ -158,6 +158,10 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
     cv : int, default=5
         Folds over queries (one list: over rows).
     random_state : int, default=0
+    time_limit : float, default=None
+        Seconds the ``cv`` fits may take: after each fold the time of the rest is projected
+        from the folds so far, and a projection past the limit raises ``TimeoutError`` then,
+        not after the last fold.
 
     Returns
     -------
@@ -165,6 +169,9 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
     folds : ndarray of int64, shape (n_lists,)
         The fold of every query (one list: of every row).
     """
+    import time
+
+    t0 = time.perf_counter()
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).reshape(-1)
     n = X.shape[0]
@@ -184,6 +191,11 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0):
         train_rows = _rows_of(units, np.flatnonzero(folds != f))
         model = _fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
         scores[test_rows] = _score_base(model, X[test_rows])
+        spent = time.perf_counter() - t0
+        if time_limit is not None and f + 1 < cv and spent * cv / (f + 1) > time_limit:
+            raise TimeoutError(f"cross-fitting the base model: {f + 1} of {cv} folds took {spent:.1f} s, so all "
+                               f"{cv} would take about {spent * cv / (f + 1):.0f} s, past the {time_limit:g} s "
+                               f"allowed; give precomputed out-of-fold scores, a faster base model or more time")
     return scores, folds
 
 

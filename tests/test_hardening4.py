@@ -628,3 +628,40 @@ def test_a_pulp_solver_object_gets_threads_and_the_start_in_its_options(monkeypa
     assert 0.25 in seen["start"]
     assert "threads" not in solver.optionsDict and solver.optionsDict.get("warmStart") is False
     assert res.status == "optimal"
+
+
+# ---------------------------------------------------------------- item 15: the cross-fit keeps to the budget
+class _SlowRanker:
+    fits = 0
+
+    def __init__(self, pause=0.3):
+        self.pause = pause
+
+    def get_params(self, deep=True):
+        return {"pause": self.pause}
+
+    def set_params(self, **kw):
+        self.pause = kw.get("pause", self.pause)
+        return self
+
+    def fit(self, X, y, qid=None):
+        import time
+
+        type(self).fits += 1
+        time.sleep(self.pause)
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, 0]
+
+
+def test_cross_fit_stops_as_soon_as_its_projection_passes_the_time_limit():
+    from boostrank.rerank import cross_fit_scores
+
+    X, y, qid = _lists(17, n_q=10)
+    _SlowRanker.fits = 0
+    with pytest.raises(TimeoutError, match=r"1 of 5 folds took .* all 5 would take about"):
+        cross_fit_scores(_SlowRanker(0.3), X, y, qid, cv=5, time_limit=0.6)
+    assert _SlowRanker.fits == 1  # not all five: the command learns it after one fold
+    scores, _ = cross_fit_scores(_SlowRanker(0.0), X, y, qid, cv=5, time_limit=60)
+    np.testing.assert_array_equal(scores, X[:, 0])

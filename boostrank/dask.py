@@ -386,20 +386,7 @@ class DaskLambdaRanker(LambdaRanker):
         from distributed import get_client
 
         adapter, metrics, objective_kw, engine_params = self._check_params()
-        if group is not None or eval_group is not None:
-            raise ValueError("DaskLambdaRanker takes qid (a Series or array aligned with X), not group sizes: "
-                             "sizes cannot follow the repartition that keeps every query in one partition")
-        if qid is None:
-            raise ValueError("DaskLambdaRanker.fit needs qid.  One list split over workers loses the pairs "
-                             "between partitions: see boostrank.dask.train_lightgbm(one_list='per_partition'), "
-                             "or fit LambdaRanker on one machine")
-        if self.early_stopping_rounds and not eval_set:
-            raise ValueError("on Dask, early_stopping_rounds needs an eval_set (no automatic validation split)")
-        if eval_set and (eval_qid is None or len(eval_qid) != len(eval_set)):
-            raise ValueError(f"eval_set needs eval_qid: one qid (Series or array aligned with its X) per eval set; "
-                             f"got {0 if eval_qid is None else len(eval_qid)} for {len(eval_set)} eval set(s)")
-        if sample_weight is not None and self.engine == "xgboost":
-            raise ValueError("sample_weight on Dask is supported with engine='lightgbm' (one weight per row)")
+        self._check_fit_inputs(qid, group, sample_weight, eval_set, eval_qid, eval_group)
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)  # a fit that fails keeps no model, not even the last one
         if self.engine == "lightgbm":
@@ -428,6 +415,23 @@ class DaskLambdaRanker(LambdaRanker):
         self._evaluate(client, eval_set or [], eval_qid, metrics)
         self._n_groups = 2  # several queries: score needs qid
         return self
+
+    def _check_fit_inputs(self, qid, group, sample_weight, eval_set, eval_qid, eval_group) -> None:
+        """What a Dask fit cannot take, refused before the cluster sees anything."""
+        if group is not None or eval_group is not None:
+            raise ValueError("DaskLambdaRanker takes qid (a Series or array aligned with X), not group sizes: "
+                             "sizes cannot follow the repartition that keeps every query in one partition")
+        if qid is None:
+            raise ValueError("DaskLambdaRanker.fit needs qid.  One list split over workers loses the pairs "
+                             "between partitions: see boostrank.dask.train_lightgbm(one_list='per_partition'), "
+                             "or fit LambdaRanker on one machine")
+        if self.early_stopping_rounds and not eval_set:
+            raise ValueError("on Dask, early_stopping_rounds needs an eval_set (no automatic validation split)")
+        if eval_set and (eval_qid is None or len(eval_qid) != len(eval_set)):
+            raise ValueError(f"eval_set needs eval_qid: one qid (Series or array aligned with its X) per eval set; "
+                             f"got {0 if eval_qid is None else len(eval_qid)} for {len(eval_set)} eval set(s)")
+        if sample_weight is not None and self.engine == "xgboost":
+            raise ValueError("sample_weight on Dask is supported with engine='lightgbm' (one weight per row)")
 
     def _fit_lightgbm(self, client, train, features, objective, engine_params):
         import lightgbm as lgb

@@ -553,6 +553,16 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     return grad.copy(), hess.copy()
 
 
+@contextlib.contextmanager
+def _no_tie_warning():
+    """Boosting's early rounds tie scores by construction (all start at 0): no TieWarning from the engines' hooks."""
+    from .metrics import TieWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        yield
+
+
 class EvalMetric:
     """An evaluation metric over query groups, for the engines' eval hooks.
 
@@ -583,8 +593,10 @@ class EvalMetric:
 
     def per_query(self, labels, scores, offsets) -> np.ndarray:
         """Each query's value (NaN where undefined): what :meth:`value` averages."""
-        return np.asarray(self._fn(as_1d_float(labels, "labels"), np.asarray(scores, dtype=np.float64).reshape(-1),
-                                   GroupOffsets(offsets), per_query=True), dtype=np.float64)
+        with _no_tie_warning():
+            return np.asarray(self._fn(as_1d_float(labels, "labels"),
+                                       np.asarray(scores, dtype=np.float64).reshape(-1),
+                                       GroupOffsets(offsets), per_query=True), dtype=np.float64)
 
     def value(self, key, scores, load) -> float:
         """Metric of ``scores`` on the data behind ``key``; ``load() -> (labels, offsets, _)``."""
@@ -596,4 +608,5 @@ class EvalMetric:
             if len(self._cache) > 8:
                 self._cache.clear()
             self._cache[id(key)] = hit
-        return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))
+        with _no_tie_warning():
+            return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))

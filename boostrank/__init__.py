@@ -28,6 +28,7 @@ _EXPORTS = {
     "models": ("load_model", "save_model",),
     "export": ("export_linear", "linear_weights",),
     "weights": ("WeightFamily", "weight_family",),
+    "precompile": ("warmup",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -428,3 +428,27 @@ def test_help_says_each_default_once_and_never_none(command, capsys):
     out = capsys.readouterr().out
     assert "(default: None)" not in out and "(default: False)" not in out
     assert not any(line.count("(default") > 1 for line in out.replace("\n                        ", " ").splitlines())
+
+
+def test_warmup_compiles_the_chosen_groups_and_refuses_unknown_ones(capsys):
+    from boostrank.cli import main
+
+    assert main(["warmup", "--only", "metrics"]) == 0
+    assert "compiled into Numba's cache: metrics" in capsys.readouterr().out
+    assert main(["warmup", "--only", "metrics,kernels"]) == 2
+    assert "unknown warm-up group(s) ['kernels']" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_warmup_fills_an_empty_numba_cache(tmp_path):
+    """A fresh NUMBA_CACHE_DIR holds cache index files for the metric kernels after `boostrank warmup`."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "boostrank", "warmup", "--only", "metrics"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    index = [p.name for p in tmp_path.rglob("*.nbi")]
+    assert any("metrics" in name for name in index), index

@@ -1,0 +1,129 @@
+"""Compile the Numba kernels a user can reach into Numba's on-disk cache, ahead of time.
+
+Numba compiles each kernel the first time a process calls it and keeps the machine code in
+``__pycache__`` (or ``NUMBA_CACHE_DIR``), so a fresh install pays seconds per kernel family
+at its first metric, objective round or MIP fit.  :func:`warmup` calls the public functions
+on tiny inputs of the types real data has, so an image or a CI cache step can pay that once
+(``pip install boostrank && boostrank warmup``).  Later processes load the cache.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["warmup", "WARMUP_GROUPS"]
+
+
+def _data(n_queries=4, size=12, seed=0):
+    rng = np.random.default_rng(seed)
+    n = n_queries * size
+    X = rng.normal(size=(n, 3))
+    y = rng.integers(0, 3, size=n)
+    y[::size] = 0
+    y[1::size] = 2
+    qid = np.repeat(np.arange(n_queries), size)
+    return X, y, qid, X[:, 0] + 0.5 * y
+
+
+def _metrics():
+    import boostrank as br
+
+    X, y, qid, s = _data()
+    for name in ("auc", "auc:pessimistic", "mauc", "wmw", "ndcg@10", "ndcg@10:trec", "map", "map@10:trec", "p@5",
+                 "mcp@5", "err@10"):
+        br.get_metric(name)(y, s, qid)
+    br.rank_risk(y > 0, s, "dcg@5", qid=qid)
+    br.rank_risk(y > 0, s, "dcg@5", qid=qid, rank="resolved")
+    br.minrank(s)
+    br.resolved_rank(y > 0, s)
+
+
+def _objectives():
+    import boostrank as br
+
+    X, y, qid, s = _data()
+    off = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, len(qid)]
+    for metric in ("auc", "mauc", "ndcg"):
+        br.lambda_gradients(s, y, off, metric=metric)
+    br.lambda_gradients(s, y > 0, off, metric="auc")  # binary labels: the two-class path
+    for method in ("exact", "fast"):  # the probit link (one long list takes it by default)
+        br.lambda_gradients(s, y > 0, off, metric="auc", link="probit", method=method)
+        br.lambda_gradients(s, y, off, metric="mauc", link="probit", method=method)
+    rng = np.random.default_rng(1)
+    long_y = (rng.random(4000) < 0.2).astype(float)
+    br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
+
+
+def _rankncg():
+    import boostrank as br
+
+    X, y, qid, s = _data()
+    for link, method in (("probit", "fast"), ("probit", "exact"), ("logistic", "exact")):
+        br.RankNCG(link=link, method=method, max_iter=3).fit(X, y, qid=qid)
+    rng = np.random.default_rng(2)
+    for side in ("both", "above", "below"):
+        br.erfc_sum(rng.normal(size=64), rng.normal(size=64), rng.random(64), side=side)
+        br.erfc_sum(rng.normal(size=64), rng.normal(size=64), rng.random(64), side=side, method="exact")
+
+
+def _mip():
+    import warnings
+
+    import boostrank as br
+
+    rng = np.random.default_rng(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for d in (2, 3):
+            X = rng.normal(size=(40, d))
+            y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+            br.MIPRanker(statistic="auc", time_limit=5).fit(X, y)
+        X = rng.normal(size=(30, 3))
+        y = (X[:, 0] > 0).astype(int)
+        br.MIPRanker(statistic="rank_risk", a="dcg@5", time_limit=5).fit(X, y)
+
+
+#: what ``--only`` names: the kernels each use of boostrank reaches
+WARMUP_GROUPS: dict[str, Callable[[], None]] = {
+    "metrics": _metrics, "objectives": _objectives, "rankncg": _rankncg, "mip": _mip,
+}
+
+
+def warmup(only: Sequence[str] | None = None, *, progress: bool = True) -> dict:
+    """Compile boostrank's Numba kernels into the on-disk cache.
+
+    Parameters
+    ----------
+    only : sequence of {"metrics", "objectives", "rankncg", "mip"}, default=None
+        The groups to compile; None: all.
+    progress : bool, default=True
+        A tqdm bar on stderr, one step per group.
+
+    Returns
+    -------
+    dict
+        Seconds per group (seconds of compiling on a fresh cache, of loading on a warm one).
+
+    Examples
+    --------
+    >>> seconds = warmup(["metrics"], progress=False)
+    >>> sorted(seconds)
+    ['metrics']
+    """
+    from tqdm.auto import tqdm
+
+    names = list(WARMUP_GROUPS) if only is None else list(only)
+    unknown = [n for n in names if n not in WARMUP_GROUPS]
+    if unknown:
+        raise ValueError(f"unknown warm-up group(s) {unknown}; choose from {list(WARMUP_GROUPS)}")
+    seconds = {}
+    with tqdm(names, desc="compiling kernels", unit="group", disable=not progress) as bar:
+        for name in bar:
+            bar.set_postfix_str(name)
+            t = time.perf_counter()
+            WARMUP_GROUPS[name]()
+            seconds[name] = time.perf_counter() - t
+    return seconds

@@ -7,6 +7,9 @@ import warnings
 import numpy as np
 
 
+_NOTED: set = set()  # first-compile notices already given in this process
+
+
 class OneListWarning(UserWarning):
     """A ranking fit of several rows got no query groups and ranks them all as one list."""
 
@@ -212,6 +215,12 @@ def repeated_query(qid: np.ndarray, starts: np.ndarray):
 
 def check_ranking_inputs(y, scores, qid=None):
     """Validate ``(y, scores, qid)`` and return float arrays plus group offsets."""
+    if "metrics" not in _NOTED:
+        _NOTED.add("metrics")
+        from ._kernels.metrics import auc_pair_counts
+        from .precompile import note_first_compile
+
+        note_first_compile("metrics", auc_pair_counts)
     y = as_1d_float(y, "y")
     scores = as_1d_float(scores, "scores")
     if y.shape[0] != scores.shape[0]:

@@ -351,6 +351,10 @@ class LambdaObjective:
         return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
 
     def _prepare(self, labels, offsets, weight=None):
+        from ._kernels.lambda_series import _both_sweeps
+        from .precompile import note_first_compile
+
+        note_first_compile("λ", lambda_auc_kernel if self.link != "probit" else _both_sweeps)
         y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
         gain = None
         if self.metric == "ndcg":

@@ -9,12 +9,37 @@ on tiny inputs of the types real data has, so an image or a CI cache step can pa
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["warmup", "WARMUP_GROUPS"]
+__all__ = ["warmup", "WARMUP_GROUPS", "note_first_compile"]
+
+#: seconds a first use compiled on a fresh cache (2 cores; README "Development notes")
+COMPILE_SECONDS = {"metrics": 5, "λ": 15, "MIP": 15, "RankNCG": 20}
+_ANNOUNCED: set = set()
+
+
+def note_first_compile(what: str, kernel) -> None:
+    """Say once per process on stderr that ``what``'s kernels compile now, when ``kernel`` has no cache yet.
+
+    ``kernel`` is a representative ``@njit(cache=True)`` dispatcher of the group: without its
+    cache index the group compiles in this process (seconds), with it the call is silent.
+    """
+    if what in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(what)
+    try:
+        index = kernel._cache._cache_file._index_path
+    except AttributeError:  # not a cached dispatcher (NUMBA_DISABLE_JIT): nothing compiles
+        return
+    if not os.path.exists(index):
+        print(f"boostrank: compiling the {what} kernels once for this machine (about "
+              f"{COMPILE_SECONDS.get(what, 10)} s); 'boostrank warmup' does this ahead of time", file=sys.stderr,
+              flush=True)
 
 
 def _data(n_queries=4, size=12, seed=0):

@@ -284,6 +284,10 @@ class RankNCG(BaseEstimator):
         -------
         self
         """
+        from ._kernels.rankncg import pair_coefficients
+        from .precompile import note_first_compile
+
+        note_first_compile("RankNCG", pair_coefficients)
         if self.gradient == "erfc-direct":
             raise ValueError("gradient must be 'fast' or 'exact'")
         self._link, self._method = _link_method(self.link, self.method, self.gradient)

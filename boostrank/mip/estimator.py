@@ -426,6 +426,10 @@ class MIPRanker(BaseEstimator):
         -------
         self
         """
+        from .._kernels.direction_bnb import direction_bnb
+        from ..precompile import note_first_compile
+
+        note_first_compile("MIP", direction_bnb)
         clock = TimeBudget(self.time_limit)
         settings = self._check_params()
         prob = self._prepare(X, y, qid, group, sample_weight, pairs, settings)

@@ -229,6 +229,9 @@ def cmd_rerank(args) -> int:
     model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
               group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose
     print(f"top {args.k} of each training list: {model.result_.summary()}")
+    repeatable, why = model.result_.repeatable
+    if not repeatable:
+        print(f"note: another run may differ: {why}")
     metrics = _split_metrics(args.metrics)
     label = "out-of-fold" if args.base_model else "as given"
     tr_runs = {f"train: base ({label})": s_train,

@@ -338,11 +338,28 @@ class RerankResult:
         kept = f"{self.model} k={self.k}" if self.status == "re-ranked" else "the base order"
         return f"{self.status}: kept {kept}{evidence} in {self.seconds:.1f} s"
 
+    @property
+    def repeatable(self) -> tuple[bool, str]:
+        """Whether a fit with the same ``random_state`` on the same data gives this result again, and why not.
+
+        Folds, starts and the engines are seeded; what is not is a search cut by the clock: a MIP
+        stopped at its time limit keeps the incumbent it reached, which a faster or busier
+        machine (or another run) reaches differently.
+        """
+        mip = self.mip
+        if mip is not None and self.model != "logistic" and getattr(mip, "status", "optimal") != "optimal":
+            return False, (f"the exact fit stopped at its time limit (status {mip.status}): a time-limited search "
+                           f"keeps whichever incumbent it reached, which depends on the machine's speed and load; "
+                           f"a larger time_limit that proves the optimum makes the fit repeatable")
+        return True, "every exact fit that decided proved its optimum; folds, starts and engines are seeded"
+
     def summary(self) -> str:
         """One line: the decision, its reason, and the MIP's summary."""
         out = f"{self.status}: {self.reason}"
         if self.mip is not None and self.model != "logistic":
             out += f"; MIP: {self.mip.summary()}"
+        if not self.repeatable[0]:
+            out += "; not repeatable: time-limited"
         return out
 
 

@@ -665,3 +665,18 @@ def test_cross_fit_stops_as_soon_as_its_projection_passes_the_time_limit():
     assert _SlowRanker.fits == 1  # not all five: the command learns it after one fold
     scores, _ = cross_fit_scores(_SlowRanker(0.0), X, y, qid, cv=5, time_limit=60)
     np.testing.assert_array_equal(scores, X[:, 0])
+
+
+def test_a_rerank_result_says_whether_the_same_seed_repeats_it():
+    from boostrank.rerank import RerankResult
+
+    X, y, qid = _lists(18, n_q=10, size=12)
+    base = X[:, 1]
+    small = br.TopKReranker(k=3, time_limit=30, gate=0, random_state=1).fit(X, y, qid=qid, base_scores=base)
+    again = br.TopKReranker(k=3, time_limit=30, gate=0, random_state=1).fit(X, y, qid=qid, base_scores=base)
+    if small.result_.mip is not None and small.result_.mip.status == "optimal":
+        assert small.result_.repeatable[0]
+        np.testing.assert_array_equal(small.coef_, again.coef_)
+    cut = RerankResult("re-ranked", "", 3, 0.0, mip=type("M", (), {"status": "feasible", "summary": lambda s: ""})())
+    ok, why = cut.repeatable
+    assert not ok and "time limit" in why and "not repeatable" in cut.summary()

@@ -680,3 +680,32 @@ def test_a_rerank_result_says_whether_the_same_seed_repeats_it():
     cut = RerankResult("re-ranked", "", 3, 0.0, mip=type("M", (), {"status": "feasible", "summary": lambda s: ""})())
     ok, why = cut.repeatable
     assert not ok and "time limit" in why and "not repeatable" in cut.summary()
+
+
+@pytest.mark.slow
+def test_a_pulp_solver_that_ignores_its_time_limit_is_stopped_from_outside():
+    """Item 8: a solver object that does not keep timeLimit ran 30 s under time_limit=3."""
+    import subprocess
+    import sys
+    import time
+
+    pulp = pytest.importorskip("pulp")
+    from boostrank.mip import build_problem, solve
+
+    class Stubborn(pulp.LpSolver_CMD):
+        def defaultPath(self):
+            return sys.executable
+
+        def available(self):
+            return True
+
+        def actualSolve(self, lp):  # a solver process that never looks at the clock
+            subprocess.run([sys.executable, "-c", "import time; time.sleep(60)", self.tmpDir])
+            return lp.status
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(10, 2))
+    t = time.perf_counter()
+    res = solve(build_problem(X / 4, (X[:, 0] > 0).astype(float)), Stubborn(msg=False), time_limit=2)
+    assert time.perf_counter() - t < 20
+    assert res.status == "no solution" and "overran the time limit of 2 s" in res.log

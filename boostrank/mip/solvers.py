@@ -653,10 +653,16 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
             options["warmStart"] = True
         else:
             s.warmStart = True
-    try:
-        problem.solve(s)
-    except pulp.PulpSolverError as exc:
-        return SolverResult("error", None, None, None, time.perf_counter() - t0, str(exc))
+    with tempfile.TemporaryDirectory(prefix="boostrank_pulp_") as tmp:
+        if hasattr(s, "tmpDir"):  # the solver's files, and so its process, are recognisable by this folder
+            s.tmpDir = tmp
+        outcome = _solve_within(problem, s, time_limit, tmp)
+    if isinstance(outcome, pulp.PulpSolverError):
+        return SolverResult("error", None, None, None, time.perf_counter() - t0, str(outcome))
+    if outcome == "overran":
+        return SolverResult("no solution", None, None, None, time.perf_counter() - t0,
+                            f"[boostrank] {type(solver).__name__} overran the time limit of {time_limit:g} s and was "
+                            f"stopped (its own timeLimit was not kept)")
     secs = time.perf_counter() - t0
     sol = {pulp.LpSolutionOptimal: "optimal", pulp.LpSolutionIntegerFeasible: "feasible",
            pulp.LpSolutionInfeasible: "infeasible", pulp.LpSolutionNoSolutionFound: "no solution"}
@@ -674,6 +680,59 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
         status = "feasible"  # PuLP reports no bound: "optimal" within a gap proves nothing
     return SolverResult(status, x, objective, objective if status == "optimal" else None, secs,
                         f"PuLP status {pulp.LpStatus[problem.status]}")
+
+
+def _solve_within(problem, solver, time_limit, folder):
+    """``problem.solve(solver)`` kept to ``time_limit`` from outside: past the limit and a grace, the
+    solver's processes (those naming ``folder`` on their command line) are killed.
+
+    Returns None, the ``PulpSolverError`` raised, or ``"overran"``.  A solver running inside this
+    process (PuLP's HiGHS through highspy) cannot be stopped from outside; its thread is left to finish.
+    """
+    import pulp
+
+    box = {}
+
+    def run():
+        try:
+            problem.solve(solver)
+        except pulp.PulpSolverError as exc:
+            box["error"] = exc
+        except Exception as exc:  # noqa: BLE001 - a killed solver makes PuLP fail in its own ways
+            box["error"] = pulp.PulpSolverError(f"{type(exc).__name__}: {exc}")
+
+    if time_limit is None:
+        run()
+        return box.get("error")
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(float(time_limit) + 1.0 + 0.1 * float(time_limit))
+    if not worker.is_alive():
+        return box.get("error")
+    for pid in _processes_naming(folder):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    worker.join(5.0)
+    return "overran"
+
+
+def _processes_naming(folder: str) -> list[int]:
+    """Processes of this user whose command line names ``folder`` (Linux /proc; elsewhere none)."""
+    found = []
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if folder.encode() in fh.read(65536) and int(pid) != os.getpid():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
 
 
 def write_model(model: MIPModel, path) -> None:

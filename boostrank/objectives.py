@@ -464,7 +464,7 @@ class LambdaObjective:
             if weight is None and kernel is _probit and self._series_only(offsets, work):
                 grad, hess = out
         available = numba.get_num_threads()
-        threads = self._threads(s.shape[0], available)
+        threads = self._threads(s.shape[0], available, work.get("n_jobs", self.n_jobs))
         if threads == available:  # the common case skips the context manager
             kernel(self, s, y, offsets, gain, grad, hess, order, work)
         else:
@@ -487,11 +487,11 @@ class LambdaObjective:
             only = work["series_only"] = bool((np.diff(offsets) > limit).all())
         return only
 
-    def _threads(self, n_rows, available):
-        if self.n_jobs == -1:
+    def _threads(self, n_rows, available, n_jobs=None):
+        if n_jobs == -1:
             return available
-        if self.n_jobs is not None:
-            return min(self.n_jobs, available)
+        if n_jobs is not None:
+            return min(n_jobs, available)
         return available if n_rows >= PARALLEL_MIN_ROWS else 1
 
 

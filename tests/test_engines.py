@@ -280,3 +280,25 @@ def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
     sess = ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
     got = sess.run(None, {"X": d.X.astype(np.float32)})[0].reshape(-1)
     np.testing.assert_allclose(got, booster.predict(d.X.astype(np.float32)), atol=1e-5)
+
+
+@pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {-1})])
+def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected):
+    """#47 item 4: all of Numba's threads beside one engine thread waited for descheduled threads under load."""
+    import lightgbm as lgb
+
+    from boostrank.objectives import LambdaObjective
+
+    seen = set()
+    real = LambdaObjective._threads
+
+    def spy(self, n_rows, available, n_jobs=None):
+        seen.add(n_jobs)
+        return real(self, n_rows, available, n_jobs)
+
+    monkeypatch.setattr(LambdaObjective, "_threads", spy)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
+    lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params},
+              lgb.Dataset(X, y, group=[20] * 10), 2)
+    assert seen == expected

@@ -233,9 +233,9 @@ def test_a_pulp_solver_object_keeps_its_own_options_and_gap_is_not_optimal():
     solver = pulp.HiGHS(msg=False) if pulp.HiGHS().available() else pulp.PULP_CBC_CMD(msg=False)
     before = dict(solver.optionsDict)
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 2))
-    y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    res = br.MIPRanker(statistic="auc", algorithm="mip", solver=solver, mip_gap=0.9, time_limit=20).fit(X, y)
+    X = rng.normal(size=(14, 2))
+    y = (X[:, 0] + rng.normal(size=14) > 0).astype(int)
+    res = br.MIPRanker(statistic="auc", algorithm="mip", solver=solver, mip_gap=0.9, time_limit=5).fit(X, y)
     assert solver.optionsDict == before
     assert res.result_.solver_status in ("feasible", "optimal")
     assert res.result_.solver_status == "feasible" or res.result_.status == "optimal"

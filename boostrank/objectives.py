@@ -66,6 +66,31 @@ OBJECTIVE_NAMES = tuple(_PREPARE)
 AUTO_PROBIT_PAIRS_PER_ROW = 100
 
 
+_LIBRARY_DIRS = None
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first caller outside boostrank and the engines, so a warning names the user's
+    line (one line, so Python's default filter shows it once, whichever path reached the objective)."""
+    import os
+    import sys
+
+    global _LIBRARY_DIRS
+    if _LIBRARY_DIRS is None:
+        import importlib.util
+
+        dirs = [os.path.dirname(os.path.abspath(__file__))]
+        for name in ("lightgbm", "xgboost", "sklearn", "dask", "distributed"):
+            spec = importlib.util.find_spec(name)
+            if spec is not None and spec.origin:
+                dirs.append(os.path.dirname(os.path.abspath(spec.origin)))
+        _LIBRARY_DIRS = tuple(d + os.sep for d in dirs)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _differing_pairs(y, offsets) -> int:
     """Pairs of differing labels within lists, summed over the lists."""
     sizes = np.diff(offsets)
@@ -386,7 +411,8 @@ class LambdaObjective:
             if pairs > LOGISTIC_WARN_PAIRS:
                 warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
                               f"link='logistic' every round sums them all (seconds per round); link='probit' "
-                              f"(Raykar's erfc series) costs O(n) per round", UserWarning, stacklevel=3)
+                              f"(Raykar's erfc series) or the default link='auto' costs O(n) per round",
+                              UserWarning, stacklevel=_user_stacklevel())
         if self.metric == "auc" and self.grade_weight > 0 and work.get("kernel") is not _probit:
             # graded λ-AUC: the kernel runs on class ids with graded_auc_weights instead of 0/1 labels
             raw = as_1d_float(labels, "labels")

@@ -225,9 +225,9 @@ class LambdaObjective:
         pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
         tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
         None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``), off for ``"auc"`` and
-        ``"mauc"``, where it lowered test AUC on the real sets of
-        ``benchmarks/objective_quality.py``; ``norm=True`` with ``link="probit"`` is an
-        error (the series has no per-pair division).
+        ``"mauc"``, where it gave no consistent gain on the real sets of
+        ``benchmarks/objective_quality.py`` (benchmarks/MEASUREMENTS.md, "norm off");
+        ``norm=True`` with ``link="probit"`` is an error (the series has no per-pair division).
     grade_weight : float, default=None
         ``"auc"`` with the logistic link, on integer grades: the weight of each grade
         boundary other than the AUC cut (:func:`graded_auc_weights`).  Pairs across the

@@ -189,8 +189,9 @@ def _check_native_labels(objective, y, params) -> None:
     """LightGBM's lambdarank reads labels as indices of its gain table: say what to do before its C++ error does."""
     if objective != "lambdarank" or not y.size:
         return
-    if np.any(y != np.round(y)) or y.min() < 0:
-        raise ValueError(f"objective={objective!r} needs non-negative integer grades; got {y[np.flatnonzero((y != np.round(y)) | (y < 0))[0]]!r}")
+    bad = np.flatnonzero((y != np.round(y)) | (y < 0))
+    if bad.size:
+        raise ValueError(f"objective={objective!r} needs non-negative integer grades; got {y[bad[0]]!r}")
     gains = params.get("label_gain")
     limit = NATIVE_MAX_GRADE if gains is None else len(gains) - 1
     if y.max() > limit:
@@ -254,6 +255,26 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     booster = lgb.train({**base, **params}, train, num_boost_round=n_estimators, valid_sets=valid,
                         valid_names=[e[0] for e in evals], feval=fevals, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)
+
+
+def with_saved_params(text: str, key: str, value: str) -> str:
+    """A LightGBM text model with ``[key: value]`` in its parameters section (LightGBM keeps a line it
+    does not know there and ignores it: loading and continued training are unchanged)."""
+    if "\nparameters:\n" not in text:
+        return text
+    return text.replace("\nparameters:\n", f"\nparameters:\n[{key}: {value}]\n", 1)
+
+
+def saved_param(path, key: str):
+    """The value of a ``[key: value]`` line of a LightGBM text model's parameters section, or None."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    section = text.partition("\nparameters:\n")[2].partition("\nend of parameters")[0]
+    prefix = f"[{key}: "
+    for line in section.split("\n"):
+        if line.startswith(prefix) and line.endswith("]"):
+            return line[len(prefix):-1]
+    return None
 
 
 def portable_model_string(booster) -> str:

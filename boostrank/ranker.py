@@ -482,12 +482,11 @@ class LambdaRanker(BaseEstimator):
         """
         check_is_fitted(self, "booster_")
         if str(path) == "" or os.path.isdir(path):
-            raise ValueError(f"save_model needs a file path, got {'an empty path' if str(path) == '' else 'the folder ' + str(path)}")
+            what = "an empty path" if str(path) == "" else f"the folder {path}"
+            raise ValueError(f"save_model needs a file path, got {what}")
         saved = json.dumps(self._saved_params(), allow_nan=False)
         if self.engine == "lightgbm":
-            text = _lgb_adapter.portable_model_string(self.booster_)
-            if "\nparameters:\n" in text:  # LightGBM keeps a line it does not know and ignores it
-                text = text.replace("\nparameters:\n", f"\nparameters:\n[{PARAMS_KEY}: {saved}]\n", 1)
+            text = _lgb_adapter.with_saved_params(_lgb_adapter.portable_model_string(self.booster_), PARAMS_KEY, saved)
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
         else:
@@ -551,7 +550,7 @@ class LambdaRanker(BaseEstimator):
                 raise ValueError(f"{path}: damaged LightGBM model file ({str(exc).strip()[:200]})") from None
             ranker.n_features_in_ = ranker.booster_.num_feature()
             names = ranker.booster_.feature_name()
-            ranker._restore_params(_lightgbm_saved_params(path), path)
+            ranker._restore_params(_lgb_adapter.saved_param(path, PARAMS_KEY), path)
         elif engine == "xgboost":
             xgb = _xgb_adapter.import_xgboost()
             _one_output(check_xgboost_model_file(path), path)
@@ -577,18 +576,6 @@ class LambdaRanker(BaseEstimator):
         if names and not all(re.fullmatch(r"(Column_|f)\d+", n) for n in names):
             ranker.feature_names_in_ = np.asarray(names, dtype=object)
         return ranker
-
-def _lightgbm_saved_params(path):
-    """The ``[boostrank_params: ...]`` line of a LightGBM text model, or None."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
-    section = text.partition("\nparameters:\n")[2].partition("\nend of parameters")[0]
-    prefix = f"[{PARAMS_KEY}: "
-    for line in section.split("\n"):
-        if line.startswith(prefix) and line.endswith("]"):
-            return line[len(prefix):-1]
-    return None
-
 
 def _one_output(outputs: int, path) -> None:
     if outputs != 1:

@@ -49,15 +49,14 @@ LOGISTIC_WARN_PAIRS = 10**8
 
 
 def _most_pairs(y, offsets):
-    """(rows, pairs of differing labels) of the list with the most such pairs, over lists that could pass
-    :data:`LOGISTIC_WARN_PAIRS`; (0, 0) when none can."""
-    sizes = np.diff(offsets)
-    best = (0, 0)
-    for g in np.flatnonzero(sizes * (sizes - 1) // 2 > LOGISTIC_WARN_PAIRS):
-        counts = np.bincount(y[offsets[g]:offsets[g + 1]].astype(np.int64))
-        pairs = (int(sizes[g]) ** 2 - int((counts.astype(np.int64) ** 2).sum())) // 2
-        best = max(best, (pairs, int(sizes[g])))
-    return best[1], best[0]
+    """(rows, pairs of differing labels) of the list with the most such pairs; (0, 0) without lists."""
+    pairs = _pairs_per_list(y, offsets)
+    if pairs.size == 0:
+        return 0, 0
+    g = int(np.argmax(pairs))
+    return int(offsets[g + 1] - offsets[g]), int(pairs[g])
+
+
 OBJECTIVE_NAMES = tuple(_PREPARE)
 
 
@@ -91,16 +90,16 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _differing_pairs(y, offsets) -> int:
-    """Pairs of differing labels within lists, summed over the lists."""
-    sizes = np.diff(offsets)
+def _pairs_per_list(y, offsets) -> np.ndarray:
+    """Pairs of differing labels in each list (int64), from one count of (list, label) cells."""
+    sizes = np.diff(offsets).astype(np.int64)
     if y.size == 0:
-        return 0
+        return np.zeros(sizes.shape[0], dtype=np.int64)
     lists = np.repeat(np.arange(sizes.shape[0]), sizes)
     cls = np.unique(y, return_inverse=True)[1].reshape(-1)
-    counts = np.bincount(lists * (int(cls.max()) + 1) + cls, minlength=sizes.shape[0] * (int(cls.max()) + 1))
-    same = int((counts.astype(np.int64) ** 2).sum())
-    return (int((sizes.astype(np.int64) ** 2).sum()) - same) // 2
+    width = int(cls.max()) + 1
+    counts = np.bincount(lists * width + cls, minlength=sizes.shape[0] * width).reshape(-1, width).astype(np.int64)
+    return (sizes ** 2 - (counts ** 2).sum(axis=1)) // 2
 
 
 def _any_two_classes(y, offsets) -> bool:
@@ -403,7 +402,7 @@ class LambdaObjective:
         if self.link == "auto":
             # one link per data set: the logistic pair sums while they cost about a binary round, else
             # Raykar's O(n) probit series (one long list: ~10³ pairs per row, 30-100x binary's round)
-            pairs = _differing_pairs(y, offsets)
+            pairs = int(_pairs_per_list(y, offsets).sum())
             if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1):
                 work["kernel"] = _probit
         elif self.link == "logistic" and self.metric != "ndcg":

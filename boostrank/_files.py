@@ -18,26 +18,26 @@ def _special(path: str) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def check_out(out, *inputs) -> None:
+def check_out(out, *inputs, option: str = "--out") -> None:
     """Refuse an output path before any work: empty, a folder, one of the inputs, or in a folder we cannot write."""
     if out is None:
         return
     if str(out) == "":
-        raise ValueError("--out is empty; name a file")
+        raise ValueError(f"{option} is empty; name a file")
     out = os.fspath(out)
     if os.path.isdir(out):
-        raise ValueError(f"--out {out} is a folder; name a file in it")
+        raise ValueError(f"{option} {out} is a folder; name a file in it")
     target = os.path.realpath(out)
     for path in inputs:
         if path and os.path.exists(path) and os.path.realpath(path) == target:
-            raise ValueError(f"--out {out} is one of the inputs ({path}); choose another file")
+            raise ValueError(f"{option} {out} is one of the inputs ({path}); choose another file")
     if _special(target):
         return  # /dev/null, /dev/stdout, a FIFO: written through
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
-        raise ValueError(f"--out {out}: folder {folder} does not exist")
+        raise ValueError(f"{option} {out}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
-        raise ValueError(f"--out {out}: folder {folder} is not writable")
+        raise ValueError(f"{option} {out}: folder {folder} is not writable")
 
 
 def write_atomic(out, write: Callable[[str], object]) -> None:

@@ -2,7 +2,8 @@
 
 Commands:
   demo        run the package end to end on the bundled sample (or your LETOR files)
-  evaluate    metrics of score files or TREC runs on a LETOR file
+  evaluate    metrics of runs against TREC qrels, or of score files on a LETOR file
+  compare     compare runs with paired significance tests
   train       train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective
   predict     score a LETOR file with a saved model
   fit-linear  fit a linear ranker (RankNCG) and save it as JSON
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from typing import Sequence
@@ -24,7 +26,7 @@ import numpy as np
 from ._files import check_out as _check_out
 from ._files import write_atomic as _write_atomic
 from .data import LetorFormatError, load_letor, read_scores
-from .metrics import format_table, get_metric, metric_table
+from .metrics import format_table, get_metric, metric_table, parse_metric
 
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
 METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
@@ -60,22 +62,136 @@ def _save_scores(out, scores) -> None:
     _write_atomic(out, lambda tmp: np.savetxt(tmp, scores, fmt="%.17g"))
 
 
-def cmd_evaluate(args) -> int:
+def _judgements_and_runs(args):
+    """The judgements (qrels or a LETOR file) and the named runs of ``evaluate``/``compare``."""
+    from .trec import load_qrels, load_run
+
+    if (args.qrels is None) == (args.data is None):
+        raise ValueError("give the judgements as --qrels FILE (TREC qrels) or --data FILE (LETOR), one of them")
+    paths = list(args.runs) + list(args.scores or [])
+    if not paths:
+        raise ValueError("name the runs to evaluate (run files after the options, or --scores with --data)")
+    names = list(paths)
+    if len(set(names)) < len(names):
+        raise ValueError("a run file is named twice")
+    if args.qrels is not None:
+        return load_qrels(args.qrels), {n: load_run(p, name=n) for n, p in zip(names, paths)}
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
+    report = (lambda note: print(f"boostrank {args.command}: warning: {note}", file=sys.stderr))
+    runs = {n: read_scores(p, data, args.score_column, format=args.format, report=report)
+            for n, p in zip(names, paths)}
+    return data, runs
+
+
+def _print_per_query(per: dict, means: dict, name: str, several: bool) -> None:
+    """trec_eval ``-q``: ``measure<TAB>qid<TAB>value`` per query, then the ``all`` lines."""
+    if several:
+        print(f"# run {name}")
+    metrics = list(per)
+    queries = list(next(iter(per.values())))
+    for q in queries:
+        for m in metrics:
+            print(f"{m:<22}\t{q}\t{per[m][q]:.4f}")
+    for m in metrics:
+        print(f"{m:<22}\tall\t{means[m]:.4f}")
+
+
+def cmd_evaluate(args) -> int:
+    from .evaluation import evaluate
+
     metrics = _split_metrics(args.metrics)
-    runs = {}
-    for path in args.scores:
-        runs[path] = read_scores(path, data, args.score_column, format=args.format,
-                                 report=lambda note: print(f"boostrank evaluate: warning: {note}", file=sys.stderr))
+    truth, runs = _judgements_and_runs(args)
+    if args.plot:
+        os.makedirs(args.plot, exist_ok=True)
+    if args.per_query or args.qrels is not None:
+        table = {}
+        for name, run in runs.items():
+            per = evaluate(truth, run, metrics, per_query=True)
+            table[name] = means = {m: _mean(v) for m, v in per.items()}
+            if args.per_query and not args.json:
+                _print_per_query(per, means, name, len(runs) > 1)
+            if args.json and args.per_query:
+                table[name] = {"mean": means, "per_query": per}
+            if args.plot:
+                _plot_roc(args, truth, run, name)
+        if args.json:
+            print(json.dumps({"runs": table}, indent=2, allow_nan=True))
+        elif not args.per_query:
+            print(format_table(table, metrics))
+        return 0
+    data = truth
     # trec_eval breaks score ties by docno: so do its metrics here when every row has one
     complete = data.docid is not None and all(d is not None for d in data.docid)
     table = metric_table(data.y, data.qid, runs, metrics, docid=data.docid if complete else None)
+    if args.plot:
+        for name, scores in runs.items():
+            _plot_roc(args, data, scores, name)
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,
                           "runs": table}, indent=2))
     else:
         print(f"{args.data}: {len(data)} rows, {data.n_queries} queries")
         print(format_table(table, metrics))
+    return 0
+
+
+def _mean(values: dict) -> float:
+    v = np.array(list(values.values()), dtype=np.float64)
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if v.size else float("nan")
+
+
+def _safe(name: str) -> str:
+    """A file-name part from a run's name (its path's last part)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name.replace(os.sep, "/"))
+
+
+def _plot_roc(args, truth, run, name) -> None:
+    from .plots import plot_roc
+
+    path = os.path.join(args.plot, f"roc-{_safe(os.path.basename(name))}.png")
+    try:
+        plot_roc(truth, run, path)
+    except ValueError as exc:  # no query with both classes: nothing to draw, said once
+        print(f"boostrank {args.command}: note: no ROC for {name}: {exc}", file=sys.stderr)
+        return
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def cmd_compare(args) -> int:
+    from .evaluation import compare
+
+    metrics = _split_metrics(args.metrics)
+    truth, runs = _judgements_and_runs(args)
+    if len(runs) < 2:
+        raise ValueError("compare needs at least two runs")
+    baseline = args.baseline
+    if baseline is not None and baseline not in runs:
+        match = [n for n in runs if os.path.basename(n) == baseline]
+        if not match:
+            raise ValueError(f"--baseline {baseline} is not one of the runs {list(runs)}")
+        baseline = match[0]
+    result = compare(truth, runs, metrics, baseline=baseline, test=args.test,
+                     correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
+                     n_resamples=args.n_resamples, random_state=args.seed)
+    print({"text": result.to_text, "markdown": result.to_markdown, "latex": result.to_latex,
+           "json": result.to_json}[args.report]().rstrip("\n"))
+    if args.plot:
+        from .plots import plot_differences, plot_systems
+
+        os.makedirs(args.plot, exist_ok=True)
+        written = [os.path.join(args.plot, "systems.png")]
+        plot_systems(result, written[0])
+        for m in metrics:
+            for pair in result.pairs[m]:
+                base = os.path.basename
+                path = os.path.join(args.plot, _safe(f"diff-{m}-{base(pair['run'])}-vs-{base(pair['baseline'])}.png"))
+                plot_differences(result, m, path, run=pair["run"], baseline=pair["baseline"])
+                written.append(path)
+        print("wrote " + ", ".join(written), file=sys.stderr)
+        if any(parse_metric(m)[0] in ("auc", "mauc", "wmw") for m in metrics):
+            for name, run in runs.items():
+                _plot_roc(args, truth, run, name)
     return 0
 
 
@@ -248,6 +364,7 @@ def cmd_rerank(args) -> int:
 
 def cmd_predict(args) -> int:
     _check_out(args.out, args.model, args.data)
+    _check_out(args.trec, args.model, args.data, option="--trec")
     from .models import load_model
 
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
@@ -267,6 +384,16 @@ def cmd_predict(args) -> int:
     scores = np.asarray(model.predict(data.X), dtype=np.float64)
     if not np.isfinite(scores).all():
         raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
+    if args.trec:
+        from .trec import Run, save_run
+
+        if data.docid is None or any(d is None for d in data.docid):
+            raise ValueError(f"{args.data} has rows without a '# docid = ...' comment: a TREC run names each "
+                             f"document (use --out for plain scores)")
+        save_run(args.trec, Run(data.qid.astype(str), data.docid, scores, name=args.run_tag), tag=args.run_tag)
+        print(f"run {args.run_tag} of {len(scores)} documents, {data.n_queries} queries written to {args.trec}")
+        if not args.out:
+            return 0
     if args.out:
         _save_scores(args.out, scores)
         print(f"{len(scores)} scores written to {args.out}")
@@ -322,19 +449,43 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", action="store_true", help="also print the results as JSON")
     demo.set_defaults(func=cmd_demo)
 
-    ev = command("evaluate", "metrics of score files or TREC runs on a LETOR file")
-    ev.add_argument("--data", required=True, help="LETOR / SVMlight file with qid (and # docid = ... for runs)")
-    ev.add_argument("--scores", required=True, nargs="+",
-                    help="score files (one score per line, in the data's row order) or TREC run files "
-                         "(qid Q0 docno rank score tag, matched by qid and docid)")
-    ev.add_argument("--format", choices=["auto", "scores", "trec"], default="auto",
-                    help="score file format; auto reads six-field lines as a TREC run")
-    ev.add_argument("--score-column", type=int, default=None,
-                    help="0-based column of a multi-column score file (default: the last)")
-    ev.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
-    ev.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
+    def judged(cmd):
+        cmd.add_argument("runs", nargs="*", metavar="RUN",
+                         help="TREC run files (with --qrels), or score / run files of the --data rows")
+        cmd.add_argument("--qrels", help="TREC qrels file (qid iter docno rel): judgements as trec_eval takes them")
+        cmd.add_argument("--data", help="LETOR / SVMlight file with qid (and # docid = ... for runs): judgements "
+                                        "as labels of its rows")
+        cmd.add_argument("--scores", nargs="+", default=[],
+                         help="with --data: score files (one score per line, in the data's row order) or TREC "
+                              "run files (matched by qid and docid)")
+        cmd.add_argument("--format", choices=["auto", "scores", "trec"], default="auto",
+                         help="with --data: score file format; auto reads six-field lines as a TREC run")
+        cmd.add_argument("--score-column", type=int, default=None,
+                         help="0-based column of a multi-column score file (default: the last)")
+        cmd.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
+        cmd.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
+        cmd.add_argument("--plot", metavar="DIR", help="also write figures (PNG) into DIR")
+
+    ev = command("evaluate", "metrics of runs against TREC qrels, or of score files on a LETOR file")
+    judged(ev)
+    ev.add_argument("--per-query", action="store_true", help="each query's values, as trec_eval -q")
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=cmd_evaluate)
+
+    cp = command("compare", "compare runs with paired significance tests (means, confidence intervals, p-values)")
+    judged(cp)
+    cp.add_argument("--baseline", help="compare each run with this one (default: all pairs)")
+    cp.add_argument("--test", choices=["t", "wilcoxon", "randomization"], default="t",
+                    help="paired two-sided test over queries")
+    cp.add_argument("--correction", choices=["holm", "bonferroni", "none"], default="holm",
+                    help="multiple-comparison adjustment over each metric's comparisons")
+    cp.add_argument("--alpha", type=float, default=0.05, help="significance level of the adjusted p-values")
+    cp.add_argument("--n-resamples", type=int, default=10_000,
+                    help="randomization test: exact below 2^n_queries <= this, sampled above")
+    cp.add_argument("--seed", type=int, default=0, help="seed of the sampled randomization test")
+    cp.add_argument("--report", choices=["text", "markdown", "latex", "json"], default="text",
+                    help="report format")
+    cp.set_defaults(func=cmd_compare)
 
     tr = command("train", "train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective")
     tr.add_argument("--train", required=True, help="LETOR training file")
@@ -377,6 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--model", required=True, help="file written by boostrank train or fit-linear")
     pr.add_argument("--data", required=True, help="LETOR file")
     pr.add_argument("--out", help="score file, one per line (default: print the scores)")
+    pr.add_argument("--trec", metavar="RUN", help="also write a TREC run file (qid Q0 docno rank score tag; "
+                                                  "docnos from the file's '# docid = ...' comments)")
+    pr.add_argument("--run-tag", default="boostrank", help="the tag of the --trec run")
     pr.add_argument("--metrics", default=DEFAULT_METRICS, help="printed when --out is given; " + METRICS_HELP)
     pr.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
     pr.add_argument("--n-features", type=int,

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._kernels import judged as _kj
 from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
 from ._kernels.order import sort_within_groups
@@ -31,11 +32,16 @@ __all__ = [
     "mean_average_precision",
     "precision_at",
     "precision",
+    "recall",
+    "reciprocal_rank",
+    "r_precision",
     "err",
     "minrank",
     "resolved_rank",
     "rank_risk",
     "get_metric",
+    "canonical_metric",
+    "parse_metric",
     "Metric",
     "METRIC_NAMES",
     "GroupOffsets",
@@ -247,7 +253,7 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
         raise ValueError(f"ndcg: labels reach {y.max():g}; the gain 2^rel − 1 is kept exact up to 60 "
                          f"(LightGBM's default label_gain stops at 30); use convention='trec' for linear gains")
     if not lgb:
-        y, s = _trec_ties(y, s, offsets, docid)
+        y, s = trec_ties(y, s, offsets, docid)
     order = sort_within_groups(s, offsets, True)
     values = _km.ndcg_groups(y, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0)
     return _reduce(values, per_query)
@@ -283,7 +289,7 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
     y, s, offsets = check_ranking_inputs(y, scores, qid)
     lgb = convention == "lightgbm"
     if not lgb:
-        y, s = _trec_ties(y, s, offsets, docid)
+        y, s = trec_ties(y, s, offsets, docid)
     order = sort_within_groups(s, offsets, True)
     values = _km.average_precision_groups(
         y > threshold, order, offsets, _cutoff(k), lgb, 1.0 if lgb else 0.0
@@ -323,7 +329,7 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
     if convention == "trec":
-        y, s = _trec_ties(y, s, offsets, docid)
+        y, s = trec_ties(y, s, offsets, docid)
     kk = _cutoff(k)
     if kk == 0:
         raise ValueError("precision needs a finite k")
@@ -331,6 +337,84 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid
     order = sort_within_groups(s, offsets, True)
     top, _ = _km.topk_class_counts(relevant, order, offsets, kk, np.ones(1, dtype=np.int64))
     return _reduce(top[:, 0] / kk, per_query)
+
+
+def _judged_letor(measure, y, scores, qid, k, threshold, docid, convention, per_query):
+    """A :mod:`._kernels.judged` measure of labelled lists: every judged document is in its list."""
+    _choice(convention, _CONVENTIONS, "convention")
+    y, s, offsets = check_ranking_inputs(y, scores, qid)
+    if convention == "trec":
+        y, s = trec_ties(y, s, offsets, docid, stacklevel=4)
+    rel = y[sort_within_groups(s, offsets, True)]
+    ideal = y[sort_within_groups(y, offsets, True)]
+    values = _kj.judged_measure(rel, offsets, ideal, offsets, measure, _cutoff(k), float(threshold), False, 0.0)
+    return _reduce(values, per_query)
+
+
+def recall(y, scores, qid=None, *, k: int | None = 10, threshold: float = 0.0, docid=None,
+           per_query: bool = False, convention: str = "trec"):
+    """Recall at k: trec_eval's ``recall_k`` (the ``recall@k`` metric).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    scores : array-like of shape (n_samples,)
+    qid : array-like of shape (n_samples,), default=None
+    k : int, default=10
+        Cut-off; None for the whole list.
+    threshold : float, default=0.0
+        Relevant means label > threshold (trec_eval: ``rel_level`` 1).
+    docid : array-like of str, default=None
+        Score ties broken by document id descending, as trec_eval does (else input order, with a
+        :class:`TieWarning`).
+    per_query : bool, default=False
+    convention : {"trec", "lightgbm"}, default="trec"
+        ``"lightgbm"``: ties in input order, without the warning.
+
+    Returns
+    -------
+    float or ndarray
+        Relevant documents in the top k over the relevant documents of the list; 0 for a list
+        without any (as trec_eval).  With qrels (:func:`boostrank.evaluate`) the denominator also
+        counts relevant documents the run did not retrieve.
+    """
+    return _judged_letor(_kj.MODE_RECALL, y, scores, qid, k, threshold, docid, convention, per_query)
+
+
+def reciprocal_rank(y, scores, qid=None, *, k: int | None = None, threshold: float = 0.0, docid=None,
+                    per_query: bool = False, convention: str = "trec"):
+    """Reciprocal rank of the first relevant document: trec_eval's ``recip_rank`` (mean: MRR, the ``mrr`` metric).
+
+    Parameters
+    ----------
+    y, scores, qid, threshold, docid, per_query, convention
+        As in :func:`recall`.
+    k : int, default=None
+        Only the top k count (``mrr@k``); None for the whole list.
+
+    Returns
+    -------
+    float or ndarray
+        1 / rank, 0 for a list without a relevant document in the top k.
+    """
+    return _judged_letor(_kj.MODE_RECIPROCAL_RANK, y, scores, qid, k, threshold, docid, convention, per_query)
+
+
+def r_precision(y, scores, qid=None, *, threshold: float = 0.0, docid=None, per_query: bool = False,
+                convention: str = "trec"):
+    """Precision at R, the number of relevant documents of the list: trec_eval's ``Rprec`` (``rprec``).
+
+    Parameters
+    ----------
+    y, scores, qid, threshold, docid, per_query, convention
+        As in :func:`recall`.
+
+    Returns
+    -------
+    float or ndarray
+        0 for a list without relevant documents (as trec_eval).
+    """
+    return _judged_letor(_kj.MODE_R_PRECISION, y, scores, qid, None, threshold, docid, convention, per_query)
 
 
 def err(y, scores, qid=None, *, k: int | None = None, max_grade: int = 4, per_query: bool = False):
@@ -568,9 +652,16 @@ _METRICS: dict[str, Callable] = {
     "mcp": lambda k, v: lambda y, s, q, pq=False: precision_at(y, s, q, k=10 if k is None else k,
                                                                 average=v or "micro", per_query=pq),
     "err": lambda k, v: lambda y, s, q, pq=False: err(y, s, q, k=k, per_query=pq),
+    "recall": lambda k, v: lambda y, s, q, pq=False: recall(y, s, q, k=k, per_query=pq),
+    "mrr": lambda k, v: lambda y, s, q, pq=False: reciprocal_rank(y, s, q, k=k, per_query=pq),
+    "rprec": lambda k, v: lambda y, s, q, pq=False: r_precision(y, s, q, per_query=pq),
 }
+#: trec_eval's measure names (``ndcg_cut_10`` or pytrec_eval's ``ndcg_cut.10``) and what they are here
+_TREC_NAMES = re.compile(r"^(?P<name>ndcg_cut|map_cut|p|recall)[_.](?P<k>\d{1,9})$")
+_TREC_SPELLING = {"ndcg_cut": "ndcg@{}:trec", "map_cut": "map@{}:trec", "p": "p@{}", "recall": "recall@{}"}
+_TREC_PLAIN = {"recip_rank": "mrr", "rprec": "rprec"}
 METRIC_NAMES = tuple(_METRICS)
-_WHOLE_LIST = {"auc", "mauc", "wmw"}
+_WHOLE_LIST = {"auc", "mauc", "wmw", "rprec"}
 _NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d{1,9}))?(?::(?P<variant>[a-z]+))?$")
 
 
@@ -598,6 +689,47 @@ class Metric:
         return self._fn(y, scores, GroupOffsets(offsets))
 
 
+def canonical_metric(spec: str) -> str:
+    """The boostrank spelling of a metric name, trec_eval's names translated.
+
+    ``ndcg_cut_10`` → ``ndcg@10:trec``, ``map_cut_10`` → ``map@10:trec``, ``P_5`` → ``p@5``,
+    ``recall_100`` → ``recall@100``, ``recip_rank`` → ``mrr``, ``Rprec`` → ``rprec`` (pytrec_eval's
+    ``ndcg_cut.10`` too).  ``map`` and ``ndcg`` are both trec_eval's and LightGBM's names: they
+    follow LightGBM on LETOR labels and trec_eval on qrels (:func:`boostrank.evaluate`).
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"a metric name is a string, got {spec!r}")
+    text = spec.strip().lower()
+    m = _TREC_NAMES.match(text)
+    if m is not None:
+        return _TREC_SPELLING[m["name"]].format(int(m["k"]))
+    return _TREC_PLAIN.get(text, text)
+
+
+def parse_metric(spec: str) -> tuple[str, int | None, str | None]:
+    """``(name, k, variant)`` of a metric name (:func:`get_metric`'s grammar, trec_eval's names too)."""
+    m = _NAME.match(canonical_metric(spec))
+    if m is None or m["name"] not in _METRICS:
+        raise ValueError(
+            f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}, or trec_eval's "
+            f"ndcg_cut_k, map_cut_k, P_k, recall_k, recip_rank, Rprec"
+        )
+    k = int(m["k"]) if m["k"] else None
+    if k is not None and m["name"] in _WHOLE_LIST:
+        raise ValueError(f"metric {spec!r}: {m['name']} is computed on whole lists and takes no @k")
+    if k is not None and k < 1:
+        raise ValueError(f"metric {spec!r}: the cut-off k must be at least 1")
+    if m["variant"] and m["name"] not in _VARIANTS:
+        raise ValueError(f"metric {spec!r}: {m['name']} takes no :variant (Welleck's multi-class precision is mcp)")
+    if m["variant"] and m["variant"] not in _VARIANTS[m["name"]]:
+        raise ValueError(f"metric {spec!r}: the variant of {m['name']} is one of {sorted(_VARIANTS[m['name']])}")
+    return m["name"], k, m["variant"]
+
+
+_VARIANTS = {"auc": set(_AUC_TIES), "mauc": set(_AUC_TIES), "wmw": set(_WMW_TIES), "ndcg": _CONVENTIONS,
+             "map": _CONVENTIONS, "mcp": {"micro", "macro"}}
+
+
 def get_metric(spec: str) -> Metric:
     """Metric callable ``f(y, scores, qid)`` from a name like ``"ndcg@10"``.
 
@@ -606,22 +738,15 @@ def get_metric(spec: str) -> Metric:
     * ``auc``, ``mauc``, ``wmw`` (variant: ties rule, ``auc:pessimistic``);
     * ``ndcg``, ``map`` (variant: convention, ``ndcg@10:trec``; default LightGBM's);
     * ``p`` — trec_eval's ``P_k`` on binarised labels (:func:`precision`);
+    * ``recall`` — trec_eval's ``recall_k`` (:func:`recall`); ``mrr`` — ``recip_rank``
+      (:func:`reciprocal_rank`); ``rprec`` — ``Rprec`` (:func:`r_precision`);
     * ``mcp`` — Welleck's multi-class precision (:func:`precision_at`; ``mcp@5:macro``);
     * ``err`` — RankLib's ``ERR@k`` (:func:`err`).
+
+    trec_eval's names are accepted too (:func:`canonical_metric`).
     """
-    m = _NAME.match(spec.strip().lower())
-    if m is None or m["name"] not in _METRICS:
-        raise ValueError(
-            f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}"
-        )
-    k = int(m["k"]) if m["k"] else None
-    if k is not None and m["name"] in _WHOLE_LIST:
-        raise ValueError(f"metric {spec!r}: {m['name']} is computed on whole lists and takes no @k")
-    if k is not None and k < 1:
-        raise ValueError(f"metric {spec!r}: the cut-off k must be at least 1")
-    if m["variant"] and m["name"] in ("p", "err"):
-        raise ValueError(f"metric {spec!r}: {m['name']} takes no :variant (Welleck's multi-class precision is mcp)")
-    return Metric(spec, _METRICS[m["name"]](k, m["variant"]))
+    name, k, variant = parse_metric(spec)
+    return Metric(spec, _METRICS[name](k, variant))
 
 
 def query_mean(values, offsets, sample_weight=None) -> float:
@@ -672,7 +797,7 @@ class TieWarning(UserWarning):
     """Scores tie within a list and no document ids break the ties as trec_eval does."""
 
 
-def _trec_ties(y, s, offsets, docid):
+def trec_ties(y, s, offsets, docid, stacklevel=3):
     """Rows reordered within each list by document id descending, so the stable score sort
     breaks ties as trec_eval does (``strcmp`` of docnos, the larger first).  Without ids, a
     list with tied scores is ranked in input order, which trec_eval does not do: a
@@ -685,22 +810,27 @@ def _trec_ties(y, s, offsets, docid):
             if tied.any():
                 warnings.warn(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
                               f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning,
-                              stacklevel=3)
+                              stacklevel=stacklevel)
         return y, s
     docid = np.asarray(docid, dtype=object)
     if docid.shape != s.shape:
         raise ValueError(f"docid has {docid.shape[0]} entries but scores has {s.shape[0]}")
     if any(d is None for d in docid):
         raise ValueError("docid has rows without an id; trec_eval's tie-break needs every row's")
-    rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
-    lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
-    perm = np.lexsort((-rank, lists))
+    perm = docid_desc_order(offsets, docid)
     return y[perm], s[perm]
 
 
+def docid_desc_order(offsets, docid) -> np.ndarray:
+    """Each list's rows by document id descending (``strcmp``), lists in place."""
+    rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
+    lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+    return np.lexsort((-rank, lists))
+
+
 def _breaks_ties_by_docid(spec: str) -> bool:
-    m = _NAME.match(spec.strip().lower())
-    return m is not None and (m["name"] == "p" or (m["name"] in ("ndcg", "map") and m["variant"] == "trec"))
+    name, _, variant = parse_metric(spec)
+    return name in ("p", "recall", "mrr", "rprec") or (name in ("ndcg", "map") and variant == "trec")
 
 
 def metric_table(y, qid, runs: dict, metrics: Sequence[str], docid=None) -> dict:
@@ -724,9 +854,12 @@ def metric_table(y, qid, runs: dict, metrics: Sequence[str], docid=None) -> dict
     table = {}
     for name, scores in runs.items():
         ss = np.asarray(scores, dtype=np.float64)
-        yt, st = _trec_ties(yy, ss, offsets, docid) if docid is not None else (yy, ss)
-        row = {m: float(fn.from_offsets(yt, st, offsets) if _breaks_ties_by_docid(m) else
-                        fn.from_offsets(yy, ss, offsets)) for m, fn in fns}
+        yt, st = trec_ties(yy, ss, offsets, docid) if docid is not None else (yy, ss)
+        with warnings.catch_warnings():
+            if docid is not None:  # the rows are in docid order already: the ties are broken as trec_eval does
+                warnings.simplefilter("ignore", TieWarning)
+            row = {m: float(fn.from_offsets(yt, st, offsets) if _breaks_ties_by_docid(m) else
+                            fn.from_offsets(yy, ss, offsets)) for m, fn in fns}
         row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, GroupOffsets(offsets),
                                                                        per_query=True))))
         table[name] = row

@@ -440,3 +440,52 @@ def line_candidates(X, w, v):
         return [0.0]
     mids = [(a + b) / 2 for a, b in zip(ts, ts[1:])]
     return [ts[0] - 1 - abs(ts[0])] + mids + [ts[-1] + 1 + abs(ts[-1])]
+
+
+def trec_eval_reference(qrels: dict, run: dict, k: int) -> dict:
+    """trec_eval's measures from ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}`` dicts, one query at a
+    time: ranked by score descending, docid descending; relevant = grade >= 1; an unjudged document is grade 0;
+    R and the ideal DCG count every judged document; queries in both only."""
+    out = {}
+    for q in sorted(set(qrels) & set(run)):
+        ranked = [d for d, _ in sorted(run[q].items(), key=lambda item: (item[1], item[0]), reverse=True)]
+        grades = [qrels[q].get(d, 0) for d in ranked]
+        rel = [g >= 1 for g in grades]
+        n_rel = sum(g >= 1 for g in qrels[q].values())
+
+        def dcg(gs, cut=None):
+            return sum(max(g, 0) / math.log2(i + 2) for i, g in enumerate(gs[:cut]))
+
+        ideal = sorted(qrels[q].values(), reverse=True)
+
+        def ndcg(cut=None):
+            best = dcg(ideal, cut)
+            return dcg(grades, cut) / best if best > 0 else 0.0
+
+        def ap(cut=None):
+            hits, total = 0, 0.0
+            for i, r in enumerate(rel[:cut]):
+                if r:
+                    hits += 1
+                    total += hits / (i + 1)
+            return total / n_rel if n_rel else 0.0
+
+        first = next((i for i, r in enumerate(rel) if r), None)
+        out[q] = {
+            "ndcg": ndcg(), f"ndcg_cut_{k}": ndcg(k), "map": ap(), f"map_cut_{k}": ap(k),
+            f"P_{k}": sum(rel[:k]) / k, f"recall_{k}": sum(rel[:k]) / n_rel if n_rel else 0.0,
+            "recip_rank": 0.0 if first is None else 1.0 / (first + 1),
+            "Rprec": sum(rel[:n_rel]) / n_rel if n_rel else 0.0,
+        }
+    return out
+
+
+def randomization_p_exact(a, b) -> float:
+    """Two-sided sign-flip randomization p-value of the mean difference, by enumerating all 2^n flips."""
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    observed = abs(d.mean())
+    count = 0
+    for mask in range(2 ** d.size):
+        signs = np.array([-1.0 if mask >> i & 1 else 1.0 for i in range(d.size)])
+        count += abs((signs * d).mean()) >= observed * (1 - 1e-12)
+    return count / 2 ** d.size

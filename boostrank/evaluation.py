@@ -1,0 +1,536 @@
+"""Evaluate runs against judgements and compare them with paired significance tests.
+
+Judgements are TREC qrels (:class:`~boostrank.trec.Qrels`, or a path) or labelled LETOR
+lists (:class:`~boostrank.data.LetorData`, or ``(y, qid)``); runs are
+:class:`~boostrank.trec.Run` objects, run files, ``{qid: {docid: score}}`` dicts, or, with
+labelled lists, score arrays aligned with the rows.  Every metric name of
+:func:`~boostrank.metrics.get_metric` is accepted, trec_eval's too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ._kernels import judged as _kj
+from ._validation import GroupOffsets, as_1d_float, group_offsets
+from .data import LetorData
+from .metrics import docid_desc_order, get_metric, parse_metric, trec_ties
+from .trec import JudgedLists, Qrels, Run, judged_lists, load_qrels, load_run
+
+__all__ = ["evaluate", "compare", "Comparison", "QueryMismatchWarning", "DEFAULT_METRICS"]
+
+DEFAULT_METRICS = ("ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank")
+
+_JUDGED = {"ndcg": _kj.MODE_NDCG, "map": _kj.MODE_AVERAGE_PRECISION, "p": _kj.MODE_PRECISION,
+           "recall": _kj.MODE_RECALL, "mrr": _kj.MODE_RECIPROCAL_RANK, "rprec": _kj.MODE_R_PRECISION}
+_TREC_ONLY = {"p", "recall", "mrr", "rprec"}
+
+
+class QueryMismatchWarning(UserWarning):
+    """A run has queries the judgements do not have (not evaluated), or runs compared retrieve different queries."""
+
+
+@dataclass(frozen=True)
+class _Truth:
+    """Judgements in one of two forms: qrels, or labelled lists (y, offsets, qids, docid)."""
+
+    qrels: Qrels | None = None
+    y: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    queries: list | None = None
+    docid: np.ndarray | None = None
+
+
+def _truth(obj) -> _Truth:
+    if isinstance(obj, Qrels):
+        return _Truth(qrels=obj)
+    if isinstance(obj, (str, os.PathLike)):
+        return _Truth(qrels=load_qrels(obj))
+    if isinstance(obj, Mapping):
+        return _Truth(qrels=Qrels.from_dict(obj))
+    if isinstance(obj, LetorData):
+        y, qid, docid = obj.y, obj.qid, obj.docid
+    elif isinstance(obj, tuple) and len(obj) in (2, 3):
+        y, qid = obj[0], obj[1]
+        docid = obj[2] if len(obj) == 3 else None
+    else:
+        raise TypeError(f"judgements are Qrels, a qrels path, a {{qid: {{docid: grade}}}} dict, LetorData or "
+                        f"(y, qid[, docid]); got {type(obj).__name__}")
+    y = as_1d_float(y, "y")
+    offsets = group_offsets(y.shape[0], qid=qid)
+    if qid is None or isinstance(qid, GroupOffsets):
+        queries = list(range(offsets.shape[0] - 1))
+    else:
+        queries = np.asarray(qid)[offsets[:-1]].tolist()
+    if docid is not None:
+        docid = np.asarray(docid, dtype=object)
+        if docid.shape != y.shape:
+            raise ValueError(f"docid has {docid.shape[0]} entries but y has {y.shape[0]}")
+        if any(d is None for d in docid.tolist()):
+            docid = None  # trec_eval's tie-break needs every row's id
+    return _Truth(y=y, offsets=offsets, queries=queries, docid=docid)
+
+
+def _run(obj, name=None):
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return load_run(obj, name=name)
+    if isinstance(obj, Mapping):
+        return Run.from_dict(obj, name=name or "run")
+    return obj  # scores of labelled lists
+
+
+def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
+    """Labelled lists as judged lists: every judged document is retrieved; ties by docid under ``trec``."""
+    from ._kernels.order import sort_within_groups
+
+    if isinstance(scores, Run):
+        if truth.docid is None:
+            raise ValueError("a Run is matched to labelled lists by (qid, docid): the lists need docids")
+        scores = _scores_of_rows(truth, scores)
+    s = as_1d_float(scores, "scores")
+    if s.shape != truth.y.shape:
+        raise ValueError(f"the run has {s.shape[0]} scores but the lists have {truth.y.shape[0]} rows")
+    if not np.isfinite(s).all():
+        raise ValueError(f"{int((~np.isfinite(s)).sum())} scores are NaN or inf")
+    y, docid = truth.y, truth.docid
+    if trec and docid is not None:  # the stable score sort below then breaks ties as trec_eval does
+        perm = docid_desc_order(truth.offsets, docid)
+        y, s, docid = y[perm], s[perm], docid[perm]
+    elif trec:
+        trec_ties(y, s, truth.offsets, None, stacklevel=6)  # warns when ties fall to input order
+    order = sort_within_groups(s, truth.offsets, True)
+    ideal = truth.y[sort_within_groups(truth.y, truth.offsets, True)]
+    return JudgedLists(rel=y[order], score=s[order], docid=None if docid is None else docid[order],
+                       offsets=truth.offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
+                       unjudged_queries=[], unretrieved_queries=[])
+
+
+def _scores_of_rows(truth: _Truth, run: Run) -> np.ndarray:
+    """A run's scores of the labelled rows; rows it does not retrieve rank below its documents."""
+    qids = np.repeat(np.asarray(truth.queries, dtype=object), np.diff(truth.offsets))
+    where = {(str(q), d): i for i, (q, d) in enumerate(zip(run.qid.tolist(), run.docid.tolist()))}
+    idx = np.array([where.get((str(q), d), -1) for q, d in zip(qids.tolist(), truth.docid.tolist())], dtype=np.int64)
+    found = idx >= 0
+    if not found.any():
+        raise ValueError(f"no document of {run.source} is a (qid, docid) of the lists")
+    scores = np.empty(idx.shape[0])
+    scores[found] = run.score[idx[found]]
+    scores[~found] = np.nextafter(scores[found].min(), -np.inf)
+    return scores
+
+
+def _values(lists: JudgedLists, spec: str, convention: str) -> np.ndarray:
+    name, k, variant = parse_metric(spec)
+    if name in _JUDGED:
+        lgb = name in ("ndcg", "map") and (variant or convention) == "lightgbm"
+        if lgb and name == "ndcg" and lists.ideal.size and lists.ideal.max() > 60:
+            raise ValueError(f"{spec}: grades reach {lists.ideal.max():g}; LightGBM's gain 2^rel − 1 is kept exact "
+                             f"up to 60; use {spec.split(':')[0]}:trec")
+        cut = (10 if k is None else k) if name == "p" else (k or 0)
+        return _kj.judged_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, _JUDGED[name], cut,
+                                  0.0, lgb, 1.0 if lgb else 0.0)
+    return np.asarray(get_metric(spec)(lists.rel, lists.score, GroupOffsets(lists.offsets), per_query=True))
+
+
+def _needs_trec_order(spec: str, convention: str) -> bool:
+    name, _, variant = parse_metric(spec)
+    return name in _TREC_ONLY or (name in ("ndcg", "map") and (variant or convention) == "trec")
+
+
+def ranked_lists(truth, run) -> JudgedLists:
+    """A run's ranked lists with their judgements, from anything :func:`evaluate` takes (ties by input order
+    on labelled lists, by docid with qrels)."""
+    t = _truth(truth)
+    r = _run(run)
+    return judged_lists(t.qrels, r) if t.qrels is not None else labelled_lists(t, r, False)
+
+
+def _per_query(truth: _Truth, run, metrics: Sequence[str], convention: str | None):
+    """``({metric: values}, queries)`` of one run; trec_eval's order wherever trec_eval's measures need it."""
+    if truth.qrels is not None:
+        conv = convention or "trec"
+        lists = judged_lists(truth.qrels, run)
+        if lists.unjudged_queries:
+            shown = ", ".join(map(str, lists.unjudged_queries[:5]))
+            more = ", ..." if len(lists.unjudged_queries) > 5 else ""
+            warnings.warn(f"{run.source}: {len(lists.unjudged_queries)} of its {len(run.queries)} queries are not "
+                          f"in {truth.qrels.source} and are not evaluated ({shown}{more})", QueryMismatchWarning,
+                          stacklevel=3)
+        return {m: _values(lists, m, conv) for m in metrics}, lists.queries
+    conv = convention or "lightgbm"
+    cache: dict = {}
+
+    def lists_for(trec):
+        if trec not in cache:
+            cache[trec] = labelled_lists(truth, run, trec)
+        return cache[trec]
+
+    return {m: _values(lists_for(_needs_trec_order(m, conv)), m, conv) for m in metrics}, truth.queries
+
+
+def _check_convention(convention):
+    if convention not in (None, "trec", "lightgbm"):
+        raise ValueError(f"convention must be None, 'trec' or 'lightgbm', got {convention!r}")
+
+
+def _metric_list(metrics) -> list[str]:
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not metrics:
+        raise ValueError("name at least one metric")
+    for m in metrics:
+        parse_metric(m)
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"a metric is named twice: {metrics}")
+    return metrics
+
+
+def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_query: bool = False,
+             convention: str | None = None):
+    """Metrics of a run, as trec_eval computes them on qrels (and LightGBM's conventions on request).
+
+    Parameters
+    ----------
+    truth : Qrels, path, dict, LetorData or (y, qid[, docid])
+        TREC qrels (a :class:`~boostrank.trec.Qrels`, a qrels file, or ``{qid: {docid: grade}}``),
+        or labelled lists.
+    run : Run, path, dict or array-like
+        A run (object, file or ``{qid: {docid: score}}``); with labelled lists also the scores of
+        their rows.
+    metrics : str or sequence of str, default=DEFAULT_METRICS
+        :func:`~boostrank.metrics.get_metric` names or trec_eval's (``ndcg_cut_10``, ``P_5``,
+        ``map``, ``recip_rank``, ``recall_100``, ``Rprec``).
+    per_query : bool, default=False
+        Return each query's value (trec_eval ``-q``) instead of the mean.
+    convention : {None, "trec", "lightgbm"}, default=None
+        Of ``ndcg`` and ``map`` without a ``:variant``: trec_eval's with qrels, LightGBM's with
+        labelled lists by default.
+
+    Returns
+    -------
+    dict
+        ``{metric: mean}`` over the evaluated queries (NaN-valued queries, such as AUC of a
+        one-class list, left out), or ``{metric: {qid: value}}``.
+
+    Notes
+    -----
+    With qrels, as trec_eval: the run is ranked by score descending, ties broken by document id
+    descending; an unjudged document is non-relevant; recall, AP, R-precision and the ideal DCG
+    count every judged document, retrieved or not; only queries in both the run and the qrels are
+    evaluated, and the run's others are reported with a :class:`QueryMismatchWarning`.  The AUC
+    family, ERR and ``mcp`` are computed over the retrieved documents.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}}
+    >>> run = {"q1": {"d1": 0.2, "d2": 0.9, "d4": 0.5}}
+    >>> evaluate(qrels, run, ["P_2", "recall_3", "recip_rank"])
+    {'P_2': 0.0, 'recall_3': 0.5, 'recip_rank': 0.3333333333333333}
+    """
+    _check_convention(convention)
+    metrics = _metric_list(metrics)
+    truth = _truth(truth)
+    values, queries = _per_query(truth, _run(run), metrics, convention)
+    if per_query:
+        return {m: dict(zip(queries, v.tolist())) for m, v in values.items()}
+    out = {}
+    for m, v in values.items():
+        ok = v[~np.isnan(v)]
+        out[m] = float(ok.mean()) if ok.size else float("nan")
+    return out
+
+
+# ------------------------------------------------------------------ comparing runs
+
+_TESTS = ("t", "wilcoxon", "randomization")
+_CORRECTIONS = ("holm", "bonferroni", None)
+
+
+def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_state) -> tuple[float, float]:
+    """Two-sided p-value of H0 "same mean" on paired per-query values, and its Monte Carlo error."""
+    from scipy import stats
+
+    d = b - a
+    if d.size == 0:
+        return float("nan"), 0.0
+    if not np.any(d != 0):
+        return 1.0, 0.0  # identical on every query: nothing to test (scipy returns NaN or warns)
+    if test == "t":
+        if d.size < 2:
+            return float("nan"), 0.0
+        return float(stats.ttest_rel(b, a).pvalue), 0.0
+    if test == "wilcoxon":
+        return float(stats.wilcoxon(b, a).pvalue), 0.0
+    exact = d.size < 63 and 2 ** d.size <= n_resamples
+    res = stats.permutation_test(
+        (b, a), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
+        n_resamples=n_resamples, alternative="two-sided", random_state=random_state,
+        batch=max(1, (1 << 22) // d.size))
+    p = float(res.pvalue)
+    return p, 0.0 if exact else math.sqrt(p * (1.0 - p) / n_resamples)
+
+
+def _adjust(p: list[float], correction) -> list[float]:
+    """Holm's step-down or Bonferroni's adjustment over one metric's comparisons."""
+    pv = np.asarray(p, dtype=np.float64)
+    if correction is None or pv.size == 0:
+        return pv.tolist()
+    ok = ~np.isnan(pv)
+    out = pv.copy()
+    m = int(ok.sum())
+    if correction == "bonferroni":
+        out[ok] = np.minimum(1.0, pv[ok] * m)
+        return out.tolist()
+    idx = np.flatnonzero(ok)[np.argsort(pv[ok], kind="stable")]
+    running = 0.0
+    for rank, i in enumerate(idx.tolist()):
+        running = max(running, min(1.0, (m - rank) * pv[i]))
+        out[i] = running
+    return out.tolist()
+
+
+@dataclass
+class Comparison:
+    """Runs compared on each metric: means, 95 % intervals, paired tests, wins/ties/losses.
+
+    Attributes
+    ----------
+    runs : list of str
+    metrics : list of str
+    test : str
+    correction : str or None
+    alpha : float
+    summary : dict
+        ``{metric: {run: {"mean", "ci_low", "ci_high", "n"}}}``; the interval is Student's t over
+        the per-query values.
+    pairs : dict
+        ``{metric: [{"baseline", "run", "diff", "p", "p_adjusted", "mc_error", "wins", "ties",
+        "losses", "significant"}]}``; ``diff`` is run − baseline, a win is a query where the run
+        scores higher.
+    per_query : dict
+        ``{metric: {"queries": [...], run: ndarray}}``: the paired values the tests used.
+    """
+
+    runs: list
+    metrics: list
+    test: str
+    correction: str | None
+    alpha: float
+    summary: dict
+    pairs: dict
+    per_query: dict = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """Everything but the per-query values, JSON-ready."""
+        return {"runs": self.runs, "metrics": self.metrics, "test": self.test, "correction": self.correction,
+                "alpha": self.alpha, "summary": self.summary, "pairs": self.pairs}
+
+    def to_json(self, **kwargs) -> str:
+        """:meth:`to_dict` as JSON (NaN written as null)."""
+        def clean(x):
+            if isinstance(x, float) and not math.isfinite(x):
+                return None
+            if isinstance(x, dict):
+                return {k: clean(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [clean(v) for v in x]
+            return x
+        return json.dumps(clean(self.to_dict()), **{"indent": 2, **kwargs})
+
+    def _rows(self):
+        """Per metric, one row per run: mean, interval, and its comparison with the baseline (or first pair)."""
+        for m in self.metrics:
+            vs = {}
+            for pair in self.pairs[m]:
+                vs.setdefault(pair["run"], pair)
+            rows = []
+            for r in self.runs:
+                s = self.summary[m][r]
+                pair = vs.get(r)
+                rows.append((r, s, pair))
+            yield m, rows
+
+    def _cells(self, s, pair, fmt_p):
+        cells = [f"{s['mean']:.4f}", f"[{s['ci_low']:.4f}, {s['ci_high']:.4f}]"]
+        if pair is None:
+            return cells + ["", "", "", ""]
+        star = "*" if pair["significant"] else ""
+        return cells + [f"{pair['diff']:+.4f}{star}", fmt_p(pair["p"]), fmt_p(pair["p_adjusted"]),
+                        f"{pair['wins']}/{pair['ties']}/{pair['losses']}"]
+
+    def _header(self):
+        return ["run", "mean", "95% CI", "Δ vs " + self._against(), "p", "p adj", "W/T/L"]
+
+    def _against(self):
+        bases = {p["baseline"] for ps in self.pairs.values() for p in ps}
+        return next(iter(bases)) if len(bases) == 1 else "baseline"
+
+    def to_text(self) -> str:
+        """A plain-text table per metric."""
+        out = [f"{self.test} test, {self.correction or 'no'} correction, * = p adj < {self.alpha}"]
+        for m, rows in self._rows():
+            table = [self._header()] + [[r] + self._cells(s, pair, lambda p: f"{p:.4g}") for r, s, pair in rows]
+            widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+            n = self.summary[m][self.runs[0]]["n"]
+            out.append(f"\n{m} ({n} queries)")
+            out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table)
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        """A Markdown table per metric."""
+        out = []
+        for m, rows in self._rows():
+            out.append(f"**{m}** ({self.summary[m][self.runs[0]]['n']} queries; {self.test} test, "
+                       f"{self.correction or 'no'} correction)\n")
+            out.append("| " + " | ".join(self._header()) + " |")
+            out.append("|" + "---|" * len(self._header()))
+            out.extend("| " + " | ".join([r] + self._cells(s, pair, lambda p: f"{p:.4g}")) + " |"
+                       for r, s, pair in rows)
+            out.append("")
+        return "\n".join(out).rstrip() + "\n"
+
+    def to_latex(self) -> str:
+        """A LaTeX ``tabular`` per metric (booktabs rules)."""
+        def esc(text):
+            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                         ("$", r"\$"), ("Δ", r"$\Delta$")):
+                text = text.replace(a, b)
+            return text
+
+        out = []
+        for m, rows in self._rows():
+            out.append(f"% {esc(m)}: {self.summary[m][self.runs[0]]['n']} queries, {self.test} test")
+            out.append(r"\begin{tabular}{lllllll}")
+            out.append(r"\toprule")
+            out.append(" & ".join(esc(h) for h in self._header()) + r" \\")
+            out.append(r"\midrule")
+            out.extend(" & ".join(esc(c) for c in [r] + self._cells(s, pair, lambda p: f"{p:.3g}")) + r" \\"
+                       for r, s, pair in rows)
+            out.append(r"\bottomrule")
+            out.append(r"\end{tabular}")
+        return "\n".join(out) + "\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _named_runs(runs) -> dict:
+    if isinstance(runs, Mapping):
+        named = {str(k): _run(v, name=str(k)) for k, v in runs.items()}
+    else:
+        named = {}
+        for r in runs:
+            r = _run(r)
+            name = r.name if isinstance(r, Run) else f"run{len(named) + 1}"
+            if name in named:
+                raise ValueError(f"two runs are named {name!r}: pass a dict {{name: run}}")
+            named[name] = r
+    if len(named) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(named)}")
+    return named
+
+
+def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, baseline: str | None = None,
+            test: str = "t", correction: str | None = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
+            random_state: int | None = 0, convention: str | None = None) -> Comparison:
+    """Compare runs on the same queries with paired significance tests.
+
+    Parameters
+    ----------
+    truth : Qrels, path, dict, LetorData or (y, qid[, docid])
+        As in :func:`evaluate`.
+    runs : dict of name to run, or sequence of runs
+        Runs as :func:`evaluate` takes them (named by their tags in a sequence).
+    metrics : str or sequence of str, default=DEFAULT_METRICS
+    baseline : str, default=None
+        Compare every other run with this one; None compares all pairs.
+    test : {"t", "wilcoxon", "randomization"}, default="t"
+        Paired two-sided test per metric: Student's t (``scipy.stats.ttest_rel``), Wilcoxon's
+        signed rank (``scipy.stats.wilcoxon``), or the randomization (sign-flip) test of the mean
+        difference (``scipy.stats.permutation_test``), exact when 2^n_queries <= n_resamples and
+        sampled otherwise, with its Monte Carlo standard error in ``mc_error``.
+    correction : {"holm", "bonferroni", None}, default="holm"
+        Adjusts the p-values of each metric's comparisons for their number.
+    alpha : float, default=0.05
+        ``significant`` means adjusted p < alpha.
+    n_resamples : int, default=10000
+    random_state : int or None, default=0
+        Seed of the sampled randomization test.
+    convention : {None, "trec", "lightgbm"}, default=None
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    Comparison
+
+    Notes
+    -----
+    Tests pair the runs on the queries where every run has a value (a query a run does not
+    retrieve, or where a metric is undefined, is left out with a :class:`QueryMismatchWarning`).
+    With qrels that is trec_eval's set of queries of each run; run trec_eval with ``-c`` for zeros
+    instead.  When the t-test and the Wilcoxon test disagree, the t-test speaks of the mean the
+    table reports, the Wilcoxon test of the median difference: the randomization test is the one
+    that assumes nothing about the shape of the differences and tests the mean.
+    """
+    _check_convention(convention)
+    if test not in _TESTS:
+        raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}")
+    if correction not in _CORRECTIONS:
+        raise ValueError(f"correction must be 'holm', 'bonferroni' or None, got {correction!r}")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    metrics = _metric_list(metrics)
+    truth = _truth(truth)
+    named = _named_runs(runs)
+    if baseline is not None and baseline not in named:
+        raise ValueError(f"baseline {baseline!r} is not one of the runs {list(named)}")
+    values = {name: _per_query(truth, run, metrics, convention) for name, run in named.items()}
+    from scipy import stats
+
+    summary, pairs, paired = {}, {}, {}
+    names = list(named)
+    order = ([(baseline, r) for r in names if r != baseline] if baseline is not None
+             else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
+    for m in metrics:
+        tables = {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()}
+        common = [q for q in values[names[0]][1]
+                  if all(q in t and not math.isnan(t[q]) for t in tables.values())]
+        # a query no run has a value on (AUC of a one-class list) is no mismatch: evaluate leaves it out too
+        valued = set().union(*({q for q, v in t.items() if not math.isnan(v)} for t in tables.values()))
+        dropped = len(valued) - len(common)
+        if dropped:
+            warnings.warn(f"{m}: {dropped} queries lack a value in some run but not in all (not retrieved, or the "
+                          f"metric undefined there) and are left out of the comparison; {len(common)} remain",
+                          QueryMismatchWarning, stacklevel=2)
+        vec = {r: np.array([tables[r][q] for q in common], dtype=np.float64) for r in names}
+        paired[m] = {"queries": common, **vec}
+        n = len(common)
+        half = stats.t.ppf(0.975, n - 1) if n > 1 else float("nan")
+        summary[m] = {}
+        for r in names:
+            mean = float(vec[r].mean()) if n else float("nan")
+            se = float(vec[r].std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+            summary[m][r] = {"mean": mean, "ci_low": mean - half * se, "ci_high": mean + half * se, "n": n}
+        rows = []
+        for a, b in order:
+            d = vec[b] - vec[a]
+            p, mc = _paired_p(vec[a], vec[b], test, int(n_resamples), random_state)
+            rows.append({"baseline": a, "run": b, "diff": float(d.mean()) if n else float("nan"), "p": p,
+                         "mc_error": mc, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()),
+                         "losses": int((d < 0).sum())})
+        for row, adj in zip(rows, _adjust([r["p"] for r in rows], correction)):
+            row["p_adjusted"] = adj
+            row["significant"] = bool(adj < alpha)
+        pairs[m] = rows
+    return Comparison(runs=names, metrics=metrics, test=test, correction=correction, alpha=float(alpha),
+                      summary=summary, pairs=pairs, per_query=paired)

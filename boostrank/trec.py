@@ -1,0 +1,437 @@
+"""TREC relevance judgements (qrels) and runs: read, write, and matched by (qid, docid).
+
+A qrels file has lines ``qid iter docno rel``; a run file ``qid Q0 docno rank score tag``.
+Both are read as trec_eval reads them: a run is ranked by score descending with ties
+broken by document id descending (``strcmp``); its rank column is ignored.  Matching a run
+to the qrels gives each query's retrieved grades in rank order (an unjudged document is
+non-relevant) and every judged grade of the query, so that measures divide by the relevant
+documents the run missed too.  Only queries in both are evaluated, as trec_eval does
+without ``-c``; the others are counted in :class:`JudgedLists`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from ._files import write_atomic
+from .data import LetorFormatError, read_bytes
+
+__all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_run", "judged_lists"]
+
+class _Checked(list):
+    """Ids split from a TREC file's lines: non-empty and without whitespace already."""
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64 bits of a document hash
+
+
+def _strings(values, name: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=object).ravel()
+    if isinstance(values, _Checked):
+        return arr
+    out = np.empty(arr.shape[0], dtype=object)
+    for i, v in enumerate(arr.tolist()):
+        text = str(v) if isinstance(v, (str, int, np.integer)) and not isinstance(v, bool) else None
+        if text is None or not text or any(c.isspace() for c in text):
+            raise ValueError(f"{name} {i}: {v!r} is not an id (a non-empty string without whitespace, "
+                             f"as TREC files need)")
+        out[i] = text
+    return out
+
+
+def _codes(ids: np.ndarray):
+    """Sorted unique ids (trec_eval's query order, ``strcmp``) and each row's position in them."""
+    queries = sorted(set(ids.tolist()))
+    where = {q: i for i, q in enumerate(queries)}
+    return queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0])
+
+
+def _keys(codes: np.ndarray, docid: np.ndarray) -> np.ndarray:
+    """One 64-bit key per (query, document); equal pairs give equal keys, and a match is checked on the strings."""
+    hashes = np.fromiter(map(hash, docid.tolist()), dtype=np.int64, count=docid.shape[0]).view(np.uint64)
+    with np.errstate(over="ignore"):
+        return hashes ^ (codes.astype(np.uint64) * _MIX)
+
+
+def _first_duplicate(codes, docid, keys, order):
+    """Rows (i, j) of the first repeated (query, document), or None."""
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    for s in same.tolist():
+        i, j = int(order[s]), int(order[s + 1])
+        if codes[i] == codes[j] and docid[i] == docid[j]:
+            return min(i, j), max(i, j)
+    return None
+
+
+class Qrels:
+    """Relevance judgements: the grade of each judged (query, document).
+
+    Parameters
+    ----------
+    qid, docid : array-like of str
+        Query and document ids (non-empty, no whitespace).
+    rel : array-like of int
+        Grades; trec_eval calls a document relevant from grade 1 (``rel_level``), and a
+        negative grade gains nothing in NDCG.
+    source : str, default=None
+        Where they came from (named in errors).
+
+    Raises
+    ------
+    ValueError
+        Ids that are not ids, grades that are not integers, or a (qid, docid) judged twice.
+    """
+
+    def __init__(self, qid, docid, rel, *, source: str | None = None):
+        self.qid = _strings(qid, "qid")
+        self.docid = _strings(docid, "docid")
+        raw = np.asarray(rel).ravel()
+        if raw.size and not (np.issubdtype(raw.dtype, np.integer)
+                             or (np.issubdtype(raw.dtype, np.floating) and np.all(np.isfinite(raw))
+                                 and np.all(raw == np.round(raw)) and np.all(np.abs(raw) < 2 ** 53))):
+            raise ValueError("qrels grades must be integers (trec_eval reads them with atol)")
+        self.rel = raw.astype(np.int64)
+        if not self.qid.shape == self.docid.shape == self.rel.shape:
+            raise ValueError(f"qid, docid and rel differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
+                             f"{self.rel.shape[0]}")
+        self.source = source or "the qrels"
+        self.queries, self._codes = _codes(self.qid)
+        self._key = _keys(self._codes, self.docid)
+        self._order = np.argsort(self._key, kind="stable")
+        dup = _first_duplicate(self._codes, self.docid, self._key, self._order)
+        if dup is not None:
+            i, j = dup
+            raise ValueError(f"{self.source}: qid {self.qid[i]} docid {self.docid[i]} is judged twice "
+                             f"(entries {i + 1} and {j + 1}); trec_eval would keep one silently")
+        self._sorted_key = self._key[self._order]
+        # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
+        by_grade = np.lexsort((-self.rel, self._codes))
+        self.ideal = self.rel[by_grade].astype(np.float64)
+        self.ideal_offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
+
+    @classmethod
+    def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":
+        """From ``{qid: {docid: grade}}``, the layout of pytrec_eval and ranx."""
+        qid, docid, rel = [], [], []
+        for q, docs in judgements.items():
+            for d, r in docs.items():
+                qid.append(q)
+                docid.append(d)
+                rel.append(r)
+        return cls(np.array(qid, dtype=object), np.array(docid, dtype=object), np.array(rel, dtype=np.int64))
+
+    def to_dict(self) -> dict:
+        """``{qid: {docid: grade}}``."""
+        out: dict = {}
+        for q, d, r in zip(self.qid.tolist(), self.docid.tolist(), self.rel.tolist()):
+            out.setdefault(q, {})[d] = r
+        return out
+
+    def __len__(self) -> int:
+        return self.rel.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Qrels({len(self)} judgements of {len(self.queries)} queries from {self.source})"
+
+
+class Run:
+    """A ranked result list per query: the score of each retrieved (query, document).
+
+    Parameters
+    ----------
+    qid, docid : array-like of str
+    score : array-like of float
+        Finite scores, higher ranks first.
+    name : str, default="run"
+        The run tag.
+
+    Attributes
+    ----------
+    order : ndarray of int64
+        The rows in trec_eval's order: by query id, score descending, document id descending.
+    queries : list of str
+        The run's queries, in ``strcmp`` order; ``offsets`` splits ``order`` by them.
+
+    Raises
+    ------
+    ValueError
+        A NaN/inf score, or a document retrieved twice for a query (trec_eval would rank
+        both copies).
+    """
+
+    def __init__(self, qid, docid, score, *, name: str = "run", source: str | None = None):
+        self.qid = _strings(qid, "qid")
+        self.docid = _strings(docid, "docid")
+        self.score = np.asarray(score, dtype=np.float64).ravel()
+        if not self.qid.shape == self.docid.shape == self.score.shape:
+            raise ValueError(f"qid, docid and score differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
+                             f"{self.score.shape[0]}")
+        self.name = str(name)
+        self.source = source or f"run {self.name!r}"
+        bad = np.flatnonzero(~np.isfinite(self.score))
+        if bad.size:
+            raise ValueError(f"{self.source}: score of qid {self.qid[bad[0]]} docid {self.docid[bad[0]]} is "
+                             f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
+        self.queries, self._codes = _codes(self.qid)
+        key = _keys(self._codes, self.docid)
+        dup = _first_duplicate(self._codes, self.docid, key, np.argsort(key, kind="stable"))
+        if dup is not None:
+            i, j = dup
+            raise ValueError(f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice (entries "
+                             f"{i + 1} and {j + 1}); a run ranks each document once")
+        self.order = self._trec_order()
+        self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
+
+    def _trec_order(self) -> np.ndarray:
+        order = np.lexsort((-self.score, self._codes))
+        codes, score = self._codes[order], self.score[order]
+        tied = np.flatnonzero((codes[1:] == codes[:-1]) & (score[1:] == score[:-1]))
+        if tied.size:  # only tied blocks need the string order (strcmp descending, as trec_eval)
+            starts = tied[np.concatenate(([True], np.diff(tied) > 1))]
+            ends = tied[np.concatenate((np.diff(tied) > 1, [True]))] + 2
+            for a, b in zip(starts.tolist(), ends.tolist()):
+                block = order[a:b].tolist()
+                block.sort(key=self.docid.__getitem__, reverse=True)  # code-point order is UTF-8's strcmp order
+                order[a:b] = block
+        return order
+
+    @classmethod
+    def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
+        """From ``{qid: {docid: score}}``, the layout of pytrec_eval and ranx."""
+        qid, docid, score = [], [], []
+        for q, docs in scores.items():
+            for d, s in docs.items():
+                qid.append(q)
+                docid.append(d)
+                score.append(s)
+        return cls(np.array(qid, dtype=object), np.array(docid, dtype=object), np.array(score, dtype=np.float64),
+                   name=name)
+
+    def to_dict(self) -> dict:
+        """``{qid: {docid: score}}``."""
+        out: dict = {}
+        for q, d, s in zip(self.qid.tolist(), self.docid.tolist(), self.score.tolist()):
+            out.setdefault(q, {})[d] = s
+        return out
+
+    def __len__(self) -> int:
+        return self.score.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}: {len(self)} documents for {len(self.queries)} queries)"
+
+
+@dataclass(frozen=True)
+class JudgedLists:
+    """A run matched to qrels: the input of every measure.
+
+    Attributes
+    ----------
+    rel, score : ndarray of float64
+        Grade (0 when unjudged) and score of each retrieved document, each query's in rank order.
+    docid : ndarray of object
+    offsets : ndarray of int64
+        Query ``g`` is rows ``offsets[g]:offsets[g + 1]``.
+    ideal, ideal_offsets : ndarray
+        Every judged grade of query ``g``, best first.
+    queries : list of str
+        The evaluated queries (in the run and the qrels), in ``strcmp`` order.
+    unjudged_queries, unretrieved_queries : list of str
+        The run's queries absent from the qrels, and the qrels' queries absent from the run.
+    """
+
+    rel: np.ndarray
+    score: np.ndarray
+    docid: np.ndarray
+    offsets: np.ndarray
+    ideal: np.ndarray
+    ideal_offsets: np.ndarray
+    queries: list
+    unjudged_queries: list
+    unretrieved_queries: list
+
+
+def _segments(offsets: np.ndarray, chosen: np.ndarray):
+    """Rows of the chosen groups, in order, and the offsets of the result."""
+    sizes = offsets[chosen + 1] - offsets[chosen]
+    new = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    rows = np.arange(new[-1], dtype=np.int64) - np.repeat(new[:-1] - offsets[chosen], sizes)
+    return rows, new
+
+
+def judged_lists(qrels: Qrels, run: Run) -> JudgedLists:
+    """Match a run to qrels by (qid, docid).
+
+    Parameters
+    ----------
+    qrels : Qrels
+    run : Run
+
+    Returns
+    -------
+    JudgedLists
+    """
+    where = {q: i for i, q in enumerate(qrels.queries)}
+    to_qrels = np.array([where.get(q, -1) for q in run.queries], dtype=np.int64)
+    kept = np.flatnonzero(to_qrels >= 0)
+    rows, offsets = _segments(run.offsets, kept)
+    rows = run.order[rows]
+    codes = to_qrels[run._codes[rows]]
+    key = _keys(codes, run.docid[rows])
+    at = np.minimum(np.searchsorted(qrels._sorted_key, key), max(len(qrels) - 1, 0))
+    judged_row = qrels._order[at] if len(qrels) else np.zeros(0, dtype=np.int64)
+    hit = qrels._sorted_key[at] == key if len(qrels) else np.zeros(key.shape[0], dtype=bool)
+    if hit.any():
+        h = np.flatnonzero(hit)
+        same = (qrels._codes[judged_row[h]] == codes[h]) & (qrels.docid[judged_row[h]] == run.docid[rows[h]])
+        if not same.all():  # two ids share a hash: match every row by its strings instead
+            grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), qrels.rel.tolist())}
+            rel = np.array([grade.get((c, d), 0) for c, d in zip(codes.tolist(), run.docid[rows].tolist())],
+                           dtype=np.float64)
+            hit = None
+    if hit is not None:
+        rel = np.where(hit, qrels.rel[judged_row] if len(qrels) else 0, 0).astype(np.float64)
+    ideal_rows, ideal_offsets = _segments(qrels.ideal_offsets, to_qrels[kept])
+    in_run = set(run.queries)
+    return JudgedLists(
+        rel=rel, score=run.score[rows], docid=run.docid[rows], offsets=offsets,
+        ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets,
+        queries=[run.queries[i] for i in kept.tolist()],
+        unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],
+        unretrieved_queries=[q for q in qrels.queries if q not in in_run],
+    )
+
+
+def _lines(path):
+    text = read_bytes(path)
+    try:
+        return text.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = text[:exc.start].count(b"\n") + 1
+        raise LetorFormatError(path, line, "not UTF-8 text") from None
+
+
+def load_qrels(path) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno rel``; gzip, bzip2 or xz by content).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    LetorFormatError
+        A line without four fields or with a grade that is not an integer (file and line named),
+        or a (qid, docno) judged twice.
+    """
+    qid, docid, rel = [], [], []
+    lines = {}
+    for number, raw in enumerate(_lines(path), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields), "
+                                                 f"got {len(fields)}: {raw.strip()[:80]!r}")
+        try:
+            grade = int(fields[3])
+        except ValueError:
+            raise LetorFormatError(path, number, f"grade {fields[3]!r} is not an integer") from None
+        key = (fields[0], fields[2])
+        if key in lines:
+            raise LetorFormatError(path, number, f"qid {key[0]} docno {key[1]} is judged again (line "
+                                                 f"{lines[key]})")
+        lines[key] = number
+        qid.append(fields[0])
+        docid.append(fields[2])
+        rel.append(grade)
+    return Qrels(_Checked(qid), _Checked(docid), np.array(rel, dtype=np.int64), source=str(path))
+
+
+def load_run(path, name: str | None = None) -> Run:
+    """Read a TREC run file (``qid Q0 docno rank score tag``; gzip, bzip2 or xz by content).
+
+    Parameters
+    ----------
+    path : str or path-like
+    name : str, default=None
+        The run's name; by default the tag of its first line (else the file name).
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    LetorFormatError
+        A line that is not a run line, a NaN/inf score, or a document retrieved twice for a
+        query (file and both lines named).
+    """
+    qid, docid, score = [], [], []
+    lines: dict = {}
+    tag = None
+    for number, raw in enumerate(_lines(path), start=1):
+        fields = raw.split()
+        if not fields or raw.lstrip().startswith("#"):
+            continue
+        if len(fields) not in (5, 6):
+            raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag', got "
+                                                 f"{len(fields)} fields: {raw.strip()[:80]!r}")
+        try:
+            value = float(fields[4])
+        except ValueError:
+            raise LetorFormatError(path, number, f"score {fields[4]!r} is not a number") from None
+        if not math.isfinite(value):
+            raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+        key = (fields[0], fields[2])
+        if key in lines:
+            raise LetorFormatError(path, number, f"qid {key[0]} retrieves docno {key[1]} again (line "
+                                                 f"{lines[key]}); a run ranks each document once")
+        lines[key] = number
+        if tag is None and len(fields) == 6:
+            tag = fields[5]
+        qid.append(fields[0])
+        docid.append(fields[2])
+        score.append(value)
+    name = name or tag or os.path.basename(os.fspath(path))
+    return Run(_Checked(qid), _Checked(docid), np.array(score, dtype=np.float64), name=name, source=str(path))
+
+
+def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None) -> None:
+    """Write a run as a TREC run file, each query's documents in trec_eval's order, ranks from 1.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Written whole or not at all.
+    run : Run
+    tag : str, default=None
+        The run tag (no whitespace); default ``run.name``.
+    depth : int, default=None
+        Keep each query's top ``depth`` documents (TREC tracks ask for 1000); None keeps all.
+    """
+    tag = run.name if tag is None else str(tag)
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"tag {tag!r} must be non-empty and without whitespace (it is the run file's 6th field)")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for g, q in enumerate(run.queries):
+                rows = run.order[run.offsets[g]:run.offsets[g + 1]]
+                if depth is not None:
+                    rows = rows[:depth]
+                fh.writelines(f"{q} Q0 {d} {i} {s!r} {tag}\n" for i, (d, s) in
+                              enumerate(zip(run.docid[rows].tolist(), run.score[rows].tolist()), start=1))
+
+    write_atomic(path, write)

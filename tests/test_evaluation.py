@@ -1,0 +1,437 @@
+"""qrels and runs (#45): trec_eval's measures through pytrec_eval and a plain-Python oracle, runs compared with
+paired tests against scipy and an exact enumeration, the TREC files, the plots and the command line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.evaluation import QueryMismatchWarning
+from tests.reference import randomization_p_exact, trec_eval_reference
+
+K = 5
+MEASURES = ["ndcg", f"ndcg_cut_{K}", "map", f"map_cut_{K}", f"P_{K}", f"recall_{K}", "recip_rank", "Rprec"]
+
+
+def random_collection(seed, n_queries=12, ties=True):
+    """Qrels and a run with what trec_eval must get right: tied scores, unjudged and unretrieved documents,
+    negative and zero grades, queries without relevant documents, queries only in the run or only in the qrels."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        docs = [f"d{rng.integers(0, 10 ** 6)}-{i}" for i in range(int(rng.integers(1, 15)))]
+        judged = [d for d in docs if rng.random() < 0.7] + [f"u{q}-{i}" for i in range(int(rng.integers(0, 4)))]
+        grades = rng.choice([-1, 0, 0, 1, 2, 3], size=len(judged))
+        if q % 5 == 1:
+            grades = np.zeros(len(judged), dtype=int)  # no relevant document
+        if q % 6 != 2:  # some queries are only in the run
+            qrels[qid] = {d: int(g) for d, g in zip(judged, grades)} or {"x": 1}
+        if q % 7 != 3:  # and some only in the qrels
+            scores = rng.integers(0, 4, len(docs)) / 2.0 if ties else rng.normal(size=len(docs))
+            run[qid] = {d: float(s) for d, s in zip(docs, scores)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ties", [True, False])
+def test_every_trec_measure_equals_pytrec_eval_and_the_oracle(seed, ties):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = random_collection(seed, ties=ties)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", f"ndcg_cut.{K}", "map", f"map_cut.{K}", f"P.{K}",
+                                                      f"recall.{K}", "recip_rank", "Rprec"}).evaluate(run)
+    oracle = trec_eval_reference(qrels, run, K)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QueryMismatchWarning)
+        got = br.evaluate(qrels, run, MEASURES, per_query=True)
+    assert set(expected) == set(oracle)
+    for m in MEASURES:
+        assert set(got[m]) == set(expected), m  # queries in both, as trec_eval without -c
+        for q in expected:
+            assert got[m][q] == pytest.approx(expected[q][m], abs=1e-9), (m, q)
+            assert got[m][q] == pytest.approx(oracle[q][m], abs=1e-12), (m, q)
+
+
+def test_the_mean_is_over_the_evaluated_queries_and_unjudged_queries_are_reported():
+    qrels, run = random_collection(3)
+    with pytest.warns(QueryMismatchWarning, match=r"2 of its 10 queries are not in the qrels and are not evaluated "
+                                                  r"\(q2, q8\)"):
+        per = br.evaluate(qrels, run, ["map"], per_query=True)["map"]
+    with pytest.warns(QueryMismatchWarning):
+        mean = br.evaluate(qrels, run, "map")["map"]
+    assert mean == pytest.approx(np.mean(list(per.values())))
+
+
+def test_qrels_and_run_files_round_trip_and_compressed(tmp_path):
+    qrels, run = random_collection(1, ties=True)
+    qpath = tmp_path / "qrels.txt.gz"
+    with gzip.open(qpath, "wt") as fh:
+        for q, docs in qrels.items():
+            fh.writelines(f"{q} 0 {d} {g}\n" for d, g in docs.items())
+    loaded = br.load_qrels(qpath)
+    assert loaded.to_dict() == qrels
+    r = br.Run.from_dict(run, name="mine")
+    br.save_run(tmp_path / "run.txt", r)
+    lines = (tmp_path / "run.txt").read_text().splitlines()
+    assert all(line.endswith(" mine") and line.split()[1] == "Q0" for line in lines)
+    again = br.load_run(tmp_path / "run.txt")
+    assert again.name == "mine" and again.to_dict() == run
+    # the written ranks are trec_eval's order: score descending, docid descending
+    first = [ln.split() for ln in lines if ln.startswith("q0 ")]
+    assert [f[3] for f in first] == [str(i) for i in range(1, len(first) + 1)]
+    keys = [(float(f[4]), f[2]) for f in first]
+    assert keys == sorted(keys, reverse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QueryMismatchWarning)
+        assert br.evaluate(qpath, tmp_path / "run.txt", MEASURES) == br.evaluate(qrels, run, MEASURES)
+    br.save_run(tmp_path / "top2.txt", r, tag="t2", depth=2)
+    assert max(int(ln.split()[3]) for ln in (tmp_path / "top2.txt").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("text, match", [
+    ("q1 0 d1\n", r"qrels.txt:1: a qrels line is 'qid iter docno rel' \(4 fields\), got 3"),
+    ("q1 0 d1 1\nq1 0 d2 high\n", r"qrels.txt:2: grade 'high' is not an integer"),
+    ("q1 0 d1 1\n\nq1 0 d1 2\n", r"qrels.txt:3: qid q1 docno d1 is judged again \(line 1\)"),
+    (b"q1 0 \xff 1\n", r"qrels.txt:1: not UTF-8"),
+])
+def test_malformed_qrels_name_file_and_line(tmp_path, text, match):
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(br.LetorFormatError, match=match):
+        br.load_qrels(path)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("q1 Q0 d1 1 0.5 tag extra\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag', got 7"),
+    ("q1 Q0 d1 1 nan tag\n", r"run.txt:1: score nan is NaN or inf"),
+    ("q1 Q0 d1 1 x tag\n", r"run.txt:1: score 'x' is not a number"),
+    ("q1 Q0 d1 1 1 t\nq1 Q0 d1 2 0.5 t\n", r"run.txt:2: qid q1 retrieves docno d1 again \(line 1\)"),
+])
+def test_malformed_runs_and_duplicate_docids_are_refused(tmp_path, text, match):
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    with pytest.raises(br.LetorFormatError, match=match):
+        br.load_run(path)
+
+
+def test_objects_refuse_duplicates_nonfinite_scores_and_bad_ids():
+    with pytest.raises(ValueError, match="retrieves docid a twice"):
+        br.Run(["q", "q"], ["a", "a"], [1.0, 2.0])
+    with pytest.raises(ValueError, match="judged twice"):
+        br.Qrels(["q", "q"], ["a", "a"], [1, 0])
+    with pytest.raises(ValueError, match="NaN or inf"):
+        br.Run(["q"], ["a"], [np.inf])
+    with pytest.raises(ValueError, match="not an id"):
+        br.Run(["q"], ["a b"], [1.0])
+    with pytest.raises(ValueError, match="integers"):
+        br.Qrels(["q"], ["a"], [0.5])
+    with pytest.raises(ValueError, match="tag"):
+        br.save_run("/dev/null", br.Run(["q"], ["a"], [1.0]), tag="two words")
+
+
+def test_many_documents_join_exactly():
+    """The hashed join against a dict join on 20 000 documents with shared docids across queries."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    qid = np.array([f"q{i}" for i in rng.integers(0, 200, n)], dtype=object)
+    docid = np.array([f"d{i}" for i in rng.integers(0, 5_000, n)], dtype=object)
+    keep = np.unique(np.char.add(qid.astype(str), np.char.add("|", docid.astype(str))), return_index=True)[1]
+    qid, docid = qid[keep], docid[keep]
+    grades = rng.integers(0, 3, qid.size)
+    judged = rng.random(qid.size) < 0.5
+    qrels = br.Qrels(qid[judged], docid[judged], grades[judged])
+    run = br.Run(qid, docid, rng.normal(size=qid.size))
+    lists = br.trec.judged_lists(qrels, run)
+    table = {(q, d): g for q, d, g in zip(qid[judged], docid[judged], grades[judged])}
+    rows = np.repeat(np.arange(len(lists.queries)), np.diff(lists.offsets))
+    want = [table.get((lists.queries[r], d), 0) for r, d in zip(rows, lists.docid)]
+    np.testing.assert_array_equal(lists.rel, want)
+
+
+# ------------------------------------------------------------------ labelled lists (LETOR)
+
+
+def letor_lists(seed, n_queries=15):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    y = rng.integers(0, 4, qid.size).astype(float)
+    y[qid == 2] = 0.0
+    s = rng.integers(0, 3, qid.size).astype(float)
+    docid = np.array([f"doc{rng.integers(0, 10 ** 6)}-{i}" for i in range(qid.size)], dtype=object)
+    return y, qid, s, docid
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_labelled_lists_equal_the_metric_functions_and_their_qrels_form(seed):
+    y, qid, s, docid = letor_lists(seed)
+    names = ["ndcg@5", "ndcg@5:trec", "map", "map:trec", "p@3", "recall@3", "mrr", "rprec", "auc", "err@5"]
+    got = br.evaluate((y, qid, docid), s, names, per_query=True)
+    direct = {
+        "ndcg@5": br.ndcg(y, s, qid, k=5, per_query=True),
+        "ndcg@5:trec": br.ndcg(y, s, qid, k=5, convention="trec", docid=docid, per_query=True),
+        "map": br.mean_average_precision(y, s, qid, per_query=True),
+        "map:trec": br.mean_average_precision(y, s, qid, convention="trec", docid=docid, per_query=True),
+        "p@3": br.precision(y, s, qid, k=3, docid=docid, per_query=True),
+        "recall@3": br.recall(y, s, qid, k=3, docid=docid, per_query=True),
+        "mrr": br.reciprocal_rank(y, s, qid, docid=docid, per_query=True),
+        "rprec": br.r_precision(y, s, qid, docid=docid, per_query=True),
+        "auc": br.auc(y, s, qid, per_query=True),
+        "err@5": br.err(y.astype(int), s, qid, k=5, per_query=True),
+    }
+    for m in names:
+        np.testing.assert_allclose(list(got[m].values()), direct[m], atol=1e-12, err_msg=m)
+    # the same lists as qrels + run (every judged document retrieved) under trec_eval's conventions
+    qrels = br.Qrels(qid.astype(str), docid, y.astype(int))
+    run = br.Run(qid.astype(str), docid, s)
+    trec_names = ["ndcg@5:trec", "map:trec", "p@3", "recall@3", "mrr", "rprec"]
+    as_qrels = br.evaluate(qrels, run, trec_names, per_query=True)
+    for m in trec_names:
+        for q, v in got[m].items():
+            assert as_qrels[m][str(q)] == pytest.approx(v, abs=1e-12), m
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_new_letor_metrics_equal_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    y, qid, s, docid = letor_lists(seed)
+    qrel = {str(q): {d: int(g) for d, g in zip(docid[qid == q], y[qid == q])} for q in np.unique(qid)}
+    run = {str(q): {d: float(v) for d, v in zip(docid[qid == q], s[qid == q])} for q in np.unique(qid)}
+    res = pytrec_eval.RelevanceEvaluator(qrel, {"recall.3", "recip_rank", "Rprec"}).evaluate(run)
+    for name, fn in (("recall_3", lambda: br.recall(y, s, qid, k=3, docid=docid, per_query=True)),
+                     ("recip_rank", lambda: br.reciprocal_rank(y, s, qid, docid=docid, per_query=True)),
+                     ("Rprec", lambda: br.r_precision(y, s, qid, docid=docid, per_query=True))):
+        np.testing.assert_allclose(fn(), [res[str(q)][name] for q in np.unique(qid)], atol=1e-12, err_msg=name)
+
+
+def test_trec_names_are_aliases_everywhere():
+    y, qid, s, docid = letor_lists(0)
+    for alias, name in (("ndcg_cut_5", "ndcg@5:trec"), ("ndcg_cut.5", "ndcg@5:trec"), ("P_3", "p@3"),
+                        ("map_cut_4", "map@4:trec"), ("recall_10", "recall@10"), ("recip_rank", "mrr"),
+                        ("Rprec", "rprec")):
+        assert br.canonical_metric(alias) == name
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", br.metrics.TieWarning)
+            assert br.get_metric(alias)(y, s, qid) == br.get_metric(name)(y, s, qid)
+    with pytest.raises(ValueError, match="unknown metric 'ndcg_cut_x'"):
+        br.get_metric("ndcg_cut_x")
+    with pytest.raises(ValueError, match="rprec is computed on whole lists"):
+        br.get_metric("rprec@5")
+    with pytest.raises(ValueError, match="variant of ndcg is one of"):
+        br.get_metric("ndcg@5:bogus")
+
+
+def test_ties_without_docids_warn_under_the_trec_convention():
+    y = np.array([1.0, 0.0, 1.0])
+    s = np.array([0.5, 0.5, 0.1])
+    with pytest.warns(br.metrics.TieWarning, match="trec_eval breaks them by document id"):
+        br.recall(y, s, k=1)
+    with pytest.warns(br.metrics.TieWarning):
+        br.evaluate((y, np.zeros(3)), s, ["P_1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        br.recall(y, s, k=1, convention="lightgbm")
+        br.evaluate((y, np.zeros(3), ["a", "b", "c"]), s, ["P_1"])
+
+
+# ------------------------------------------------------------------ comparing runs
+
+
+def three_runs(n_queries, seed=0):
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {"base": {}, "better": {}, "same": {}}
+    for q in range(n_queries):
+        docs = [f"d{i}" for i in range(10)]
+        grades = rng.integers(0, 3, 10)
+        qrels[f"q{q}"] = dict(zip(docs, grades.tolist()))
+        noise = rng.normal(size=10)
+        runs["base"][f"q{q}"] = dict(zip(docs, (noise * 2 + grades * 0.5).tolist()))
+        runs["better"][f"q{q}"] = dict(zip(docs, (noise + grades).tolist()))
+        runs["same"][f"q{q}"] = dict(runs["base"][f"q{q}"])
+    return qrels, runs
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_compare_p_values_equal_scipy(test):
+    from scipy import stats
+
+    qrels, runs = three_runs(40)
+    cmp = br.compare(qrels, runs, ["ndcg_cut_5", "map"], baseline="base", test=test, correction=None)
+    for m in ("ndcg_cut_5", "map"):
+        a, b = cmp.per_query[m]["base"], cmp.per_query[m]["better"]
+        want = stats.ttest_rel(b, a).pvalue if test == "t" else stats.wilcoxon(b, a).pvalue
+        pair = next(p for p in cmp.pairs[m] if p["run"] == "better")
+        assert pair["p"] == pytest.approx(want, rel=1e-12)
+        assert pair["wins"] + pair["ties"] + pair["losses"] == 40
+        assert pair["diff"] == pytest.approx((b - a).mean())
+        same = next(p for p in cmp.pairs[m] if p["run"] == "same")
+        assert same["p"] == 1.0 and same["ties"] == 40 and not same["significant"]
+        s = cmp.summary[m]["better"]
+        half = stats.t.ppf(0.975, 39) * b.std(ddof=1) / math.sqrt(40)
+        assert (s["ci_low"], s["ci_high"]) == pytest.approx((b.mean() - half, b.mean() + half))
+
+
+def test_randomization_test_is_exact_on_12_queries_and_sampled_beyond():
+    qrels, runs = three_runs(12, seed=4)
+    cmp = br.compare(qrels, runs, ["ndcg_cut_5"], baseline="base", test="randomization", correction=None)
+    pair = next(p for p in cmp.pairs["ndcg_cut_5"] if p["run"] == "better")
+    a, b = cmp.per_query["ndcg_cut_5"]["base"], cmp.per_query["ndcg_cut_5"]["better"]
+    assert pair["p"] == pytest.approx(randomization_p_exact(a, b), abs=1e-12)
+    assert pair["mc_error"] == 0.0
+    qrels, runs = three_runs(30, seed=4)
+    big = br.compare(qrels, runs, ["ndcg_cut_5"], baseline="base", test="randomization", n_resamples=2000)
+    pair = next(p for p in big.pairs["ndcg_cut_5"] if p["run"] == "better")
+    assert 0 < pair["mc_error"] <= 0.5 / math.sqrt(2000)
+    again = br.compare(qrels, runs, ["ndcg_cut_5"], baseline="base", test="randomization", n_resamples=2000)
+    assert again.pairs == big.pairs  # seeded
+
+
+def test_holm_and_bonferroni():
+    from boostrank.evaluation import _adjust
+
+    p = [0.01, 0.04, 0.03, float("nan")]
+    assert _adjust(p, "bonferroni")[:3] == pytest.approx([0.03, 0.12, 0.09])
+    assert _adjust(p, "holm")[:3] == pytest.approx([0.03, 0.06, 0.06])
+    assert math.isnan(_adjust(p, "holm")[3])
+
+
+def test_comparison_reports_as_text_markdown_latex_and_json():
+    qrels, runs = three_runs(20)
+    cmp = br.compare(qrels, runs, ["ndcg_cut_5", "P_5"])  # all pairs
+    assert len(cmp.pairs["P_5"]) == 3
+    text = str(cmp)
+    assert "ndcg_cut_5 (20 queries)" in text and "W/T/L" in text
+    md = cmp.to_markdown()
+    assert md.count("| better |") == 2 and "|---|" in md
+    tex = cmp.to_latex()
+    assert r"\begin{tabular}" in tex and r"ndcg\_cut\_5" in tex
+    data = json.loads(cmp.to_json())
+    assert data["summary"]["P_5"]["base"]["n"] == 20
+    assert {p["run"] for p in data["pairs"]["P_5"]} == {"better", "same"}
+
+
+def test_compare_pairs_only_queries_every_run_has():
+    qrels, runs = three_runs(10)
+    del runs["better"]["q3"]
+    with pytest.warns(QueryMismatchWarning, match="1 queries lack a value in some run but not in all"):
+        cmp = br.compare(qrels, runs, ["map"], baseline="base")
+    assert "q3" not in cmp.per_query["map"]["queries"] and cmp.summary["map"]["base"]["n"] == 9
+    with pytest.raises(ValueError, match="baseline 'nope'"):
+        br.compare(qrels, runs, ["map"], baseline="nope")
+    with pytest.raises(ValueError, match="at least two runs"):
+        br.compare(qrels, {"a": runs["base"]}, ["map"])
+    with pytest.raises(ValueError, match="test must be one of"):
+        br.compare(qrels, runs, ["map"], test="z")
+
+
+def test_compare_labelled_lists_with_score_arrays():
+    y, qid, s, docid = letor_lists(1)
+    rng = np.random.default_rng(0)
+    cmp = br.compare((y, qid, docid), {"a": s, "b": s + rng.normal(size=s.size)}, ["ndcg@5", "auc"])
+    assert cmp.summary["ndcg@5"]["a"]["mean"] == pytest.approx(br.ndcg(y, s, qid, k=5))
+
+
+# ------------------------------------------------------------------ plots
+
+
+def test_plots_are_written_and_their_numbers_are_the_comparison(tmp_path):
+    pytest.importorskip("matplotlib")
+    qrels, runs = three_runs(15)
+    cmp = br.compare(qrels, runs, ["ndcg_cut_5", "map"], baseline="base")
+    diff = br.plot_differences(cmp, "map", tmp_path / "diff.png", run="better")
+    want = cmp.per_query["map"]["better"] - cmp.per_query["map"]["base"]
+    np.testing.assert_array_equal(diff["difference"], np.sort(want))
+    assert sorted(diff["queries"]) == sorted(cmp.per_query["map"]["queries"])
+    bars = br.plot_systems(cmp, tmp_path / "systems.png")
+    assert bars["ndcg_cut_5"]["better"] == (cmp.summary["ndcg_cut_5"]["better"]["mean"],
+                                            cmp.summary["ndcg_cut_5"]["better"]["ci_low"],
+                                            cmp.summary["ndcg_cut_5"]["better"]["ci_high"])
+    roc = br.plot_roc(qrels, runs["better"], tmp_path / "roc.png")
+    per_auc = br.evaluate(qrels, runs["better"], ["auc"], per_query=True)["auc"]
+    for q, (_, _, area) in roc["per_query"].items():
+        assert area == pytest.approx(per_auc[q], abs=1e-12)
+    assert roc["mean_auc"] == pytest.approx(br.evaluate(qrels, runs["better"], ["auc"])["auc"])
+    for name in ("diff.png", "systems.png", "roc.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no pair"):
+        br.plot_differences(cmp, "map", tmp_path / "x.png", run="nope")
+
+
+# ------------------------------------------------------------------ command line
+
+
+def _write_trec(tmp_path, qrels, runs):
+    with open(tmp_path / "qrels.txt", "w") as fh:
+        for q, docs in qrels.items():
+            fh.writelines(f"{q} 0 {d} {g}\n" for d, g in docs.items())
+    paths = []
+    for name, run in runs.items():
+        br.save_run(tmp_path / f"{name}.run", br.Run.from_dict(run, name=name))
+        paths.append(str(tmp_path / f"{name}.run"))
+    return str(tmp_path / "qrels.txt"), paths
+
+
+def test_cli_evaluate_qrels_runs_per_query_as_trec_eval(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, runs = three_runs(6)
+    qpath, paths = _write_trec(tmp_path, qrels, {"base": runs["base"]})
+    assert main(["evaluate", "--qrels", qpath, *paths, "--metrics", "ndcg_cut_5,map,P_5", "--per-query"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    per = br.evaluate(qrels, runs["base"], ["ndcg_cut_5", "map", "P_5"], per_query=True)
+    assert lines[0] == f"{'ndcg_cut_5':<22}\tq0\t{per['ndcg_cut_5']['q0']:.4f}"
+    assert len(lines) == 6 * 3 + 3 and lines[-1].startswith(f"{'P_5':<22}\tall\t")
+    assert main(["evaluate", "--qrels", qpath, *paths, "--metrics", "map", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"][paths[0]]["map"] == pytest.approx(br.evaluate(qrels, runs["base"], "map")["map"])
+    assert main(["evaluate", "--qrels", qpath, "--data", qpath, *paths]) == 2
+    assert "one of them" in capsys.readouterr().err
+
+
+def test_cli_compare_formats_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from boostrank.cli import main
+
+    qrels, runs = three_runs(12)
+    qpath, paths = _write_trec(tmp_path, qrels, runs)
+    assert main(["compare", "--qrels", qpath, *paths, "--metrics", "ndcg_cut_5,auc", "--baseline", "base.run",
+                 "--test", "randomization", "--report", "json", "--plot", str(tmp_path / "figs")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = br.compare(qrels, dict(zip(paths, runs.values())), ["ndcg_cut_5", "auc"], baseline=paths[0],
+                      test="randomization")
+    assert out["pairs"]["ndcg_cut_5"][0]["p"] == pytest.approx(want.pairs["ndcg_cut_5"][0]["p"])
+    figs = sorted(p.name for p in (tmp_path / "figs").iterdir())
+    assert "systems.png" in figs and "diff-ndcg_cut_5-better.run-vs-base.run.png" in figs and "roc-same.run.png" in figs
+    assert len(figs) == 1 + 2 * 2 + 3  # systems, a difference per metric and pair, a ROC per run
+    for report in ("markdown", "latex", "text"):
+        assert main(["compare", "--qrels", qpath, *paths, "--metrics", "map", "--report", report]) == 0
+        assert "better.run" in capsys.readouterr().out
+    assert main(["compare", "--qrels", qpath, paths[0]]) == 2
+    assert "at least two runs" in capsys.readouterr().err
+
+
+def test_cli_predict_writes_a_trec_run(tmp_path, capsys):
+    from boostrank.cli import main
+
+    data = br.make_letor(8, random_state=3)
+    docid = [f"D{i:04d}" for i in range(len(data))]
+    br.save_letor(tmp_path / "d.txt", data.X, data.y, data.qid, docid=docid)
+    assert main(["fit-linear", "--train", str(tmp_path / "d.txt"), "--out", str(tmp_path / "m.json")]) == 0
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(tmp_path / "d.txt"),
+                 "--trec", str(tmp_path / "r.txt"), "--run-tag", "ncg"]) == 0
+    capsys.readouterr()
+    run = br.load_run(tmp_path / "r.txt")
+    assert run.name == "ncg" and len(run) == len(data)
+    scores = br.load_model(str(tmp_path / "m.json")).predict(data.X)
+    got = run.to_dict()
+    assert all(got[str(q)][d] == s for q, d, s in zip(data.qid, docid, scores))
+    br.save_letor(tmp_path / "nodoc.txt", data.X, data.y, data.qid)
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(tmp_path / "nodoc.txt"),
+                 "--trec", str(tmp_path / "r2.txt")]) == 2
+    assert "without a '# docid = ...' comment" in capsys.readouterr().err

@@ -417,7 +417,7 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``boostrank`` argument parser (seven subcommands)."""
+    """The ``boostrank`` argument parser (eight subcommands)."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="boostrank", description=__doc__, formatter_class=_Formatter)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 
 from ._files import write_atomic
+from ._kernels import judged as _kj
 from .data import LetorFormatError, read_bytes
 
 __all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_run", "judged_lists"]
@@ -27,21 +29,28 @@ class _Checked(list):
     """Ids split from a TREC file's lines: non-empty and without whitespace already."""
 
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64 bits of a document hash
-
-
 def _strings(values, name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=object).ravel()
     if isinstance(values, _Checked):
         return arr
-    out = np.empty(arr.shape[0], dtype=object)
-    for i, v in enumerate(arr.tolist()):
-        text = str(v) if isinstance(v, (str, int, np.integer)) and not isinstance(v, bool) else None
-        if text is None or not text or any(c.isspace() for c in text):
-            raise ValueError(f"{name} {i}: {v!r} is not an id (a non-empty string without whitespace, "
+    items = arr.tolist()
+    kinds = set(map(type, items))
+    if not kinds <= {str}:
+        if kinds <= {str, int}:
+            items = list(map(str, items))
+            arr = np.array(items, dtype=object)
+        else:
+            bad = next(i for i, v in enumerate(items) if type(v) not in (str, int))
+            raise ValueError(f"{name} {bad}: {items[bad]!r} is not an id (a non-empty string without whitespace, "
                              f"as TREC files need)")
-        out[i] = text
-    return out
+    if items and (min(map(len, items)) == 0 or _SPACE.search("\x00".join(items))):
+        bad = next(i for i, v in enumerate(items) if not v or _SPACE.search(v))
+        raise ValueError(f"{name} {bad}: {items[bad]!r} is not an id (a non-empty string without whitespace, "
+                         f"as TREC files need)")
+    return arr
+
+
+_SPACE = re.compile(r"\s")
 
 
 def _codes(ids: np.ndarray):
@@ -51,21 +60,28 @@ def _codes(ids: np.ndarray):
     return queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0])
 
 
-def _keys(codes: np.ndarray, docid: np.ndarray) -> np.ndarray:
-    """One 64-bit key per (query, document); equal pairs give equal keys, and a match is checked on the strings."""
-    hashes = np.fromiter(map(hash, docid.tolist()), dtype=np.int64, count=docid.shape[0]).view(np.uint64)
-    with np.errstate(over="ignore"):
-        return hashes ^ (codes.astype(np.uint64) * _MIX)
+def _hashes(docid: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per id (this process's ``hash``): equal ids hash equal; a match is checked on the strings."""
+    return np.fromiter(map(hash, docid.tolist()), dtype=np.int64, count=docid.shape[0])
 
 
-def _first_duplicate(codes, docid, keys, order):
-    """Rows (i, j) of the first repeated (query, document), or None."""
-    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    for s in same.tolist():
-        i, j = int(order[s]), int(order[s + 1])
-        if codes[i] == codes[j] and docid[i] == docid[j]:
-            return min(i, j), max(i, j)
-    return None
+def _first_duplicate(codes, docid, hashes, order):
+    """Rows (i, j) of the first repeated (list, document), ``order`` sorting by (list, hash); or None."""
+    c, h = codes[order], hashes[order]
+    same = np.flatnonzero((c[1:] == c[:-1]) & (h[1:] == h[:-1]))
+    if same.size == 0:
+        return None
+    starts = same[np.concatenate(([True], np.diff(same) > 1))]
+    ends = same[np.concatenate((np.diff(same) > 1, [True]))] + 2
+    found = []
+    for a, b in zip(starts.tolist(), ends.tolist()):  # a block of equal (list, hash): ids equal or colliding
+        seen: dict = {}
+        for r in sorted(order[a:b].tolist()):
+            if docid[r] in seen:
+                found.append((seen[docid[r]], r))
+                break
+            seen[docid[r]] = r
+    return min(found) if found else None
 
 
 class Qrels:
@@ -101,14 +117,15 @@ class Qrels:
                              f"{self.rel.shape[0]}")
         self.source = source or "the qrels"
         self.queries, self._codes = _codes(self.qid)
-        self._key = _keys(self._codes, self.docid)
-        self._order = np.argsort(self._key, kind="stable")
-        dup = _first_duplicate(self._codes, self.docid, self._key, self._order)
+        self._hash = _hashes(self.docid)
+        # by (query, hash): each query's judged documents, searchable by hash
+        self._order = np.lexsort((self._hash, self._codes))
+        dup = _first_duplicate(self._codes, self.docid, self._hash, self._order)
         if dup is not None:
             i, j = dup
             raise ValueError(f"{self.source}: qid {self.qid[i]} docid {self.docid[i]} is judged twice "
                              f"(entries {i + 1} and {j + 1}); trec_eval would keep one silently")
-        self._sorted_key = self._key[self._order]
+        self._sorted_hash = self._hash[self._order]
         # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
         by_grade = np.lexsort((-self.rel, self._codes))
         self.ideal = self.rel[by_grade].astype(np.float64)
@@ -178,8 +195,8 @@ class Run:
             raise ValueError(f"{self.source}: score of qid {self.qid[bad[0]]} docid {self.docid[bad[0]]} is "
                              f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
         self.queries, self._codes = _codes(self.qid)
-        key = _keys(self._codes, self.docid)
-        dup = _first_duplicate(self._codes, self.docid, key, np.argsort(key, kind="stable"))
+        self._hash = _hashes(self.docid)
+        dup = _first_duplicate(self._codes, self.docid, self._hash, np.lexsort((self._hash, self._codes)))
         if dup is not None:
             i, j = dup
             raise ValueError(f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice (entries "
@@ -282,24 +299,20 @@ def judged_lists(qrels: Qrels, run: Run) -> JudgedLists:
     rows, offsets = _segments(run.offsets, kept)
     rows = run.order[rows]
     codes = to_qrels[run._codes[rows]]
-    key = _keys(codes, run.docid[rows])
-    at = np.minimum(np.searchsorted(qrels._sorted_key, key), max(len(qrels) - 1, 0))
-    judged_row = qrels._order[at] if len(qrels) else np.zeros(0, dtype=np.int64)
-    hit = qrels._sorted_key[at] == key if len(qrels) else np.zeros(key.shape[0], dtype=bool)
-    if hit.any():
-        h = np.flatnonzero(hit)
-        same = (qrels._codes[judged_row[h]] == codes[h]) & (qrels.docid[judged_row[h]] == run.docid[rows[h]])
-        if not same.all():  # two ids share a hash: match every row by its strings instead
-            grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), qrels.rel.tolist())}
-            rel = np.array([grade.get((c, d), 0) for c, d in zip(codes.tolist(), run.docid[rows].tolist())],
-                           dtype=np.float64)
-            hit = None
-    if hit is not None:
-        rel = np.where(hit, qrels.rel[judged_row] if len(qrels) else 0, 0).astype(np.float64)
+    docid = run.docid[rows]
+    at = _kj.match_sorted(codes, run._hash[rows], qrels.ideal_offsets, qrels._sorted_hash)
+    hit = np.flatnonzero(at >= 0)
+    judged_row = qrels._order[at[hit]]
+    rel = np.zeros(rows.shape[0])
+    if not (qrels.docid[judged_row] == docid[hit]).all():  # two ids share a hash: match by the strings instead
+        grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), qrels.rel.tolist())}
+        rel[:] = [grade.get((c, d), 0) for c, d in zip(codes.tolist(), docid.tolist())]
+    else:
+        rel[hit] = qrels.rel[judged_row]
     ideal_rows, ideal_offsets = _segments(qrels.ideal_offsets, to_qrels[kept])
     in_run = set(run.queries)
     return JudgedLists(
-        rel=rel, score=run.score[rows], docid=run.docid[rows], offsets=offsets,
+        rel=rel, score=run.score[rows], docid=docid, offsets=offsets,
         ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets,
         queries=[run.queries[i] for i in kept.tolist()],
         unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],

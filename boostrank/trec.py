@@ -25,6 +25,14 @@ from .data import LetorFormatError, read_bytes
 
 __all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_run", "judged_lists"]
 
+class _Duplicate(ValueError):
+    """A (qid, docid) given twice; ``rows`` are the two entries, for a reader to name their lines."""
+
+    def __init__(self, rows, message):
+        super().__init__(message)
+        self.rows = rows
+
+
 class _Checked(list):
     """Ids split from a TREC file's lines: non-empty and without whitespace already."""
 
@@ -123,8 +131,8 @@ class Qrels:
         dup = _first_duplicate(self._codes, self.docid, self._hash, self._order)
         if dup is not None:
             i, j = dup
-            raise ValueError(f"{self.source}: qid {self.qid[i]} docid {self.docid[i]} is judged twice "
-                             f"(entries {i + 1} and {j + 1}); trec_eval would keep one silently")
+            raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} docid {self.docid[i]} is judged twice "
+                                     f"(entries {i + 1} and {j + 1}); trec_eval would keep one silently")
         self._sorted_hash = self._hash[self._order]
         # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
         by_grade = np.lexsort((-self.rel, self._codes))
@@ -196,11 +204,13 @@ class Run:
                              f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
         self.queries, self._codes = _codes(self.qid)
         self._hash = _hashes(self.docid)
-        dup = _first_duplicate(self._codes, self.docid, self._hash, np.lexsort((self._hash, self._codes)))
+        with np.errstate(over="ignore"):  # equal pairs meet in one sort of a mixed key; the strings decide
+            mixed = self._hash.view(np.uint64) ^ (self._codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        dup = _first_duplicate(mixed, self.docid, np.zeros_like(self._codes), np.argsort(mixed))
         if dup is not None:
             i, j = dup
-            raise ValueError(f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice (entries "
-                             f"{i + 1} and {j + 1}); a run ranks each document once")
+            raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice "
+                                     f"(entries {i + 1} and {j + 1}); a run ranks each document once")
         self.order = self._trec_order()
         self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
 
@@ -346,8 +356,7 @@ def load_qrels(path) -> Qrels:
         A line without four fields or with a grade that is not an integer (file and line named),
         or a (qid, docno) judged twice.
     """
-    qid, docid, rel = [], [], []
-    lines = {}
+    qid, docid, rel, numbers = [], [], [], []
     for number, raw in enumerate(_lines(path), start=1):
         fields = raw.split()
         if not fields:
@@ -359,15 +368,16 @@ def load_qrels(path) -> Qrels:
             grade = int(fields[3])
         except ValueError:
             raise LetorFormatError(path, number, f"grade {fields[3]!r} is not an integer") from None
-        key = (fields[0], fields[2])
-        if key in lines:
-            raise LetorFormatError(path, number, f"qid {key[0]} docno {key[1]} is judged again (line "
-                                                 f"{lines[key]})")
-        lines[key] = number
         qid.append(fields[0])
         docid.append(fields[2])
         rel.append(grade)
-    return Qrels(_Checked(qid), _Checked(docid), np.array(rel, dtype=np.int64), source=str(path))
+        numbers.append(number)
+    try:
+        return Qrels(_Checked(qid), _Checked(docid), np.array(rel, dtype=np.int64), source=str(path))
+    except _Duplicate as dup:
+        i, j = dup.rows
+        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} docno {docid[i]} is judged again (line "
+                                                 f"{numbers[i]})") from None
 
 
 def load_run(path, name: str | None = None) -> Run:
@@ -389,8 +399,7 @@ def load_run(path, name: str | None = None) -> Run:
         A line that is not a run line, a NaN/inf score, or a document retrieved twice for a
         query (file and both lines named).
     """
-    qid, docid, score = [], [], []
-    lines: dict = {}
+    qid, docid, score, numbers = [], [], [], []
     tag = None
     for number, raw in enumerate(_lines(path), start=1):
         fields = raw.split()
@@ -405,18 +414,19 @@ def load_run(path, name: str | None = None) -> Run:
             raise LetorFormatError(path, number, f"score {fields[4]!r} is not a number") from None
         if not math.isfinite(value):
             raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
-        key = (fields[0], fields[2])
-        if key in lines:
-            raise LetorFormatError(path, number, f"qid {key[0]} retrieves docno {key[1]} again (line "
-                                                 f"{lines[key]}); a run ranks each document once")
-        lines[key] = number
         if tag is None and len(fields) == 6:
             tag = fields[5]
         qid.append(fields[0])
         docid.append(fields[2])
         score.append(value)
+        numbers.append(number)
     name = name or tag or os.path.basename(os.fspath(path))
-    return Run(_Checked(qid), _Checked(docid), np.array(score, dtype=np.float64), name=name, source=str(path))
+    try:
+        return Run(_Checked(qid), _Checked(docid), np.array(score, dtype=np.float64), name=name, source=str(path))
+    except _Duplicate as dup:
+        i, j = dup.rows
+        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} retrieves docno {docid[i]} again (line "
+                                                 f"{numbers[i]}); a run ranks each document once") from None
 
 
 def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None) -> None:

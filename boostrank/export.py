@@ -1,4 +1,4 @@
-"""Linear models out to search engines: Elasticsearch's learning-to-rank plugin and Vespa.
+"""Models out to search engines: linear models and boosted trees.
 
 RankNCG, MIPRanker and TopKReranker score a document by wᵀx, which a search engine
 computes natively at query time.  :func:`export_linear` writes that w with the feature
@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-__all__ = ["export_linear", "linear_weights", "vespa_feature"]
+__all__ = ["export_linear", "linear_weights", "vespa_feature", "export_model", "score_export", "ModelExport",
+           "ExportWarning"]
 
 FORMATS = ("elasticsearch-ltr", "vespa")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -187,3 +190,502 @@ def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Se
     else:
         phases = (f"    second-phase {{\n        rerank-count: {int(k)}\n        expression: {expression}\n    }}\n")
     return f"rank-profile {name} inherits default {{\n{phases}}}\n"
+
+
+# ------------------------------------------------------------------ boosted trees
+
+TREE_FORMATS = ("elasticsearch-ltr", "opensearch-ltr", "solr-ltr", "vespa")
+_SOLR_SLACK = np.float32(1e-6)  # Solr's RegressionTreeNode.NODE_SPLIT_SLACK, added to every threshold as a float
+
+
+class ExportWarning(UserWarning):
+    """An export is exact except on a stated set of inputs (Solr thresholds its slack cannot reach)."""
+
+
+@dataclass
+class ModelExport:
+    """A boosted model in a search engine's format.
+
+    Attributes
+    ----------
+    format : str
+    name : str
+    feature_names : list of str
+        The engine's names of the model's features, in the column order of X.
+    files : dict of str to str
+        File name to contents: the model document and the feature definitions it needs
+        (see :func:`export_model`).
+    node_ids : list of list of int
+        Per tree, the :class:`~boostrank.trees.Forest` node of each node of the exported tree in
+        preorder (the evaluators report leaves as preorder positions).
+    inexact : list of (str, float, float)
+        Feature and float32 interval (lo, hi] of inputs the target routes otherwise than the
+        model (Solr only, see :class:`ExportWarning`); empty when the export is exact.
+    """
+
+    format: str
+    name: str
+    feature_names: list
+    files: dict
+    node_ids: list = field(repr=False)
+    inexact: list = field(default_factory=list)
+
+    def write(self, folder) -> list:
+        """Write :attr:`files` into ``folder`` (created); returns the paths."""
+        import os
+
+        paths = []
+        for rel, text in self.files.items():
+            path = os.path.join(os.fspath(folder), rel)
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            paths.append(path)
+        return paths
+
+
+def _f32(x) -> float:
+    """The float32 nearest x, as the double that equals it (JSON text that every parser reads back exactly)."""
+    return float(np.float32(x))
+
+
+def _f32_at_most(t: float) -> np.float32:
+    """The largest float32 <= t."""
+    f = np.float32(t)
+    return np.nextafter(f, np.float32(-np.inf)) if float(f) > t else f
+
+
+def _left_set(tree, node: int, engine: str) -> tuple[float, bool, bool]:
+    """(bound, inclusive, nan_left): a number x goes left exactly when x <= bound (``inclusive``) or x < bound,
+    by the training engine's rules; NaN goes left when nan_left."""
+    from .trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
+
+    t = float(tree.threshold[node])
+    if engine == "xgboost":  # float32(x) < t
+        return t, False, bool(tree.default_left[node])
+    # LightGBM reads |x| <= kZeroThreshold as 0 before any split (its dense rows drop such values)
+    if 0.0 <= t < ZERO_THRESHOLD:
+        bound, inclusive = ZERO_THRESHOLD, True
+    elif -ZERO_THRESHOLD <= t < 0.0:
+        bound, inclusive = -ZERO_THRESHOLD, False
+    else:
+        bound, inclusive = t, True
+    kind = int(tree.missing[node])
+    if kind == MISSING_NAN:
+        return bound, inclusive, bool(tree.default_left[node])
+    zero_left = 0.0 <= t
+    if kind == MISSING_NONE:
+        return bound, inclusive, zero_left
+    if bool(tree.default_left[node]) != zero_left:
+        raise ValueError(f"a split on feature {int(tree.feature[node])} treats zero as missing (zero_as_missing) "
+                         f"and sends zeros to another side than its threshold {t!r} does: the engines' formats "
+                         f"cannot express it; train with zero_as_missing=False")
+    return bound, inclusive, zero_left
+
+
+def _left_below(tree, node: int, engine: str) -> tuple[np.float32, bool]:
+    """(F, nan_left): float32 inputs go left exactly when x <= F; NaN goes left when nan_left."""
+    bound, inclusive, nan_left = _left_set(tree, node, engine)
+    F = _f32_at_most(bound)
+    if not inclusive and float(F) == bound:
+        F = np.nextafter(F, np.float32(-np.inf))
+    return F, nan_left
+
+
+def _preorder(tree, node=0):
+    out = [node]
+    if tree.feature[node] >= 0:
+        out += _preorder(tree, int(tree.left[node])) + _preorder(tree, int(tree.right[node]))
+    return out
+
+
+def _xgboost_json_tree(tree, engine, names, node=0, depth=0):
+    """One tree as XGBoost's JSON dump writes it (the plugins' and Vespa's input); ``yes`` is the left child."""
+    if tree.feature[node] < 0:
+        return {"nodeid": node, "leaf": _f32(tree.value[node])}
+    F, nan_left = _left_below(tree, node, engine)
+    T = np.nextafter(F, np.float32(np.inf))  # x <= F  <=>  x < T  for every float32 x
+    if not np.isfinite(T):
+        raise ValueError(f"threshold {float(tree.threshold[node])!r} is past the float32 range: no float32 "
+                         f"threshold of the engines can express it")
+    left, right = int(tree.left[node]), int(tree.right[node])
+    return {"nodeid": node, "depth": depth, "split": names[int(tree.feature[node])], "split_condition": float(T),
+            "yes": left, "no": right, "missing": left if nan_left else right,
+            "children": [_xgboost_json_tree(tree, engine, names, left, depth + 1),
+                         _xgboost_json_tree(tree, engine, names, right, depth + 1)]}
+
+
+def _solr_threshold(F: np.float32) -> tuple[np.float32, np.float32]:
+    """The float32 a whose Solr threshold float32(a + 1e-6) is F, or the nearest one can reach; (a, reached)."""
+    def key(x):  # float32 -> int, monotone
+        i = int(np.float32(x).view(np.int32))
+        return i if i >= 0 else -(i & 0x7FFFFFFF)
+
+    def value(k):
+        return (np.int32(k) if k >= 0 else np.int32(-k) | np.int32(-0x80000000)).view(np.float32)
+
+    lo, hi = key(np.float32(-3.4e38)), key(np.float32(3.4e38))
+    while lo < hi:  # smallest a with float32(a + slack) >= F
+        mid = (lo + hi) // 2
+        if np.float32(value(mid) + _SOLR_SLACK) >= F:
+            hi = mid
+        else:
+            lo = mid + 1
+    a = value(lo)
+    reached = np.float32(a + _SOLR_SLACK)
+    if reached != F:
+        # the nearest reachable threshold that keeps 0 on its side (zeros are what features hold most)
+        below = value(lo - 1)
+        options = [(x, np.float32(x + _SOLR_SLACK)) for x in (a, below)]
+        keep = [o for o in options if (0.0 <= float(o[1])) == (0.0 <= float(F))] or options
+        a, reached = min(keep, key=lambda o: abs(float(o[1]) - float(F)))
+    return a, reached
+
+
+def _solr_tree(tree, engine, names, node, gaps):
+    if tree.feature[node] < 0:
+        return {"value": str(np.float32(tree.value[node]))}
+    F, _ = _left_below(tree, node, engine)
+    a, reached = _solr_threshold(F)
+    if reached != F:
+        gaps.append((names[int(tree.feature[node])], float(min(F, reached)), float(max(F, reached))))
+    return {"feature": names[int(tree.feature[node])], "threshold": str(a),
+            "left": _solr_tree(tree, engine, names, int(tree.left[node]), gaps),
+            "right": _solr_tree(tree, engine, names, int(tree.right[node]), gaps)}
+
+
+def _tree_feature_names(forest, feature_names, vespa: bool) -> list:
+    d = forest.n_features
+    if isinstance(feature_names, (str, bytes)):
+        raise TypeError(f"feature_names must be a sequence of names, got the single string {feature_names!r}")
+    if feature_names is None:
+        own = [str(n) for n in forest.feature_names]
+        auto = own == [f"Column_{j}" for j in range(d)] or own == [f"f{j}" for j in range(d)]
+        names = [f"f{j + 1}" for j in range(d)] if auto else own
+    else:
+        names = [str(n) if isinstance(n, str) else n for n in feature_names]
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:
+        raise TypeError(f"feature names must be non-empty strings, got {bad[0]!r}")
+    if len(names) != d:
+        raise ValueError(f"{len(names)} feature names for a model of {d} features")
+    if len(set(names)) != len(names):
+        raise ValueError("feature names must be distinct")
+    if vespa:
+        return [vespa_feature(n) for n in names]
+    for n in names:
+        if not _NAME.fullmatch(n):
+            raise ValueError(f"feature name {n!r}: the LTR plugins' feature names here are letters, digits, '_', "
+                             f"'-', '.' (one token in the featureset and the model)")
+    return names
+
+
+def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Sequence[str] | None = None,
+                 name: str = "boostrank") -> ModelExport:
+    """A LightGBM or XGBoost model in a search engine's tree format, with the feature definitions it needs.
+
+    Every float32 input takes the same path through every tree as in the engine that trained
+    the model (LightGBM's ``x <= t`` and missing-value rule, XGBoost's ``float32(x) < t``):
+    thresholds are moved to the float32 (or, in Vespa, double) value where the target's own
+    comparison splits the same inputs, and NaN goes where the model sends it.  Scores are the
+    model's raw scores (no link: no sigmoid for a binary objective), summed as the engine does.
+
+    Parameters
+    ----------
+    model : lightgbm.Booster, LGBMRanker, xgboost.Booster, XGBRanker or LambdaRanker, fitted
+        Trained with boostrank's objectives or the engines' own.
+    format : {"elasticsearch-ltr", "opensearch-ltr", "solr-ltr", "vespa"}
+        * ``"elasticsearch-ltr"``, ``"opensearch-ltr"``: ``model.json``, the body of
+          ``POST _ltr/_featureset/<name>/_createmodel`` with a ``model/xgboost+json`` definition (the
+          bare tree array: no objective, so no link), and ``featureset.json``, the body of
+          ``POST _ltr/_featureset/<name>`` with one feature per column reading the numeric
+          document field of that name (``function_score`` / ``field_value_factor``, missing 0;
+          put your own query templates in their place for query-time features).
+        * ``"solr-ltr"``: ``model.json`` (``MultipleAdditiveTreesModel``) and ``features.json``
+          (``FieldValueFeature`` per column), for Solr's model and feature stores.
+        * ``"vespa"``: ``models/<name>.json`` in the format Vespa's ``lightgbm()`` or ``xgboost()``
+          rank feature reads (LightGBM's dump with objective ``lambdarank``, or XGBoost's JSON
+          dump), and ``<name>.profile``, a rank profile whose first phase is that feature (plus
+          XGBoost's base score, which Vespa's importer leaves out).
+    feature_names : sequence of str, default=None
+        The engine's names of the columns of X: default the model's own names (DataFrame columns),
+        or LETOR's ``f1 … fd`` for unnamed columns.  For Vespa, rank features (``bm25(title)``)
+        or attribute names (written ``attribute(name)``), checked by :func:`vespa_feature`.
+    name : str, default="boostrank"
+
+    Returns
+    -------
+    ModelExport
+
+    Raises
+    ------
+    ValueError
+        Categorical splits, linear trees, several outputs per round, a zero-as-missing split
+        that sends zeros against its threshold, or names the format cannot hold.
+
+    Warns
+    -----
+    ExportWarning
+        Solr adds 1e-6 to every threshold in float32; a threshold that no float32 plus 1e-6
+        reaches (one of LightGBM's 1e-35 zero splits, say) is set to the nearest reachable one,
+        and the warning gives the float32 interval of inputs that go the other way.
+    """
+    from .trees import forest_of
+
+    if format not in TREE_FORMATS:
+        raise ValueError(f"format must be one of {TREE_FORMATS}, got {format!r}")
+    if not _NAME.fullmatch(name) or (format == "vespa" and not _IDENT.fullmatch(name)):
+        raise ValueError(f"name {name!r} must be letters, digits, '_'" + ("" if format == "vespa" else ", '-', '.'"))
+    forest = forest_of(model)
+    names = _tree_feature_names(forest, feature_names, format == "vespa")
+    node_ids = [_preorder(tree) for tree in forest.trees]
+    gaps: list = []
+    if format in ("elasticsearch-ltr", "opensearch-ltr"):
+        splits = [_xgboost_json_tree(tree, forest.engine, names) for tree in forest.trees]
+        if forest.base != 0.0:
+            splits.append({"nodeid": 0, "leaf": _f32(forest.base)})
+        body = {"model": {"name": name, "model": {"type": "model/xgboost+json", "definition": json.dumps(splits)}}}
+        features = [{"name": n, "params": [], "template_language": "mustache",
+                     "template": {"function_score": {"query": {"match_all": {}},
+                                                     "field_value_factor": {"field": n, "missing": 0}}}}
+                    for n in names]
+        files = {"model.json": json.dumps(body, indent=2),
+                 "featureset.json": json.dumps({"featureset": {"name": name, "features": features}}, indent=2)}
+    elif format == "solr-ltr":
+        trees = [{"weight": "1", "root": _solr_tree(tree, forest.engine, names, 0, gaps)} for tree in forest.trees]
+        if forest.base != 0.0:
+            trees.append({"weight": "1", "root": {"value": str(np.float32(forest.base))}})
+        if gaps:
+            widest = max(gaps, key=lambda g: g[2] - g[1])
+            warnings.warn(f"solr-ltr: {len(gaps)} threshold(s) cannot be reached through Solr's +1e-6 slack; each "
+                          f"is set to the nearest reachable float32, so inputs in between go the other way "
+                          f"(ModelExport.inexact; widest: {widest[0]} in ({widest[1]!r}, {widest[2]!r}])",
+                          ExportWarning, stacklevel=2)
+        doc = {"class": "org.apache.solr.ltr.model.MultipleAdditiveTreesModel", "name": name,
+               "features": [{"name": n} for n in names], "params": {"trees": trees}}
+        feats = [{"name": n, "class": "org.apache.solr.ltr.feature.FieldValueFeature", "params": {"field": n}}
+                 for n in names]
+        files = {"model.json": json.dumps(doc, indent=2), "features.json": json.dumps(feats, indent=2)}
+    else:
+        files = _vespa_files(forest, names, name)
+    return ModelExport(format=format, name=name, feature_names=names, files=files, node_ids=node_ids,
+                       inexact=sorted(set(gaps)))
+
+
+def _vespa_files(forest, names, name) -> dict:
+    import copy
+
+    if forest.engine == "lightgbm":
+        dump = copy.deepcopy(forest.meta["dump"])
+        dump["objective"] = "lambdarank"  # Vespa applies sigmoid/exp to binary/poisson objectives: a ranking gets none
+        dump["feature_names"] = list(names)
+        for info, tree in zip(dump["tree_info"], forest.trees):
+            nodes = []
+
+            def collect(node):
+                nodes.append(node)
+                if "leaf_value" not in node:
+                    collect(node["left_child"])
+                    collect(node["right_child"])
+
+            collect(info["tree_structure"])
+            for i, node in enumerate(nodes):  # preorder: the Forest's numbering
+                if "leaf_value" in node:
+                    continue
+                bound, inclusive, nan_left = _left_set(tree, i, "lightgbm")
+                # Vespa writes `x < v` (double): v just above the bound keeps LightGBM's `x <= t` for every double
+                node["threshold"] = float(np.nextafter(bound, np.inf)) if inclusive else bound
+                node["default_left"] = nan_left
+            info.pop("is_linear", None)
+        model_text, feature = json.dumps(dump), "lightgbm"
+    else:
+        model_text = json.dumps([_xgboost_json_tree(tree, "xgboost", names) for tree in forest.trees])
+        feature = "xgboost"
+    expression = f'{feature}("{name}.json")'
+    if forest.base != 0.0:
+        expression += f" + {_f32(forest.base)!r}"
+    profile = f"rank-profile {name} inherits default {{\n    first-phase {{\n        expression: {expression}\n    }}\n}}\n"
+    return {f"models/{name}.json": model_text, f"{name}.profile": profile}
+
+
+# ------------------------------------------------------------------ the engines' evaluators
+
+
+def _columns(X, n: int) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != n:
+        raise ValueError(f"X must have one column per exported feature ({n}), got shape {X.shape}")
+    return X
+
+
+def _walk(X, root, split_of, leaf_of):
+    """Send every row down one JSON tree; ``split_of(node)`` gives (column, go_left(x) -> bool array, left,
+    right), ``leaf_of(node)`` the leaf value or None.  Returns (values, preorder positions of the leaves)."""
+    flat, parent_pos = [], {}
+
+    def number(node):  # preorder positions, as ModelExport.node_ids counts them
+        parent_pos[id(node)] = len(flat)
+        flat.append(node)
+        if leaf_of(node) is None:
+            _, _, left, right = split_of(node)
+            number(left)
+            number(right)
+
+    number(root)
+    n = X.shape[0]
+    at = np.zeros(n, dtype=np.int64)
+    value = np.zeros(n)
+    todo = np.ones(n, dtype=bool)
+    while todo.any():
+        for p in np.unique(at[todo]).tolist():
+            rows = np.flatnonzero(todo & (at == p))
+            node = flat[p]
+            leaf = leaf_of(node)
+            if leaf is not None:
+                value[rows] = leaf
+                todo[rows] = False
+                continue
+            col, go_left, left, right = split_of(node)
+            at[rows] = np.where(go_left(X[rows, col]), parent_pos[id(left)], parent_pos[id(right)])
+    return value, at
+
+
+def _score_xgboost_json(trees: list, X, names) -> tuple[np.ndarray, np.ndarray]:
+    """The LTR plugins' ``model/xgboost+json``: opensearch-project/opensearch-learning-to-rank-base 3.x,
+    ``XGBoostJsonParser`` and ``NaiveAdditiveDecisionTree``: thresholds and leaves parsed as float
+    (``declareFloat``), a feature value read as float; NaN goes to ``missing`` (right when absent),
+    else left when ``threshold > value``; the trees' outputs summed in float, in order, with no
+    normalizer for the bare tree array.  The o19s Elasticsearch plugin's parser is the same class;
+    versions before per-node ``missing`` send NaN right."""
+    col = {n: j for j, n in enumerate(names)}
+    X32 = X.astype(np.float32)
+    total = np.zeros(X.shape[0], dtype=np.float32)
+    leaves = []
+
+    def split_of(node):
+        if [c["nodeid"] for c in node["children"]] != [node["yes"], node["no"]]:
+            raise ValueError(f"node {node['nodeid']}: children must be [yes, no] (the parser refuses others)")
+        threshold = np.float32(node["split_condition"])
+        nan_left = node.get("missing") == node["yes"]
+
+        def go_left(x):
+            return np.where(np.isnan(x), nan_left, threshold > x)
+        return col[node["split"]], go_left, node["children"][0], node["children"][1]
+
+    for tree in trees:
+        value, at = _walk(X32, tree, split_of, lambda nd: np.float32(nd["leaf"]) if "leaf" in nd else None)
+        total = (total + value.astype(np.float32)).astype(np.float32)
+        leaves.append(at)
+    return total, np.stack(leaves, axis=1)
+
+
+def _score_solr(doc: dict, X) -> tuple[np.ndarray, np.ndarray]:
+    """Solr's ``MultipleAdditiveTreesModel`` (apache/solr main, ``solr/modules/ltr``): a threshold is
+    ``Float.parseFloat(text) + 1e-6f`` in float; left when ``value <= threshold`` (so NaN goes right);
+    a tree scores ``weight * leaf`` in float; the model sums the trees in float, in order."""
+    col = {f["name"]: j for j, f in enumerate(doc["features"])}
+    X32 = X.astype(np.float32)
+    total = np.zeros(X.shape[0], dtype=np.float32)
+    leaves = []
+
+    def split_of(node):
+        threshold = np.float32(np.float32(node["threshold"]) + _SOLR_SLACK)
+        return col[node["feature"]], (lambda x: x <= threshold), node["left"], node["right"]
+
+    for tree in doc["params"]["trees"]:
+        value, at = _walk(X32, tree["root"], split_of, lambda nd: np.float32(nd["value"]) if "feature" not in nd
+                          else None)
+        total = (total + np.float32(tree["weight"]) * value.astype(np.float32)).astype(np.float32)
+        leaves.append(at)
+    return total, np.stack(leaves, axis=1)
+
+
+def _score_vespa(files: dict, name: str, X, names) -> tuple[np.ndarray, np.ndarray]:
+    """Vespa's model importers (vespa-engine/vespa 8, ``model-integration``): ``LightGBMParser`` writes
+    ``if (!(x >= t), l, r)`` where ``default_left`` and ``if (x < t, l, r)`` elsewhere, sigmoid or exp
+    for binary / poisson-family objectives; ``XGBoostParser`` writes ``!(x >= c)`` where ``missing ==
+    yes`` and ``x < c`` elsewhere, the child with ``nodeid == yes`` taken on true.  Ranking expressions
+    evaluate in double; the profile may add a constant."""
+    profile = files[f"{name}.profile"]
+    m = re.search(r'expression: (lightgbm|xgboost)\("([^"]+)"\)(?: \+ (\S+))?', profile)
+    if m is None:
+        raise ValueError("the profile's first phase is not lightgbm(...) or xgboost(...)")
+    kind, base = m.group(1), float(m.group(3) or 0.0)
+    model = json.loads(files[f"models/{m.group(2)}"])
+    col = {n: j for j, n in enumerate(names)}
+    total = np.zeros(X.shape[0])
+    leaves = []
+    if kind == "lightgbm":
+        feature_names = model["feature_names"]
+
+        def split_of(node):
+            t, default_left = float(node["threshold"]), bool(node["default_left"])
+
+            def go_left(x):
+                return ~(x >= t) if default_left else x < t
+            return col[feature_names[node["split_feature"]]], go_left, node["left_child"], node["right_child"]
+
+        roots = [info["tree_structure"] for info in model["tree_info"]]
+        leaf_of = (lambda nd: float(nd["leaf_value"]) if "leaf_value" in nd else None)
+    else:
+        def split_of(node):
+            c = float(node["split_condition"])
+            yes_first = node["yes"] == node["children"][0]["nodeid"]
+            yes, no = (node["children"] if yes_first else node["children"][::-1])
+            nan_yes = node.get("missing") == node["yes"]
+
+            def go_left(x):
+                return ~(x >= c) if nan_yes else x < c
+            return col[node["split"]], go_left, yes, no
+
+        roots = model
+        leaf_of = (lambda nd: float(nd["leaf"]) if "leaf" in nd else None)
+    for root in roots:
+        value, at = _walk(X, root, split_of, leaf_of)
+        total += value
+        leaves.append(at)
+    total += base
+    if kind == "lightgbm":
+        objective = str(model.get("objective", "regression"))
+        if objective.startswith("binary") or objective == "cross_entropy":
+            total = 1.0 / (1.0 + np.exp(-total))
+        elif objective in ("poisson", "gamma", "tweedie"):
+            total = np.exp(total)
+    return total, np.stack(leaves, axis=1)
+
+
+def score_export(export: ModelExport, X, *, return_leaves: bool = False):
+    """Score rows with an exported model as the target engine's own code does.
+
+    Use it to check an export before deploying it: its scores should equal the model's raw
+    scores (to float32 rounding of the sum for the LTR plugins and Solr).
+
+    Parameters
+    ----------
+    export : ModelExport
+        From :func:`export_model` (its ``files`` are what is evaluated).
+    X : array-like of shape (n_rows, n_features)
+        Feature values in the column order of ``export.feature_names``; the plugins and Solr
+        read them as float32.
+    return_leaves : bool, default=False
+        Also return, per row and tree, the preorder position of the leaf reached (map through
+        ``export.node_ids`` to the model's nodes).
+
+    Returns
+    -------
+    scores : ndarray (float32 for the LTR plugins and Solr, float64 for Vespa)
+    leaves : ndarray of int64 of shape (n_rows, n_trees), with ``return_leaves``
+    """
+    X = _columns(X, len(export.feature_names))
+    if export.format in ("elasticsearch-ltr", "opensearch-ltr"):
+        body = json.loads(export.files["model.json"])
+        definition = body["model"]["model"]["definition"]
+        trees = json.loads(definition) if isinstance(definition, str) else definition
+        if isinstance(trees, dict):
+            trees = trees["splits"]
+        out = _score_xgboost_json(trees, X, export.feature_names)
+    elif export.format == "solr-ltr":
+        out = _score_solr(json.loads(export.files["model.json"]), X)
+    else:
+        out = _score_vespa(export.files, export.name, X, export.feature_names)
+    return out if return_leaves else out[0]

@@ -478,7 +478,9 @@ class LambdaRanker(BaseEstimator):
         LightGBM: its text format, up to the best round, labelled ``objective=lambdarank``
         when trained with boostrank's objective (the raw score, as ours), so onnxmltools
         converts it.  XGBoost: JSON (give the file a ``.json`` suffix), keeping
-        ``best_iteration`` so :meth:`load_model` predicts with the best trees.
+        ``best_iteration`` so :meth:`load_model` predicts with the best trees, labelled
+        ``rank:pairwise`` when trained with boostrank's objective (the raw margin, and a name the
+        LTR plugins accept; XGBoost would write ``reg:squarederror``).
         """
         check_is_fitted(self, "booster_")
         if str(path) == "" or os.path.isdir(path):
@@ -491,7 +493,7 @@ class LambdaRanker(BaseEstimator):
                 fh.write(text)
         else:
             self.booster_.set_attr(**{PARAMS_KEY: saved})
-            self.booster_.save_model(str(path))
+            _xgb_adapter.save_portable(self.booster_, path, self.objective_ not in _xgb_adapter.NATIVE_OBJECTIVES)
 
     def _saved_params(self) -> dict:
         """What :meth:`load_model` restores: the scalar parameters, the objective and the list count."""

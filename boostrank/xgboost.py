@@ -306,3 +306,21 @@ def gain_importances(booster, n_features: int) -> np.ndarray:
     out = np.array([scores.get(name, 0.0) for name in names], dtype=np.float32)
     total = out.sum()
     return out / total if total > 0 else out
+
+
+#: The objective a model trained with a callable is saved under: its output is the raw margin, as
+#: rank:pairwise's is, and the LTR plugins' parsers accept this name (not reg:squarederror, the
+#: name XGBoost keeps for a callable objective)
+PORTABLE_OBJECTIVE = "rank:pairwise"
+
+
+def save_portable(booster, path, custom_objective: bool) -> None:
+    """Save a booster; one trained with a callable objective is labelled :data:`PORTABLE_OBJECTIVE`.
+
+    The label is set on a copy, so the caller's booster keeps its configuration; the margins
+    are unchanged (both objectives leave the raw score as it is, base_score included).
+    """
+    if custom_objective:
+        booster = booster.copy()
+        booster.set_param({"objective": PORTABLE_OBJECTIVE})
+    booster.save_model(str(path))

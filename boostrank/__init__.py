@@ -29,7 +29,7 @@ _EXPORTS = {
     "rankncg": ("RankNCG",),
     "xgboost": ("xgboost_metric", "xgboost_objective",),
     "models": ("load_model", "save_model",),
-    "export": ("ExportWarning", "ModelExport", "export_linear", "export_model", "linear_weights", "score_export",),
+    "export": ("ExportWarning", "ModelExport", "export_linear", "export_model", "linear_weights", "rerank_export", "score_export",),
     "weights": ("WeightFamily", "weight_family",),
     "precompile": ("warmup",),
 }

@@ -17,8 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["export_linear", "linear_weights", "vespa_feature", "export_model", "score_export", "ModelExport",
-           "ExportWarning"]
+__all__ = ["export_linear", "linear_weights", "vespa_feature", "export_model", "score_export", "rerank_export",
+           "ModelExport", "ExportWarning"]
 
 FORMATS = ("elasticsearch-ltr", "vespa")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -221,6 +221,9 @@ class ModelExport:
     inexact : list of (str, float, float)
         Feature and float32 interval (lo, hi] of inputs the target routes otherwise than the
         model (Solr only, see :class:`ExportWarning`); empty when the export is exact.
+    rerank_k, second_stage : int and dict, or None
+        A TopKReranker's export: its ``k`` and its linear weights (``base_score`` the first
+        stage's score); the trees are then the first stage.
     """
 
     format: str
@@ -229,6 +232,8 @@ class ModelExport:
     files: dict
     node_ids: list = field(repr=False)
     inexact: list = field(default_factory=list)
+    rerank_k: int | None = None
+    second_stage: dict | None = None
 
     def write(self, folder) -> list:
         """Write :attr:`files` into ``folder`` (created); returns the paths."""
@@ -392,8 +397,12 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
 
     Parameters
     ----------
-    model : lightgbm.Booster, LGBMRanker, xgboost.Booster, XGBRanker or LambdaRanker, fitted
-        Trained with boostrank's objectives or the engines' own.
+    model : lightgbm.Booster, LGBMRanker, xgboost.Booster, XGBRanker, LambdaRanker or TopKReranker, fitted
+        Trained with boostrank's objectives or the engines' own.  A TopKReranker whose
+        ``base_estimator`` is one of these exports as two stages: the boosted first stage and
+        the linear re-ranking of its top k (Vespa: ``second-phase`` with ``rerank-count``;
+        Elasticsearch/OpenSearch: ``search.json``, an ``sltr`` query with a ``rescore`` of
+        ``window_size`` k; Solr re-ranks once and is refused).
     format : {"elasticsearch-ltr", "opensearch-ltr", "solr-ltr", "vespa"}
         * ``"elasticsearch-ltr"``, ``"opensearch-ltr"``: ``model.json``, the body of
           ``POST _ltr/_featureset/<name>/_createmodel`` with a ``model/xgboost+json`` definition (the
@@ -432,6 +441,8 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     """
     from .trees import forest_of
 
+    if type(model).__name__ == "TopKReranker":
+        return _export_two_stage(model, format, feature_names, name)
     if format not in TREE_FORMATS:
         raise ValueError(f"format must be one of {TREE_FORMATS}, got {format!r}")
     if not _NAME.fullmatch(name) or (format == "vespa" and not _IDENT.fullmatch(name)):
@@ -689,3 +700,95 @@ def score_export(export: ModelExport, X, *, return_leaves: bool = False):
     else:
         out = _score_vespa(export.files, export.name, X, export.feature_names)
     return out if return_leaves else out[0]
+
+
+def _export_two_stage(model, format, feature_names, name) -> ModelExport:
+    """A TopKReranker over a boosted base: the base's trees first, the linear re-ranking of its top k second."""
+    if format not in TREE_FORMATS:
+        raise ValueError(f"format must be one of {TREE_FORMATS}, got {format!r}")
+    base = getattr(model, "base_estimator_", None)
+    if base is None:
+        raise ValueError("the TopKReranker's first stage is base scores passed in, not a model: export your base "
+                         "model with export_model and the re-ranker with export_linear")
+    if getattr(model, "fallback_", False):  # the gate kept the base order: the base model is the whole ranker
+        return export_model(base, format, feature_names=feature_names, name=name)
+    if format == "solr-ltr":
+        raise ValueError("Solr re-ranks once ({!ltr reRankDocs=k}) with one model: export the base model and the "
+                         "re-ranker (export_linear) and choose one stage for Solr")
+    first = export_model(base, format, feature_names=feature_names, name=f"{name}_base")
+    plain = [re.sub(r"^attribute\((.*)\)$", r"\1", n) for n in first.feature_names]
+    weights = linear_weights(model, plain)
+    k = int(model.result_.k)
+    if format == "vespa":
+        terms = [f"{w!r} * {'firstPhase' if n == 'base_score' else vespa_feature(n)}" for n, w in weights.items()]
+        first_expression = re.search(r"expression: (.*)", first.files[f"{name}_base.profile"]).group(1)
+        profile = (f"rank-profile {name} inherits default {{\n    first-phase {{\n        expression: "
+                   f"{first_expression}\n    }}\n    second-phase {{\n        rerank-count: {k}\n        expression: "
+                   f"{' + '.join(terms) or '0'}\n    }}\n}}\n")
+        files = {f"models/{name}_base.json": first.files[f"models/{name}_base.json"], f"{name}.profile": profile}
+    else:
+        linear = {n: w for n, w in weights.items() if n != "base_score"}
+        rescore = {"model": {"name": name, "model": {"type": "model/linear", "definition": json.dumps(linear)}}}
+        search = {"query": {"sltr": {"params": {}, "model": f"{name}_base"}},
+                  "rescore": {"window_size": k, "query": {
+                      "rescore_query": {"sltr": {"params": {}, "model": name}},
+                      "query_weight": weights.get("base_score", 0.0), "rescore_query_weight": 1.0,
+                      "score_mode": "total"}}}
+        featureset = json.loads(first.files["featureset.json"])
+        featureset["featureset"]["name"] = name
+        files = {"model.json": first.files["model.json"], "rescore_model.json": json.dumps(rescore, indent=2),
+                 "featureset.json": json.dumps(featureset, indent=2), "search.json": json.dumps(search, indent=2)}
+    return ModelExport(format=format, name=name, feature_names=first.feature_names, files=files,
+                       node_ids=first.node_ids, inexact=first.inexact, rerank_k=k, second_stage=weights)
+
+
+def rerank_export(export: ModelExport, X, qid=None) -> np.ndarray:
+    """The order a two-stage export gives each list, as the target engine computes it.
+
+    The first stage scores every row (as :func:`score_export`); its top ``rerank_k`` of each list
+    are re-scored by the second stage and put first in that order, the rest keep the first
+    stage's order (Vespa's ``second-phase`` with ``rerank-count``; Elasticsearch's ``rescore``,
+    which sorts the window by ``query_weight · first + rescore_query_weight · second`` in float,
+    the plugin's ``model/linear`` summing ``weight · feature`` in float).  Ties keep input order
+    (the engines break them by their internal document order).
+
+    Parameters
+    ----------
+    export : ModelExport
+        Of a TopKReranker (``rerank_k`` set).
+    X : array-like of shape (n_rows, n_features)
+    qid : array-like, default=None
+        The lists (contiguous); None for one list.
+
+    Returns
+    -------
+    ndarray of int64
+        Row indices of every list, best first, lists in input order (as ``TopKReranker.rerank``).
+    """
+    from ._validation import group_offsets
+
+    if export.rerank_k is None:
+        raise ValueError("rerank_export needs the export of a TopKReranker (two stages); score_export scores one")
+    X = _columns(X, len(export.feature_names))
+    offsets = group_offsets(X.shape[0], qid=qid)
+    weights = export.second_stage
+    cols = [w for n, w in weights.items() if n != "base_score"]
+    wb = weights.get("base_score", 0.0)
+    if export.format == "vespa":
+        first = _score_vespa(export.files, export.name, X, export.feature_names)[0]
+        second = X @ np.asarray(cols, dtype=np.float64) + wb * first
+    else:
+        body = json.loads(json.loads(export.files["model.json"])["model"]["model"]["definition"])
+        first = _score_xgboost_json(body, X, export.feature_names)[0]
+        X32 = X.astype(np.float32)
+        linear = np.zeros(X.shape[0], dtype=np.float32)
+        for j, w in enumerate(cols):  # the plugin's LinearRanker: score += weight * feature, in float
+            linear = (linear + np.float32(w) * X32[:, j]).astype(np.float32)
+        second = (np.float32(wb) * first + linear).astype(np.float32)
+    out = []
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        rows = a + np.argsort(-first[a:b], kind="stable")
+        top = rows[: export.rerank_k]
+        top = top[np.argsort(-second[top], kind="stable")]
+        out.append(np.concatenate([top, rows[export.rerank_k:]]))
+    return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)

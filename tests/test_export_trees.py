@@ -280,3 +280,30 @@ def test_xgboost_models_with_our_objective_save_under_a_name_the_plugins_accept(
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     for fmt in TREE_FORMATS:  # re-imported, the model exports to the same documents
         assert export_model(again, fmt).files == export_model(model, fmt).files
+
+
+@pytest.mark.slow
+def test_a_top_k_reranker_over_a_boosted_base_exports_as_two_stages():
+    train, test = br.load_sample()
+    model = br.TopKReranker(k=5, gate=0, time_limit=3, base_estimator=br.LambdaRanker(objective="auc", n_estimators=20))
+    model.fit(train.X, train.y, qid=train.qid)
+    X = test.X.astype(np.float32).astype(np.float64)
+    for fmt in ("vespa", "elasticsearch-ltr", "opensearch-ltr"):
+        export = export_model(model, fmt, name="rr")
+        assert export.rerank_k == 5
+        np.testing.assert_array_equal(br.rerank_export(export, X, test.qid), model.rerank(X, qid=test.qid))
+    profile = export_model(model, "vespa", name="rr").files["rr.profile"]
+    assert "rerank-count: 5" in profile and "firstPhase" in profile and 'lightgbm("rr_base.json")' in profile
+    search = json.loads(export_model(model, "elasticsearch-ltr", name="rr").files["search.json"])
+    assert search["rescore"]["window_size"] == 5 and search["rescore"]["query"]["score_mode"] == "total"
+    with pytest.raises(ValueError, match="Solr re-ranks once"):
+        export_model(model, "solr-ltr")
+    with pytest.raises(ValueError, match="needs the export of a TopKReranker"):
+        br.rerank_export(export_model(model.base_estimator_, "vespa"), X, test.qid)
+    model.fallback_ = True  # the gate kept the base order: the base model is the ranker
+    assert export_model(model, "vespa", name="rr").files == export_model(model.base_estimator_, "vespa",
+                                                                          name="rr").files
+    unbased = br.TopKReranker(k=5)
+    unbased.base_estimator_ = None
+    with pytest.raises(ValueError, match="base scores passed in"):
+        export_model(unbased, "vespa")

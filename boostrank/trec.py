@@ -92,6 +92,24 @@ def _first_duplicate(codes, docid, hashes, order):
     return min(found) if found else None
 
 
+def _flatten(nested: Mapping) -> tuple[np.ndarray, np.ndarray, list]:
+    """qid, docid and value columns of ``{qid: {docid: value}}``."""
+    qid, docid, value = [], [], []
+    for q, docs in nested.items():
+        for d, v in docs.items():
+            qid.append(q)
+            docid.append(d)
+            value.append(v)
+    return np.array(qid, dtype=object), np.array(docid, dtype=object), value
+
+
+def _nest(qid, docid, value) -> dict:
+    out: dict = {}
+    for q, d, v in zip(qid.tolist(), docid.tolist(), value.tolist()):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
 class Qrels:
     """Relevance judgements: the grade of each judged (query, document).
 
@@ -142,20 +160,12 @@ class Qrels:
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From ``{qid: {docid: grade}}``, the layout of pytrec_eval and ranx."""
-        qid, docid, rel = [], [], []
-        for q, docs in judgements.items():
-            for d, r in docs.items():
-                qid.append(q)
-                docid.append(d)
-                rel.append(r)
-        return cls(np.array(qid, dtype=object), np.array(docid, dtype=object), np.array(rel, dtype=np.int64))
+        qid, docid, rel = _flatten(judgements)
+        return cls(qid, docid, np.array(rel, dtype=np.int64))
 
     def to_dict(self) -> dict:
         """``{qid: {docid: grade}}``."""
-        out: dict = {}
-        for q, d, r in zip(self.qid.tolist(), self.docid.tolist(), self.rel.tolist()):
-            out.setdefault(q, {})[d] = r
-        return out
+        return _nest(self.qid, self.docid, self.rel)
 
     def __len__(self) -> int:
         return self.rel.shape[0]
@@ -230,21 +240,12 @@ class Run:
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
         """From ``{qid: {docid: score}}``, the layout of pytrec_eval and ranx."""
-        qid, docid, score = [], [], []
-        for q, docs in scores.items():
-            for d, s in docs.items():
-                qid.append(q)
-                docid.append(d)
-                score.append(s)
-        return cls(np.array(qid, dtype=object), np.array(docid, dtype=object), np.array(score, dtype=np.float64),
-                   name=name)
+        qid, docid, score = _flatten(scores)
+        return cls(qid, docid, np.array(score, dtype=np.float64), name=name)
 
     def to_dict(self) -> dict:
         """``{qid: {docid: score}}``."""
-        out: dict = {}
-        for q, d, s in zip(self.qid.tolist(), self.docid.tolist(), self.score.tolist()):
-            out.setdefault(q, {})[d] = s
-        return out
+        return _nest(self.qid, self.docid, self.score)
 
     def __len__(self) -> int:
         return self.score.shape[0]

@@ -21,7 +21,7 @@ import numpy as np
 
 import boostrank as br
 from boostrank.export import TREE_FORMATS, ExportWarning
-from boostrank.trees import forest_of
+from boostrank.engines import forest_of
 
 from _common import DATA, write_json
 

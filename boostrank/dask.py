@@ -17,11 +17,10 @@ import numpy as np
 import pandas as pd
 
 from ._validation import group_offsets
-from .lightgbm import check_params as _lgb_check_params
 from .lightgbm import lightgbm_objective
 from .objectives import OBJECTIVE_NAMES, LambdaObjective
-from .ranker import LambdaRanker
-from .xgboost import gain_importances, import_xgboost, xgboost_objective
+from .ranker import ENGINES, LambdaRanker
+from .xgboost import import_xgboost, xgboost_objective
 from .xgboost import objective_params as xgb_objective_params
 
 __all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost",
@@ -313,16 +312,9 @@ def _metric_sums(part, booster, features, engine, names, n_rounds):
     if y.shape[0] == 0:
         return sums, counts
     s = np.zeros(y.shape[0])
-    dmat = None
-    if engine == "xgboost":
-        import xgboost as xgb
-
-        dmat = xgb.DMatrix(X, enable_categorical=True)
-    for r in range(n_rounds):
-        # one round's trees at a time; XGBoost adds its base score every round: a constant, which no
-        # rank statistic sees
-        s += (booster.predict(X, start_iteration=r, num_iteration=1, raw_score=True) if dmat is None
-              else booster.predict(dmat, iteration_range=(r, r + 1), output_margin=True))
+    round_scores = ENGINES[engine].round_scores(booster, X)
+    for r in range(n_rounds):  # one round's trees at a time
+        s += round_scores(r)
         for i, m in enumerate(metrics):
             v = m.per_query(y, s, offsets)
             ok = ~np.isnan(v)
@@ -332,11 +324,7 @@ def _metric_sums(part, booster, features, engine, names, n_rounds):
 
 def _predict_part(part, booster, features, engine, best):
     X = part[features] if hasattr(part, "columns") else pd.DataFrame(part, columns=features)
-    if engine == "lightgbm":
-        return booster.predict(X, num_iteration=best)
-    import xgboost as xgb
-
-    return booster.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=(0, best or 0))
+    return ENGINES[engine].predict(booster, X, best)
 
 
 def _best_round(values, patience):
@@ -389,10 +377,8 @@ class DaskLambdaRanker(LambdaRanker):
         self._check_fit_inputs(qid, group, sample_weight, eval_set, eval_qid, eval_group)
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)  # a fit that fails keeps no model, not even the last one
-        if self.engine == "lightgbm":
-            _lgb_check_params(engine_params)  # before training: a bad name is the user's error, not the cluster's
-        else:
-            self._xgboost_params(objective_kw is not None, engine_params)
+        # before training: a bad name is the user's error, not the cluster's
+        adapter.dask_params(self, objective_kw is not None, engine_params)
         client = get_client()
         train, features = _query_frame(client, X, y, qid, sample_weight)
         objective = self.objective
@@ -400,9 +386,9 @@ class DaskLambdaRanker(LambdaRanker):
             objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
             client.compute([_delayed(_labels_ok)(p, objective) for p in train.to_delayed()], sync=True)
         self._features = features
-        train_on = self._fit_lightgbm if self.engine == "lightgbm" else self._fit_xgboost
         try:
-            booster = train_on(client, train, features, objective, engine_params)
+            booster = adapter.dask_train(self, client, train, features, (_LABEL, _QID, _WEIGHT), group_sizes,
+                                         objective, engine_params)
         except Exception as exc:  # the engines' collectives fail when a worker dies or loses its link
             first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
             raise RuntimeError(f"distributed training failed and no model was kept ({type(exc).__name__}: "
@@ -430,48 +416,14 @@ class DaskLambdaRanker(LambdaRanker):
         if eval_set and (eval_qid is None or len(eval_qid) != len(eval_set)):
             raise ValueError(f"eval_set needs eval_qid: one qid (Series or array aligned with its X) per eval set; "
                              f"got {0 if eval_qid is None else len(eval_qid)} for {len(eval_set)} eval set(s)")
-        if sample_weight is not None and self.engine == "xgboost":
+        if sample_weight is not None and ENGINES[self.engine].PER_QUERY_WEIGHTS:
             raise ValueError("sample_weight on Dask is supported with engine='lightgbm' (one weight per row)")
-
-    def _fit_lightgbm(self, client, train, features, objective, engine_params):
-        import lightgbm as lgb
-
-        from .lightgbm import LightGBMObjective
-
-        model = lgb.DaskLGBMRanker(
-            client=client, objective=LightGBMObjective(objective) if isinstance(objective, LambdaObjective)
-            else objective, n_estimators=self.n_estimators, learning_rate=self.learning_rate,
-            random_state=self.random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
-        weight = train[_WEIGHT] if _WEIGHT in train.columns else None
-        model.fit(train[features], train[_LABEL], group=group_sizes(train, _QID), sample_weight=weight)
-        return model.booster_
-
-    def _fit_xgboost(self, client, train, features, objective, engine_params):
-        from .xgboost import XGBoostObjective
-
-        xgb = import_xgboost()
-        importlib.import_module("xgboost.dask")
-        custom = isinstance(objective, LambdaObjective)
-        params = self._xgboost_params(custom, engine_params)
-        dtrain = xgb.dask.DaskDMatrix(client, train[features], train[_LABEL], qid=train[_QID],
-                                      enable_categorical=True)
-        out = xgb.dask.train(client, params, dtrain, num_boost_round=self.n_estimators,
-                             obj=XGBoostObjective(objective) if custom else None)
-        return out["booster"]
-
-    def _xgboost_params(self, custom: bool, engine_params) -> dict:
-        from .xgboost import check_params, sklearn_params
-
-        params = {"tree_method": "hist", "verbosity": 0,
-                  **xgb_objective_params("auc" if custom else self.objective),
-                  **sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
-        check_params(params)  # before training: a bad name is the user's error, not the cluster's
-        return params
 
     def _evaluate(self, client, eval_set, eval_qid, metrics):
         """Per-round eval metrics on the workers, then the early-stopping round and the fitted attributes."""
         booster = self.booster_
-        n_rounds = booster.current_iteration() if self.engine == "lightgbm" else booster.num_boosted_rounds()
+        adapter = ENGINES[self.engine]
+        n_rounds = adapter.n_rounds(booster)
         self.evals_result_ = {}
         if eval_set:
             remote = client.scatter(booster, broadcast=True)
@@ -492,10 +444,7 @@ class DaskLambdaRanker(LambdaRanker):
         self.n_estimators_ = n_rounds
         self.objective_ = self.objective
         self.validation_queries_ = None
-        if self.engine == "lightgbm":
-            self.feature_importances_ = booster.feature_importance(importance_type="split")
-        else:
-            self.feature_importances_ = gain_importances(booster, self.n_features_in_)
+        self.feature_importances_ = adapter.importances(booster, self.n_features_in_)
         at = (best or n_rounds) - 1
         self.best_score_ = {name: {m: v[at] for m, v in scores.items()} for name, scores in self.evals_result_.items()}
 

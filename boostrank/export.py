@@ -260,37 +260,9 @@ def _f32_at_most(t: float) -> np.float32:
     return np.nextafter(f, np.float32(-np.inf)) if float(f) > t else f
 
 
-def _left_set(tree, node: int, engine: str) -> tuple[float, bool, bool]:
-    """(bound, inclusive, nan_left): a number x goes left exactly when x <= bound (``inclusive``) or x < bound,
-    by the training engine's rules; NaN goes left when nan_left."""
-    from .trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
-
-    t = float(tree.threshold[node])
-    if engine == "xgboost":  # float32(x) < t
-        return t, False, bool(tree.default_left[node])
-    # LightGBM reads |x| <= kZeroThreshold as 0 before any split (its dense rows drop such values)
-    if 0.0 <= t < ZERO_THRESHOLD:
-        bound, inclusive = ZERO_THRESHOLD, True
-    elif -ZERO_THRESHOLD <= t < 0.0:
-        bound, inclusive = -ZERO_THRESHOLD, False
-    else:
-        bound, inclusive = t, True
-    kind = int(tree.missing[node])
-    if kind == MISSING_NAN:
-        return bound, inclusive, bool(tree.default_left[node])
-    zero_left = 0.0 <= t
-    if kind == MISSING_NONE:
-        return bound, inclusive, zero_left
-    if bool(tree.default_left[node]) != zero_left:
-        raise ValueError(f"a split on feature {int(tree.feature[node])} treats zero as missing (zero_as_missing) "
-                         f"and sends zeros to another side than its threshold {t!r} does: the engines' formats "
-                         f"cannot express it; train with zero_as_missing=False")
-    return bound, inclusive, zero_left
-
-
-def _left_below(tree, node: int, engine: str) -> tuple[np.float32, bool]:
+def _left_below(tree, node: int, engine) -> tuple[np.float32, bool]:
     """(F, nan_left): float32 inputs go left exactly when x <= F; NaN goes left when nan_left."""
-    bound, inclusive, nan_left = _left_set(tree, node, engine)
+    bound, inclusive, nan_left = engine.left_set(tree, node)
     F = _f32_at_most(bound)
     if not inclusive and float(F) == bound:
         F = np.nextafter(F, np.float32(-np.inf))
@@ -304,20 +276,26 @@ def _preorder(tree, node=0):
     return out
 
 
-def _xgboost_json_tree(tree, engine, names, node=0, depth=0):
-    """One tree as XGBoost's JSON dump writes it (the plugins' and Vespa's input); ``yes`` is the left child."""
+def _xgboost_json_tree(tree, engine, names, double: bool = False, node=0, depth=0):
+    """One tree as XGBoost's JSON dump writes it (the plugins' and Vespa's input); ``yes`` is the left child,
+    taken when ``x < split_condition``: a float32 condition (the plugins), or with ``double`` the double one that
+    splits every double as the model does (Vespa)."""
     if tree.feature[node] < 0:
-        return {"nodeid": node, "leaf": _f32(tree.value[node])}
-    F, nan_left = _left_below(tree, node, engine)
-    T = np.nextafter(F, np.float32(np.inf))  # x <= F  <=>  x < T  for every float32 x
+        return {"nodeid": node, "leaf": float(tree.value[node]) if double else _f32(tree.value[node])}
+    if double:
+        bound, inclusive, nan_left = engine.left_set(tree, node)
+        T = float(np.nextafter(bound, np.inf)) if inclusive else bound
+    else:
+        F, nan_left = _left_below(tree, node, engine)
+        T = np.nextafter(F, np.float32(np.inf))  # x <= F  <=>  x < T  for every float32 x
     if not np.isfinite(T):
         raise ValueError(f"threshold {float(tree.threshold[node])!r} is past the float32 range: no float32 "
                          f"threshold of the engines can express it")
     left, right = int(tree.left[node]), int(tree.right[node])
     return {"nodeid": node, "depth": depth, "split": names[int(tree.feature[node])], "split_condition": float(T),
             "yes": left, "no": right, "missing": left if nan_left else right,
-            "children": [_xgboost_json_tree(tree, engine, names, left, depth + 1),
-                         _xgboost_json_tree(tree, engine, names, right, depth + 1)]}
+            "children": [_xgboost_json_tree(tree, engine, names, double, left, depth + 1),
+                         _xgboost_json_tree(tree, engine, names, double, right, depth + 1)]}
 
 
 def _solr_threshold(F: np.float32) -> tuple[np.float32, np.float32]:
@@ -412,10 +390,11 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
           put your own query templates in their place for query-time features).
         * ``"solr-ltr"``: ``model.json`` (``MultipleAdditiveTreesModel``) and ``features.json``
           (``FieldValueFeature`` per column), for Solr's model and feature stores.
-        * ``"vespa"``: ``models/<name>.json`` in the format Vespa's ``lightgbm()`` or ``xgboost()``
-          rank feature reads (LightGBM's dump with objective ``lambdarank``, or XGBoost's JSON
-          dump), and ``<name>.profile``, a rank profile whose first phase is that feature (plus
-          XGBoost's base score, which Vespa's importer leaves out).
+        * ``"vespa"``: ``models/<name>.json``, XGBoost's JSON dump format with double conditions, which
+          Vespa's ``xgboost()`` rank feature reads for either engine's trees (its ``lightgbm()`` importer
+          writes ``x < t`` for LightGBM's ``x <= t`` and a sigmoid for binary objectives), and
+          ``<name>.profile``, a rank profile whose first phase is that feature (plus XGBoost's base
+          margin, which Vespa's importer leaves out).
     feature_names : sequence of str, default=None
         The engine's names of the columns of X: default the model's own names (DataFrame columns),
         or LETOR's ``f1 … fd`` for unnamed columns.  For Vespa, rank features (``bm25(title)``)
@@ -439,7 +418,7 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
         reaches (one of LightGBM's 1e-35 zero splits, say) is set to the nearest reachable one,
         and the warning gives the float32 interval of inputs that go the other way.
     """
-    from .trees import forest_of
+    from .engines import forest_of
 
     if type(model).__name__ == "TopKReranker":
         return _export_two_stage(model, format, feature_names, name)
@@ -448,11 +427,12 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     if not _NAME.fullmatch(name) or (format == "vespa" and not _IDENT.fullmatch(name)):
         raise ValueError(f"name {name!r} must be letters, digits, '_'" + ("" if format == "vespa" else ", '-', '.'"))
     forest = forest_of(model)
+    engine = forest.engine
     names = _tree_feature_names(forest, feature_names, format == "vespa")
     node_ids = [_preorder(tree) for tree in forest.trees]
     gaps: list = []
     if format in ("elasticsearch-ltr", "opensearch-ltr"):
-        splits = [_xgboost_json_tree(tree, forest.engine, names) for tree in forest.trees]
+        splits = [_xgboost_json_tree(tree, engine, names) for tree in forest.trees]
         if forest.base != 0.0:
             splits.append({"nodeid": 0, "leaf": _f32(forest.base)})
         body = {"model": {"name": name, "model": {"type": "model/xgboost+json", "definition": json.dumps(splits)}}}
@@ -463,7 +443,7 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
         files = {"model.json": json.dumps(body, indent=2),
                  "featureset.json": json.dumps({"featureset": {"name": name, "features": features}}, indent=2)}
     elif format == "solr-ltr":
-        trees = [{"weight": "1", "root": _solr_tree(tree, forest.engine, names, 0, gaps)} for tree in forest.trees]
+        trees = [{"weight": "1", "root": _solr_tree(tree, engine, names, 0, gaps)} for tree in forest.trees]
         if forest.base != 0.0:
             trees.append({"weight": "1", "root": {"value": str(np.float32(forest.base))}})
         if gaps:
@@ -478,43 +458,18 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
                  for n in names]
         files = {"model.json": json.dumps(doc, indent=2), "features.json": json.dumps(feats, indent=2)}
     else:
-        files = _vespa_files(forest, names, name)
+        files = _vespa_files(forest, engine, names, name)
     return ModelExport(format=format, name=name, feature_names=names, files=files, node_ids=node_ids,
                        inexact=sorted(set(gaps)))
 
 
-def _vespa_files(forest, names, name) -> dict:
-    import copy
-
-    if forest.engine == "lightgbm":
-        dump = copy.deepcopy(forest.meta["dump"])
-        dump["objective"] = "lambdarank"  # Vespa applies sigmoid/exp to binary/poisson objectives: a ranking gets none
-        dump["feature_names"] = list(names)
-        for info, tree in zip(dump["tree_info"], forest.trees):
-            nodes = []
-
-            def collect(node):
-                nodes.append(node)
-                if "leaf_value" not in node:
-                    collect(node["left_child"])
-                    collect(node["right_child"])
-
-            collect(info["tree_structure"])
-            for i, node in enumerate(nodes):  # preorder: the Forest's numbering
-                if "leaf_value" in node:
-                    continue
-                bound, inclusive, nan_left = _left_set(tree, i, "lightgbm")
-                # Vespa writes `x < v` (double): v just above the bound keeps LightGBM's `x <= t` for every double
-                node["threshold"] = float(np.nextafter(bound, np.inf)) if inclusive else bound
-                node["default_left"] = nan_left
-            info.pop("is_linear", None)
-        model_text, feature = json.dumps(dump), "lightgbm"
-    else:
-        model_text = json.dumps([_xgboost_json_tree(tree, "xgboost", names) for tree in forest.trees])
-        feature = "xgboost"
-    expression = f'{feature}("{name}.json")'
+def _vespa_files(forest, engine, names, name) -> dict:
+    """The model as XGBoost's JSON dump with double conditions (Vespa's ``xgboost()`` reads it for either
+    engine's trees, compares in double and applies no link) and a rank profile adding the base margin."""
+    model_text = json.dumps([_xgboost_json_tree(tree, engine, names, double=True) for tree in forest.trees])
+    expression = f'xgboost("{name}.json")'
     if forest.base != 0.0:
-        expression += f" + {_f32(forest.base)!r}"
+        expression += f" + {float(forest.base)!r}"
     profile = f"rank-profile {name} inherits default {{\n    first-phase {{\n        expression: {expression}\n    }}\n}}\n"
     return {f"models/{name}.json": model_text, f"{name}.profile": profile}
 
@@ -612,56 +567,36 @@ def _score_solr(doc: dict, X) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _score_vespa(files: dict, name: str, X, names) -> tuple[np.ndarray, np.ndarray]:
-    """Vespa's model importers (vespa-engine/vespa 8, ``model-integration``): ``LightGBMParser`` writes
-    ``if (!(x >= t), l, r)`` where ``default_left`` and ``if (x < t, l, r)`` elsewhere, sigmoid or exp
-    for binary / poisson-family objectives; ``XGBoostParser`` writes ``!(x >= c)`` where ``missing ==
-    yes`` and ``x < c`` elsewhere, the child with ``nodeid == yes`` taken on true.  Ranking expressions
-    evaluate in double; the profile may add a constant."""
+    """Vespa's XGBoost importer (vespa-engine/vespa 8, ``model-integration``, ``XGBoostParser``): a split is
+    ``if (!(x >= c), yes, no)`` where ``missing == yes`` and ``if (x < c, yes, no)`` elsewhere, the child with
+    ``nodeid == yes`` taken on true, leaves summed, no link; ranking expressions evaluate in double.  The
+    profile may add a constant (the base margin, which the importer leaves out)."""
     profile = files[f"{name}.profile"]
-    m = re.search(r'expression: (lightgbm|xgboost)\("([^"]+)"\)(?: \+ (\S+))?', profile)
+    m = re.search(r'expression: xgboost\("([^"]+)"\)(?: \+ (\S+))?', profile)
     if m is None:
-        raise ValueError("the profile's first phase is not lightgbm(...) or xgboost(...)")
-    kind, base = m.group(1), float(m.group(3) or 0.0)
-    model = json.loads(files[f"models/{m.group(2)}"])
+        raise ValueError("the profile's first phase is not xgboost(...)")
+    base = float(m.group(2) or 0.0)
+    model = json.loads(files[f"models/{m.group(1)}"])
     col = {n: j for j, n in enumerate(names)}
     total = np.zeros(X.shape[0])
     leaves = []
-    if kind == "lightgbm":
-        feature_names = model["feature_names"]
+    def split_of(node):
+        c = float(node["split_condition"])
+        yes_first = node["yes"] == node["children"][0]["nodeid"]
+        yes, no = (node["children"] if yes_first else node["children"][::-1])
+        nan_yes = node.get("missing") == node["yes"]
 
-        def split_of(node):
-            t, default_left = float(node["threshold"]), bool(node["default_left"])
+        def go_left(x):
+            return ~(x >= c) if nan_yes else x < c
+        return col[node["split"]], go_left, yes, no
 
-            def go_left(x):
-                return ~(x >= t) if default_left else x < t
-            return col[feature_names[node["split_feature"]]], go_left, node["left_child"], node["right_child"]
-
-        roots = [info["tree_structure"] for info in model["tree_info"]]
-        leaf_of = (lambda nd: float(nd["leaf_value"]) if "leaf_value" in nd else None)
-    else:
-        def split_of(node):
-            c = float(node["split_condition"])
-            yes_first = node["yes"] == node["children"][0]["nodeid"]
-            yes, no = (node["children"] if yes_first else node["children"][::-1])
-            nan_yes = node.get("missing") == node["yes"]
-
-            def go_left(x):
-                return ~(x >= c) if nan_yes else x < c
-            return col[node["split"]], go_left, yes, no
-
-        roots = model
-        leaf_of = (lambda nd: float(nd["leaf"]) if "leaf" in nd else None)
+    roots = model
+    leaf_of = (lambda nd: float(nd["leaf"]) if "leaf" in nd else None)
     for root in roots:
         value, at = _walk(X, root, split_of, leaf_of)
         total += value
         leaves.append(at)
     total += base
-    if kind == "lightgbm":
-        objective = str(model.get("objective", "regression"))
-        if objective.startswith("binary") or objective == "cross_entropy":
-            total = 1.0 / (1.0 + np.exp(-total))
-        elif objective in ("poisson", "gamma", "tweedie"):
-            total = np.exp(total)
     return total, np.stack(leaves, axis=1)
 
 

@@ -22,10 +22,8 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from . import lightgbm as _lgb_adapter
-from . import xgboost as _xgb_adapter
+from .engines import ENGINES
 from ._deprecation import keyword_only_init
-from ._model_files import check_lightgbm_model_file, check_xgboost_model_file
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
@@ -39,7 +37,6 @@ PARAMS_KEY = "boostrank_params"
 
 __all__ = ["LambdaRanker"]
 
-ENGINES = {"lightgbm": _lgb_adapter, "xgboost": _xgb_adapter}
 DEFAULT_METRIC = {"auc": "auc", "mauc": "mauc"}
 #: LightGBM's names of lambdarank's parameters, honoured by boostrank's objectives on either engine
 LIGHTGBM_OBJECTIVE_PARAMS = {"lambdarank_truncation_level": "truncation_level", "label_gain": "label_gain",
@@ -354,7 +351,7 @@ class LambdaRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
         offsets = fit_groups(self, y.shape[0], qid, group)
         if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, offsets, per_query=self.engine == "xgboost")
+            sample_weight = check_sample_weight(sample_weight, offsets, per_query=adapter.PER_QUERY_WEIGHTS)
         objective = self.objective
         if objective_kw is not None:  # one objective: it checks the labels here, not in an engine callback
             objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
@@ -392,15 +389,10 @@ class LambdaRanker(BaseEstimator):
 
     def _set_fitted_attributes(self, best):
         """What ``LGBMRanker`` users reach for, counted the same way on both engines."""
-        booster = self.booster_
-        if self.engine == "lightgbm":
-            self.n_estimators_ = booster.current_iteration()
-            self.best_iteration_ = best
-            self.feature_importances_ = booster.feature_importance(importance_type="split")
-        else:
-            self.n_estimators_ = booster.num_boosted_rounds()
-            self.best_iteration_ = None if best is None else best + 1  # XGBoost indexes rounds from 0
-            self.feature_importances_ = _xgb_adapter.gain_importances(booster, self.n_features_in_)
+        booster, adapter = self.booster_, ENGINES[self.engine]
+        self.n_estimators_ = adapter.n_rounds(booster)
+        self.best_iteration_ = adapter.best_iteration(best)
+        self.feature_importances_ = adapter.importances(booster, self.n_features_in_)
         self.objective_ = self.objective
         at = (self.best_iteration_ or self.n_estimators_) - 1
         self.best_score_ = {name: {metric: values[min(at, len(values) - 1)] for metric, values in scores.items()}
@@ -422,12 +414,7 @@ class LambdaRanker(BaseEstimator):
         """Ranking scores (higher is better) of the rows of ``X``, with the best round if early-stopped."""
         check_is_fitted(self, "booster_")
         X = check_features(self, X, reset=False)
-        if self.engine == "lightgbm":
-            scores = self.booster_.predict(X, num_iteration=self.best_iteration_)
-        else:
-            xgb = _xgb_adapter.import_xgboost()
-            rng = (0, 0) if self.best_iteration_ is None else (0, self.best_iteration_)
-            scores = self.booster_.predict(xgb.DMatrix(X, enable_categorical=True), iteration_range=rng)
+        scores = ENGINES[self.engine].predict(self.booster_, X, self.best_iteration_)
         if not np.isfinite(scores).all():  # only linear leaves' wᵀx can overflow (leaf sums are checked on load)
             raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores")
         return scores
@@ -487,13 +474,8 @@ class LambdaRanker(BaseEstimator):
             what = "an empty path" if str(path) == "" else f"the folder {path}"
             raise ValueError(f"save_model needs a file path, got {what}")
         saved = json.dumps(self._saved_params(), allow_nan=False)
-        if self.engine == "lightgbm":
-            text = _lgb_adapter.with_saved_params(_lgb_adapter.portable_model_string(self.booster_), PARAMS_KEY, saved)
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        else:
-            self.booster_.set_attr(**{PARAMS_KEY: saved})
-            _xgb_adapter.save_portable(self.booster_, path, self.objective_ not in _xgb_adapter.NATIVE_OBJECTIVES)
+        adapter = ENGINES[self.engine]
+        adapter.save_model(self.booster_, path, PARAMS_KEY, saved, self.objective_ not in adapter.NATIVE_OBJECTIVES)
 
     def _saved_params(self) -> dict:
         """What :meth:`load_model` restores: the scalar parameters, the objective and the list count."""
@@ -540,49 +522,15 @@ class LambdaRanker(BaseEstimator):
             With ``best_iteration_`` restored from an XGBoost file (LightGBM files already
             end at the best round).
         """
-        ranker = cls(engine=engine)
-        ranker.best_iteration_ = None
-        if engine == "lightgbm":
-            import lightgbm as lgb
-
-            _one_output(check_lightgbm_model_file(path), path)
-            try:
-                ranker.booster_ = lgb.Booster(model_file=str(path))
-            except lgb.basic.LightGBMError as exc:
-                raise ValueError(f"{path}: damaged LightGBM model file ({str(exc).strip()[:200]})") from None
-            ranker.n_features_in_ = ranker.booster_.num_feature()
-            names = ranker.booster_.feature_name()
-            ranker._restore_params(_lgb_adapter.saved_param(path, PARAMS_KEY), path)
-        elif engine == "xgboost":
-            xgb = _xgb_adapter.import_xgboost()
-            _one_output(check_xgboost_model_file(path), path)
-            try:
-                ranker.booster_ = xgb.Booster(model_file=str(path))
-            except xgb.core.XGBoostError as exc:
-                raise ValueError(f"{path}: damaged XGBoost model file ({type(exc).__name__}: "
-                                 f"{str(exc).strip()[:200] or 'no message'})") from None
-            ranker.n_features_in_ = ranker.booster_.num_features()
-            try:
-                best = ranker.booster_.attr("best_iteration")
-            except AssertionError:  # XGBoost asserts on an empty attribute
-                best = ""
-            rounds = ranker.booster_.num_boosted_rounds()
-            if best is not None and not (best.isdigit() and int(best) < rounds):
-                raise ValueError(f"{path}: damaged XGBoost model file: best_iteration {best!r} is not a round "
-                                 f"of its {rounds}")
-            ranker.best_iteration_ = None if best is None else int(best) + 1  # XGBoost indexes from 0
-            names = ranker.booster_.feature_names
-            ranker._restore_params(ranker.booster_.attr(PARAMS_KEY), path)
-        else:
+        if engine not in ENGINES:
             raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {engine!r}")
+        ranker = cls(engine=engine)
+        ranker.booster_, ranker.n_features_in_, names, ranker.best_iteration_, saved = \
+            ENGINES[engine].load_model(path, PARAMS_KEY)
+        ranker._restore_params(saved, path)
         if names and not all(re.fullmatch(r"(Column_|f)\d+", n) for n in names):
             ranker.feature_names_in_ = np.asarray(names, dtype=object)
         return ranker
-
-def _one_output(outputs: int, path) -> None:
-    if outputs != 1:
-        raise ValueError(f"{path}: a model with {outputs} outputs per row (several classes or targets) is not a "
-                         f"ranking model")
 
 
 def _is_int(value, low):

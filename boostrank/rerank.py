@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -216,34 +215,14 @@ def refit_estimator(model):
     estimator
         Unfitted, with ``fit(X, y, qid=...)`` and ``predict``.
     """
-    from .ranker import LambdaRanker
+    from .ranker import ENGINES, LambdaRanker
 
     booster = getattr(model, "booster_", None)
     if booster is None:
         return clone(model)
     engine = getattr(model, "engine", "lightgbm")
-    if engine == "lightgbm":
-        params = booster.dump_model(num_iteration=0).get("objective", "") or ""
-        text = booster.model_to_string(num_iteration=0)
-        found = dict(re.findall(r"^\[(\w+): ([^\]]*)\]$", text, flags=re.M))
-        objective = params.split()[0] if params else found.get("objective", "custom")
-        kw = dict(n_estimators=max(1, booster.num_trees() // max(1, booster.num_model_per_iteration())),
-                  learning_rate=float(found.get("learning_rate", 0.1)))
-        if "num_leaves" in found:
-            kw["num_leaves"] = int(found["num_leaves"])
-        if "min_data_in_leaf" in found:
-            kw["min_child_samples"] = int(found["min_data_in_leaf"])
-        return LambdaRanker(engine="lightgbm", objective="auc" if objective == "custom" else objective, **kw)
-    import json
-
-    cfg = json.loads(booster.save_config())["learner"]
-    tree = cfg.get("gradient_booster", {}).get("tree_train_param", {})
-    objective = cfg.get("objective", {}).get("name", "rank:pairwise")
-    kw = dict(n_estimators=int(booster.num_boosted_rounds()), learning_rate=float(tree.get("eta", 0.3)))
-    if "max_depth" in tree:
-        kw["max_depth"] = int(tree["max_depth"])
-    boostrank_objective = objective if objective.startswith(("rank:", "binary:")) else "auc"
-    return LambdaRanker(engine="xgboost", objective=boostrank_objective, **kw)
+    objective, kw = ENGINES[engine].refit_params(booster)
+    return LambdaRanker(engine=engine, objective=objective, **kw)
 
 
 @dataclass

@@ -1,0 +1,506 @@
+"""LightGBM adapters: λ objectives and eval metrics in both of LightGBM's call forms.
+
+``lgb.train(params={"objective": obj})`` calls ``obj(preds, train_data)``;
+``LGBMRanker(objective=obj)`` counts the callable's parameters and, for four, calls
+``obj(y_true, y_pred, weight, group)`` (a ``*args`` wrapper would never receive
+``group``, LightGBM issue 7018).  One callable with four parameters serves both.
+
+:func:`train_ranker` is what :class:`boostrank.LambdaRanker` and the Dask helpers
+run: everything boostrank knows about LightGBM lives in this module.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+
+import sys
+
+import numpy as np
+
+from .._validation import group_offsets
+from ..objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+
+__all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
+           "check_lightgbm_model_file",
+           "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
+
+#: LightGBM's own ranking objectives, accepted by name.
+NATIVE_OBJECTIVES = ("lambdarank", "rank_xendcg")
+
+
+def _unpack(a, b, c, d):
+    """(key, scores, loader) from either call form; the loader runs on cache misses."""
+    if hasattr(b, "get_group"):  # lgb.train: (preds, Dataset)
+        def load():
+            sizes = b.get_group()
+            labels = b.get_label()
+            off = None if sizes is None else group_offsets(len(labels), group=sizes)
+            return labels, off, b.get_weight()
+        return b, a, load
+
+    def load():  # LGBMRanker: (y_true, y_pred, weight, group)
+        return a, None if d is None else group_offsets(len(a), group=d), c
+    return a, b, load
+
+
+#: λ kernel threads under LightGBM: all of Numba's (both share one OpenMP runtime; see lightgbm_objective)
+OBJECTIVE_THREADS = -1
+
+
+#: LightGBM's names of its thread count
+_THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
+
+
+def _engine_threads(train_data, default):
+    """The λ kernels' threads: the engine's own count when the user set one (a Dataset carries lgb.train's
+    params), else ``default``.  Under load, all of Numba's threads against one engine thread made each 70 µs
+    call wait for descheduled threads (MQ2008: 2.7x lambdarank's round against 0.93x; MEASUREMENTS "threads")."""
+    params = getattr(train_data, "params", None) or {}
+    for name in _THREAD_ALIASES:
+        value = params.get(name)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return default
+
+
+class LightGBMObjective:
+    """λ objective for LightGBM; build it with :func:`lightgbm_objective`."""
+
+    def __init__(self, objective: LambdaObjective):
+        self.objective = objective
+
+    def __repr__(self):
+        return f"lightgbm_objective({self.objective.metric!r})"
+
+    def __call__(self, preds, train_data, weight=None, group=None):
+        # float32, LightGBM's gradient type: its cast of float64 output costs a round 3.6 ms at 10⁶ rows
+        key, scores, load = _unpack(preds, train_data, weight, group)
+        prep = self.objective.prepared(key, load)
+        work = prep[-1]
+        if "n_jobs" not in work:
+            work["n_jobs"] = _engine_threads(train_data, self.objective.n_jobs)
+        return self.objective.gradients(scores, prep, dtype=np.float32)
+
+
+class LightGBMMetric:
+    """Eval metric for LightGBM (higher is better); build it with :func:`lightgbm_metric`."""
+
+    def __init__(self, metric: EvalMetric):
+        self.metric = metric
+
+    @property
+    def name(self) -> str:
+        """The name LightGBM logs: ``br_`` and the metric (``br_auc``), never one of LightGBM's own."""
+        return self.metric.engine_name
+
+    def __call__(self, preds, eval_data, weight=None, group=None):
+        key, scores, load = _unpack(preds, eval_data, weight, group)
+        return self.metric.engine_name, self.metric.value(key, scores, load), True
+
+
+def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
+    """λ-AUC / λ-MAUC / λ-NDCG objective for ``lgb.train`` and ``LGBMRanker``.
+
+    Parameters
+    ----------
+    metric : {"auc", "mauc", "ndcg"}, default="auc"
+    **kw
+        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``n_jobs`` defaults to −1 (all of Numba's threads): LightGBM and Numba share one
+        OpenMP runtime, so the kernels' threads do not compete with LightGBM's.
+
+    Returns
+    -------
+    LightGBMObjective
+        Use as ``lgb.train({"objective": obj, ...}, ds)`` or ``LGBMRanker(objective=obj)``.
+        Groups come from the Dataset (``group=``); without them the data is one list.
+        It returns float32 arrays (LightGBM's gradient type), reused by its next call;
+        :func:`boostrank.lambda_gradients` gives float64 copies.
+
+    Examples
+    --------
+    >>> import lightgbm as lgb, numpy as np
+    >>> X, y = np.random.default_rng(0).normal(size=(40, 3)), np.tile([1, 0, 0, 0], 10)
+    >>> ds = lgb.Dataset(X, y, group=[4] * 10)
+    >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
+    >>> booster = lgb.train(params, ds, num_boost_round=3)
+    """
+    kw.setdefault("n_jobs", OBJECTIVE_THREADS)
+    return LightGBMObjective(LambdaObjective(metric, **kw))
+
+
+def lightgbm_metric(name: str = "auc") -> LightGBMMetric:
+    """Eval metric for ``lgb.train(feval=...)`` and ``LGBMRanker.fit(eval_metric=...)``.
+
+    Parameters
+    ----------
+    name : str, default="auc"
+        ``"auc"``, ``"auc_pessimistic"``, ``"mauc"``, or a :func:`boostrank.get_metric`
+        name (``"ndcg@10"``, ``"map"``, ``"err@10"``, ...); averaged over the queries.
+
+    Returns
+    -------
+    LightGBMMetric
+        Logs as ``br_<name>`` (``br_auc``), so it never merges with LightGBM's own
+        ``auc`` in ``record_evaluation``; higher is better.
+
+    Notes
+    -----
+    ``LGBMRanker`` evaluates its default ``ndcg`` as well; to make early stopping
+    follow this metric, pass ``metric="None"`` and ``first_metric_only=True`` to
+    ``lgb.early_stopping``.
+    """
+    return LightGBMMetric(EvalMetric(name))
+
+
+@functools.lru_cache(maxsize=1)
+def _known_params() -> frozenset:
+    try:  # LightGBM has no public list; its alias table names every parameter
+        from lightgbm.basic import _ConfigAliases
+
+        table = _ConfigAliases._get_all_param_aliases()
+    except Exception:  # pragma: no cover - a LightGBM without the table: no check
+        return frozenset()
+    return frozenset(table) | frozenset(a for aliases in table.values() for a in aliases)
+
+
+def check_params(params: dict) -> None:
+    """Refuse parameter names LightGBM does not know (it would only log a warning).
+
+    Raises
+    ------
+    ValueError
+        Naming each unknown parameter and the closest LightGBM parameter.
+    """
+    known = _known_params()
+    if not known:
+        return
+    bad = [k for k in params if k not in known]
+    if bad:
+        hints = [f"{k!r}" + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else "")
+                 for k in bad]
+        raise ValueError(f"unknown LightGBM parameter(s): {', '.join(hints)}")
+
+
+#: grades LightGBM's own lambdarank takes without a label_gain (its default gain table: 2^l − 1, l < 31)
+NATIVE_MAX_GRADE = 30
+
+
+def _check_native_labels(objective, y, params) -> None:
+    """LightGBM's lambdarank reads labels as indices of its gain table: say what to do before its C++ error does."""
+    if objective != "lambdarank" or not y.size:
+        return
+    bad = np.flatnonzero((y != np.round(y)) | (y < 0))
+    if bad.size:
+        raise ValueError(f"objective={objective!r} needs non-negative integer grades; got {y[bad[0]]!r}")
+    gains = params.get("label_gain")
+    limit = NATIVE_MAX_GRADE if gains is None else len(gains) - 1
+    if y.max() > limit:
+        raise ValueError(f"labels reach {int(y.max())} but LightGBM's {objective} has gains for grades up to {limit} "
+                         f"(its label_gain); pass label_gain with one gain per grade, or objective='ndcg' "
+                         f"(boostrank's λ-NDCG, gains up to grade 60) or 'mauc'")
+
+
+def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
+    """Train a LightGBM ranker on query groups with a boostrank or native objective.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or pandas DataFrame
+        DataFrames keep their column names and categorical columns (LightGBM's own rules).
+    y : ndarray
+    offsets : ndarray of int64
+        Query offsets (:func:`boostrank._validation.group_offsets`).
+    objective : str or LambdaObjective
+        A boostrank objective, or one of :data:`NATIVE_OBJECTIVES`.
+    params : dict
+        LightGBM parameters (checked by :func:`check_params`).
+    n_estimators : int
+    sample_weight : array-like, default=None
+        One weight per row.
+    evals : sequence of (name, X, y, offsets)
+    metrics : sequence of str
+        boostrank metric names evaluated on ``evals``; the first drives early stopping.
+    early_stopping_rounds : int, default=None
+    progress : callable, default=None
+        Called after every round with a short text of the last evaluation.
+
+    Returns
+    -------
+    booster, evals_result, best_iteration
+        ``best_iteration`` counts rounds from 1 (LightGBM's convention), None without
+        early stopping.
+    """
+    import lightgbm as lgb
+
+    check_params(params)
+    _check_native_labels(objective, y, params)
+    # without the pre-filter a set too small for min_data_in_leaf trains constant trees instead of
+    # failing "num_features() > 0" when LightGBM swaps in the callable objective
+    train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,
+                        params={"feature_pre_filter": False})
+    valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
+             for _, Xe, ye, oe in evals]
+    base = {"verbose": -1, "metric": "None",
+            "objective": LightGBMObjective(objective) if isinstance(objective, LambdaObjective) else objective}
+    fevals = [lightgbm_metric(m) for m in metrics] if valid else None
+    record: dict = {}
+    callbacks = [lgb.record_evaluation(record)]
+    if progress is not None:
+        callbacks.append(lambda env: progress(" ".join(
+            f"{d}:{n}={v:.4f}" for d, n, v, *_ in env.evaluation_result_list[-1:])))
+    stop = bool(early_stopping_rounds) and bool(valid)
+    if stop:
+        callbacks.append(lgb.early_stopping(early_stopping_rounds, first_metric_only=True, verbose=False))
+    booster = lgb.train({**base, **params}, train, num_boost_round=n_estimators, valid_sets=valid,
+                        valid_names=[e[0] for e in evals], feval=fevals, callbacks=callbacks)
+    return booster, record, (booster.best_iteration if stop else None)
+
+
+def with_saved_params(text: str, key: str, value: str) -> str:
+    """A LightGBM text model with ``[key: value]`` in its parameters section (LightGBM keeps a line it
+    does not know there and ignores it: loading and continued training are unchanged)."""
+    if "\nparameters:\n" not in text:
+        return text
+    return text.replace("\nparameters:\n", f"\nparameters:\n[{key}: {value}]\n", 1)
+
+
+def saved_param(path, key: str):
+    """The value of a ``[key: value]`` line of a LightGBM text model's parameters section, or None."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    section = text.partition("\nparameters:\n")[2].partition("\nend of parameters")[0]
+    prefix = f"[{key}: "
+    for line in section.split("\n"):
+        if line.startswith(prefix) and line.endswith("]"):
+            return line[len(prefix):-1]
+    return None
+
+
+def portable_model_string(booster) -> str:
+    """The booster's text model, labelled ``objective=lambdarank`` when it was trained with a callable.
+
+    LightGBM writes no objective for a callable one (``[objective: custom]``), and the
+    converters refuse such files (onnxmltools: "Unsupported LightGbm objective: 'none'").
+    lambdarank's output is the raw score, as ours is, so predictions are unchanged.
+    """
+    text = booster.model_to_string()
+    header, sep, rest = text.partition("\nTree=")
+    if "\nobjective=" in header:
+        return text
+    lines = header.split("\n")
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("max_feature_idx=")), len(lines))
+    lines.insert(at, "objective=lambdarank")
+    return "\n".join(lines) + sep + rest.replace("\n[objective: custom]\n", "\n[objective: lambdarank]\n", 1)
+
+
+def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
+    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as LightGBM parameters."""
+    params = {"learning_rate": learning_rate}
+    if random_state is not None:
+        params["seed"] = random_state
+    if n_jobs is not None:
+        params["num_threads"] = n_jobs
+    return params
+
+
+
+
+# ------------------------------------------------------------------ the engine interface
+# What LambdaRanker, DaskLambdaRanker, the re-ranker, the model files and the exporters ask of an engine;
+# boostrank.xgboost answers the same questions for XGBoost.
+
+NAME = "lightgbm"
+#: sample weights are per row (XGBoost's ranking weights are per query)
+PER_QUERY_WEIGHTS = False
+
+
+def n_rounds(booster) -> int:
+    """Boosting rounds in the model."""
+    return booster.current_iteration()
+
+
+def best_iteration(best):
+    """The engine's best round (``best_iteration``, counted from 1) as ``best_iteration_`` counts it."""
+    return best
+
+
+def importances(booster, n_features: int) -> np.ndarray:
+    """``feature_importances_``: split counts, as ``LGBMRanker``'s default."""
+    return booster.feature_importance(importance_type="split")
+
+
+def predict(booster, X, best_iteration=None) -> np.ndarray:
+    """Raw scores with the first ``best_iteration`` rounds (all when None)."""
+    return booster.predict(X, num_iteration=best_iteration)
+
+
+def round_scores(booster, X):
+    """A function of r giving round r's trees' raw contribution to each row's score."""
+    return lambda r: booster.predict(X, start_iteration=r, num_iteration=1, raw_score=True)
+
+
+def save_model(booster, path, key: str, saved: str, custom_objective: bool) -> None:
+    """The text model (labelled ``objective=lambdarank`` when trained with a callable) with ``saved`` under ``key``."""
+    text = with_saved_params(portable_model_string(booster), key, saved)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def load_model(path, key: str):
+    """(booster, n_features, feature names, best_iteration_, the text saved under ``key`` or None), after the
+    file's checks (the file ends at the best round)."""
+    import lightgbm as lgb
+
+    from .._model_files import check_lightgbm_model_file
+
+    _one_output(check_lightgbm_model_file(path), path)
+    try:
+        booster = lgb.Booster(model_file=str(path))
+    except lgb.basic.LightGBMError as exc:
+        raise ValueError(f"{path}: damaged LightGBM model file ({str(exc).strip()[:200]})") from None
+    return booster, booster.num_feature(), booster.feature_name(), None, saved_param(path, key)
+
+
+def _one_output(outputs: int, path) -> None:
+    if outputs != 1:
+        raise ValueError(f"{path}: a model with {outputs} outputs per row (several classes or targets) is not a "
+                         f"ranking model")
+
+
+def refit_params(booster) -> tuple[str, dict]:
+    """(objective, LambdaRanker keywords) that train a model like ``booster`` again; a callable objective
+    (``custom``) is refitted with boostrank's λ-AUC."""
+    import re
+
+    params = booster.dump_model(num_iteration=0).get("objective", "") or ""
+    text = booster.model_to_string(num_iteration=0)
+    found = dict(re.findall(r"^\[(\w+): ([^\]]*)\]$", text, flags=re.M))
+    objective = params.split()[0] if params else found.get("objective", "custom")
+    kw = dict(n_estimators=max(1, booster.num_trees() // max(1, booster.num_model_per_iteration())),
+              learning_rate=float(found.get("learning_rate", 0.1)))
+    if "num_leaves" in found:
+        kw["num_leaves"] = int(found["num_leaves"])
+    if "min_data_in_leaf" in found:
+        kw["min_child_samples"] = int(found["min_data_in_leaf"])
+    return ("auc" if objective == "custom" else objective), kw
+
+
+def dask_params(estimator, custom: bool, engine_params: dict) -> dict:
+    """The engine parameters of a Dask fit, checked before the cluster sees them."""
+    check_params(engine_params)
+    return engine_params
+
+
+def dask_train(estimator, client, frame, features, columns, group_sizes, objective, engine_params):
+    """Train on a Dask frame with whole queries per partition (``DaskLGBMRanker``); returns the booster.
+
+    ``columns`` names the label, query and weight columns; ``group_sizes(frame, qid_column)`` gives the
+    query sizes LightGBM takes."""
+    import lightgbm as lgb
+
+    label, qid, weight = columns
+    model = lgb.DaskLGBMRanker(
+        client=client, objective=LightGBMObjective(objective) if isinstance(objective, LambdaObjective)
+        else objective, n_estimators=estimator.n_estimators, learning_rate=estimator.learning_rate,
+        random_state=estimator.random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
+    model.fit(frame[features], frame[label], group=group_sizes(frame, qid),
+              sample_weight=frame[weight] if weight in frame.columns else None)
+    return model.booster_
+
+
+def forest(booster, rounds=None):
+    """The model's trees (its first ``rounds`` rounds) as a :class:`~boostrank.trees.Forest`; refuses what a tree
+    export cannot hold (several outputs per round, linear trees, categorical splits)."""
+    from ..trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Forest, Tree
+
+    dump = booster.dump_model(num_iteration=rounds)
+    if dump.get("num_tree_per_iteration", 1) != 1:
+        raise ValueError(f"the model has {dump['num_tree_per_iteration']} trees per round (multi-class or "
+                         f"multi-output); a search engine's tree model scores one output: train one ranker")
+    if booster.params.get("linear_tree") or any(t.get("is_linear") for t in dump["tree_info"]):
+        raise ValueError("the model has linear trees (linear_tree=True): their leaves are linear models, which the "
+                         "engines' tree formats cannot hold; train with linear_tree=False")
+    trees = []
+    for info in dump["tree_info"]:
+        nodes: list = []
+        children: dict = {}  # preorder position -> (left, right) positions
+
+        def walk(node):
+            i = len(nodes)
+            nodes.append(node)
+            if "leaf_value" not in node:
+                if node["decision_type"] != "<=":
+                    raise ValueError(f"tree {info['tree_index']} has a categorical split (feature "
+                                     f"{node['split_feature']}, '{node['decision_type']}'); export needs numerical "
+                                     f"splits only: encode the category as numbers or leave it out")
+                left = walk(node["left_child"])
+                children[i] = (left, walk(node["right_child"]))
+            return i
+
+        walk(info["tree_structure"])
+        kinds = {"None": MISSING_NONE, "Zero": MISSING_ZERO, "NaN": MISSING_NAN}
+        split = ["leaf_value" not in n for n in nodes]
+        trees.append(Tree(
+            feature=np.array([n["split_feature"] if s else -1 for n, s in zip(nodes, split)], dtype=np.int64),
+            threshold=np.array([float(n["threshold"]) if s else np.nan for n, s in zip(nodes, split)]),
+            left=np.array([children[i][0] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
+            right=np.array([children[i][1] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
+            default_left=np.array([bool(n.get("default_left", False)) for n in nodes]),
+            missing=np.array([kinds[n["missing_type"]] if s else 0 for n, s in zip(nodes, split)], dtype=np.int8),
+            value=np.array([0.0 if s else float(n["leaf_value"]) for n, s in zip(nodes, split)]),
+            leaf_id=np.array([-1 if s else int(n.get("leaf_index", 0)) for n, s in zip(nodes, split)],
+                             dtype=np.int64)))
+    return Forest(trees=trees, engine=sys.modules[__name__], base=0.0, n_features=dump["max_feature_idx"] + 1,
+                  feature_names=list(dump["feature_names"]), objective=(str(dump.get("objective") or "custom").split() or ["custom"])[0])
+
+
+def tree_inputs(X: np.ndarray) -> np.ndarray:
+    """Rows as the trees see them: double."""
+    return X
+
+
+def route(tree, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether rows with values ``x`` at split ``nodes`` go left: ``x <= threshold`` after the missing-value rule
+    (``missing_type`` None: NaN is 0; Zero: NaN and |x| <= kZeroThreshold take the default side; NaN: NaN does),
+    |x| <= kZeroThreshold counting as 0 (LightGBM's dense rows leave such values out)."""
+    from ..trees import MISSING_NAN, MISSING_ZERO, ZERO_THRESHOLD
+
+    nan = np.isnan(x)
+    kind = tree.missing[nodes]
+    x = np.where((nan & (kind != MISSING_NAN)) | (np.abs(x) <= ZERO_THRESHOLD), 0.0, x)
+    default = (nan & (kind == MISSING_NAN)) | ((kind == MISSING_ZERO) & (x == 0.0))
+    return np.where(default, tree.default_left[nodes], x <= tree.threshold[nodes])
+
+
+def left_set(tree, node: int) -> tuple[float, bool, bool]:
+    """(bound, inclusive, nan_left): a number goes left exactly when x <= bound (``inclusive``) or x < bound, and
+    NaN when nan_left.  Raises for a zero-as-missing split that sends zeros against its threshold (no bound
+    describes it)."""
+    from ..trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
+
+    t = float(tree.threshold[node])
+    if 0.0 <= t < ZERO_THRESHOLD:  # |x| <= kZeroThreshold reads as 0, which goes left
+        bound, inclusive = ZERO_THRESHOLD, True
+    elif -ZERO_THRESHOLD <= t < 0.0:  # ... which goes right
+        bound, inclusive = -ZERO_THRESHOLD, False
+    else:
+        bound, inclusive = t, True
+    kind = int(tree.missing[node])
+    if kind == MISSING_NAN:
+        return bound, inclusive, bool(tree.default_left[node])
+    zero_left = 0.0 <= t
+    if kind == MISSING_NONE:
+        return bound, inclusive, zero_left
+    if bool(tree.default_left[node]) != zero_left:
+        raise ValueError(f"a split on feature {int(tree.feature[node])} treats zero as missing (zero_as_missing) "
+                         f"and sends zeros to another side than its threshold {t!r} does: the engines' formats "
+                         f"cannot express it; train with zero_as_missing=False")
+    return bound, inclusive, zero_left
+
+
+def booster_rounds(booster):
+    """The rounds a Booster predicts with by default: its best iteration after early stopping, else all."""
+    return booster.best_iteration if booster.best_iteration > 0 else None

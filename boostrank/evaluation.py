@@ -495,42 +495,53 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     if baseline is not None and baseline not in named:
         raise ValueError(f"baseline {baseline!r} is not one of the runs {list(named)}")
     values = {name: _per_query(truth, run, metrics, convention) for name, run in named.items()}
-    from scipy import stats
-
-    summary, pairs, paired = {}, {}, {}
     names = list(named)
     order = ([(baseline, r) for r in names if r != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
+    summary, pairs, paired = {}, {}, {}
     for m in metrics:
-        tables = {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()}
-        common = [q for q in values[names[0]][1]
-                  if all(q in t and not math.isnan(t[q]) for t in tables.values())]
-        # a query no run has a value on (AUC of a one-class list) is no mismatch: evaluate leaves it out too
-        valued = set().union(*({q for q, v in t.items() if not math.isnan(v)} for t in tables.values()))
-        dropped = len(valued) - len(common)
-        if dropped:
-            warnings.warn(f"{m}: {dropped} queries lack a value in some run but not in all (not retrieved, or the "
-                          f"metric undefined there) and are left out of the comparison; {len(common)} remain",
-                          QueryMismatchWarning, stacklevel=2)
-        vec = {r: np.array([tables[r][q] for q in common], dtype=np.float64) for r in names}
-        paired[m] = {"queries": common, **vec}
-        n = len(common)
-        half = stats.t.ppf(0.975, n - 1) if n > 1 else float("nan")
-        summary[m] = {}
-        for r in names:
-            mean = float(vec[r].mean()) if n else float("nan")
-            se = float(vec[r].std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-            summary[m][r] = {"mean": mean, "ci_low": mean - half * se, "ci_high": mean + half * se, "n": n}
-        rows = []
-        for a, b in order:
-            d = vec[b] - vec[a]
-            p, mc = _paired_p(vec[a], vec[b], test, int(n_resamples), random_state)
-            rows.append({"baseline": a, "run": b, "diff": float(d.mean()) if n else float("nan"), "p": p,
-                         "mc_error": mc, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()),
-                         "losses": int((d < 0).sum())})
+        paired[m] = _paired_values(m, {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()},
+                                   values[names[0]][1])
+        summary[m] = _summary(paired[m], names)
+        rows = [_pair_row(paired[m][a], paired[m][b], a, b, test, int(n_resamples), random_state) for a, b in order]
         for row, adj in zip(rows, _adjust([r["p"] for r in rows], correction)):
             row["p_adjusted"] = adj
             row["significant"] = bool(adj < alpha)
         pairs[m] = rows
     return Comparison(runs=names, metrics=metrics, test=test, correction=correction, alpha=float(alpha),
                       summary=summary, pairs=pairs, per_query=paired)
+
+
+def _paired_values(metric: str, tables: dict, query_order: list) -> dict:
+    """``{"queries": [...], run: values}`` on the queries where every run has a value."""
+    common = [q for q in query_order if all(q in t and not math.isnan(t[q]) for t in tables.values())]
+    # a query no run has a value on (AUC of a one-class list) is no mismatch: evaluate leaves it out too
+    valued = set().union(*({q for q, v in t.items() if not math.isnan(v)} for t in tables.values()))
+    dropped = len(valued) - len(common)
+    if dropped:
+        warnings.warn(f"{metric}: {dropped} queries lack a value in some run but not in all (not retrieved, or the "
+                      f"metric undefined there) and are left out of the comparison; {len(common)} remain",
+                      QueryMismatchWarning, stacklevel=3)
+    return {"queries": common, **{r: np.array([t[q] for q in common], dtype=np.float64) for r, t in tables.items()}}
+
+
+def _summary(paired: dict, names) -> dict:
+    """Each run's mean and Student-t 95 % interval over the paired queries."""
+    from scipy import stats
+
+    n = len(paired["queries"])
+    half = stats.t.ppf(0.975, n - 1) if n > 1 else float("nan")
+    out = {}
+    for r in names:
+        mean = float(paired[r].mean()) if n else float("nan")
+        se = float(paired[r].std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+        out[r] = {"mean": mean, "ci_low": mean - half * se, "ci_high": mean + half * se, "n": n}
+    return out
+
+
+def _pair_row(a, b, name_a, name_b, test, n_resamples, random_state) -> dict:
+    """One comparison: mean difference, p-value and its Monte Carlo error, wins/ties/losses of b over a."""
+    d = b - a
+    p, mc = _paired_p(a, b, test, n_resamples, random_state)
+    return {"baseline": name_a, "run": name_b, "diff": float(d.mean()) if d.size else float("nan"), "p": p,
+            "mc_error": mc, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}

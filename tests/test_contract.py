@@ -344,3 +344,41 @@ def test_every_fit_is_a_readable_pipeline():
     for name, fn in fits:
         lines = fn.end_lineno - fn.lineno + 1
         assert lines <= 80 and _complexity(fn) <= 25, f"{name}: {lines} lines, complexity {_complexity(fn)}"
+
+
+#: functions over the complexity limit when the guard was widened to every function (#44), each a ceiling that may
+#: only come down; #44 splits them
+COMPLEX_TODAY = {
+    "_model_files.py:_lightgbm_tree": 38,
+    "_model_files.py:_check_lightgbm": 30,
+    "_model_files.py:_xgboost_tree": 35,
+    "_model_files.py:read_ubjson": 28,
+    "_model_files.py:_check_xgboost": 43,
+    "dask.py:_query_frame": 28,
+    "data.py:load_letor": 45,
+    "data.py:save_letor": 37,
+    "mip/search.py:search": 26,
+    "mip/solvers.py:solve_cbc": 30,
+    "mip/solvers.py:solve_highs": 27,
+    "mip/solvers.py:solve_pulp": 32,
+    "objectives.py:LambdaObjective.__init__": 50,
+    "objectives.py:LambdaObjective._prepare": 33,
+}
+
+
+def test_no_function_outside_the_kernels_grows_past_the_complexity_limit():
+    """Every module-level function and method of boostrank/ (but the Numba kernels) stays at complexity 25 or
+    below; the ones above it today may not grow."""
+    found = {}
+    for path in PKG.rglob("*.py"):
+        if "_kernels" in path.parts:
+            continue
+        tree = ast.parse(path.read_text())
+        rel = path.relative_to(PKG).as_posix()
+        functions = [(f"{rel}:{f.name}", f) for f in tree.body if isinstance(f, ast.FunctionDef)]
+        functions += [(f"{rel}:{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
+                      for f in c.body if isinstance(f, ast.FunctionDef)]
+        found.update({name: _complexity(fn) for name, fn in functions})
+    over = {name: c for name, c in found.items() if c > COMPLEX_TODAY.get(name, 25)}
+    assert not over, f"over the complexity limit (25, or today's ceiling): {over}"
+    assert set(COMPLEX_TODAY) <= set(found), set(COMPLEX_TODAY) - set(found)  # a renamed one leaves the list

@@ -310,3 +310,15 @@ def test_a_top_k_reranker_over_a_boosted_base_exports_as_two_stages():
     unbased.base_estimator_ = None
     with pytest.raises(ValueError, match="base scores passed in"):
         export_model(unbased, "vespa")
+
+
+def test_a_saved_and_reloaded_lightgbm_model_exports_the_same_documents(tmp_path):
+    X, y, qid = nan_data(3, n=500)
+    model = br.LambdaRanker(objective="auc", n_estimators=10).fit(X, y, qid=qid)
+    model.save_model(tmp_path / "m.txt")
+    again = br.load_model(str(tmp_path / "m.txt"))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    for fmt in TREE_FORMATS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExportWarning)
+            assert export_model(again, fmt).files == export_model(model, fmt).files

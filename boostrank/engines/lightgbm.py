@@ -414,7 +414,7 @@ def dask_train(estimator, client, frame, features, columns, group_sizes, objecti
 def forest(booster, rounds=None):
     """The model's trees (its first ``rounds`` rounds) as a :class:`~boostrank.trees.Forest`; refuses what a tree
     export cannot hold (several outputs per round, linear trees, categorical splits)."""
-    from ..trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Forest, Tree
+    from ..trees import Forest
 
     dump = booster.dump_model(num_iteration=rounds)
     if dump.get("num_tree_per_iteration", 1) != 1:
@@ -423,38 +423,43 @@ def forest(booster, rounds=None):
     if booster.params.get("linear_tree") or any(t.get("is_linear") for t in dump["tree_info"]):
         raise ValueError("the model has linear trees (linear_tree=True): their leaves are linear models, which the "
                          "engines' tree formats cannot hold; train with linear_tree=False")
-    trees = []
-    for info in dump["tree_info"]:
-        nodes: list = []
-        children: dict = {}  # preorder position -> (left, right) positions
+    objective = (str(dump.get("objective") or "custom").split() or ["custom"])[0]
+    return Forest(trees=[_tree(info) for info in dump["tree_info"]], engine=sys.modules[__name__], base=0.0,
+                  n_features=dump["max_feature_idx"] + 1, feature_names=list(dump["feature_names"]),
+                  objective=objective)
 
-        def walk(node):
-            i = len(nodes)
-            nodes.append(node)
-            if "leaf_value" not in node:
-                if node["decision_type"] != "<=":
-                    raise ValueError(f"tree {info['tree_index']} has a categorical split (feature "
-                                     f"{node['split_feature']}, '{node['decision_type']}'); export needs numerical "
-                                     f"splits only: encode the category as numbers or leave it out")
-                left = walk(node["left_child"])
-                children[i] = (left, walk(node["right_child"]))
-            return i
 
-        walk(info["tree_structure"])
-        kinds = {"None": MISSING_NONE, "Zero": MISSING_ZERO, "NaN": MISSING_NAN}
-        split = ["leaf_value" not in n for n in nodes]
-        trees.append(Tree(
-            feature=np.array([n["split_feature"] if s else -1 for n, s in zip(nodes, split)], dtype=np.int64),
-            threshold=np.array([float(n["threshold"]) if s else np.nan for n, s in zip(nodes, split)]),
-            left=np.array([children[i][0] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
-            right=np.array([children[i][1] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
-            default_left=np.array([bool(n.get("default_left", False)) for n in nodes]),
-            missing=np.array([kinds[n["missing_type"]] if s else 0 for n, s in zip(nodes, split)], dtype=np.int8),
-            value=np.array([0.0 if s else float(n["leaf_value"]) for n, s in zip(nodes, split)]),
-            leaf_id=np.array([-1 if s else int(n.get("leaf_index", 0)) for n, s in zip(nodes, split)],
-                             dtype=np.int64)))
-    return Forest(trees=trees, engine=sys.modules[__name__], base=0.0, n_features=dump["max_feature_idx"] + 1,
-                  feature_names=list(dump["feature_names"]), objective=(str(dump.get("objective") or "custom").split() or ["custom"])[0])
+def _tree(info):
+    """One tree of ``dump_model()`` as arrays, nodes numbered in preorder."""
+    from ..trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Tree
+
+    nodes: list = []
+    children: dict = {}  # preorder position -> (left, right) positions
+
+    def walk(node):
+        i = len(nodes)
+        nodes.append(node)
+        if "leaf_value" not in node:
+            if node["decision_type"] != "<=":
+                raise ValueError(f"tree {info['tree_index']} has a categorical split (feature "
+                                 f"{node['split_feature']}, '{node['decision_type']}'); export needs numerical "
+                                 f"splits only: encode the category as numbers or leave it out")
+            left = walk(node["left_child"])
+            children[i] = (left, walk(node["right_child"]))
+        return i
+
+    walk(info["tree_structure"])
+    kinds = {"None": MISSING_NONE, "Zero": MISSING_ZERO, "NaN": MISSING_NAN}
+    split = ["leaf_value" not in n for n in nodes]
+    return Tree(
+        feature=np.array([n["split_feature"] if s else -1 for n, s in zip(nodes, split)], dtype=np.int64),
+        threshold=np.array([float(n["threshold"]) if s else np.nan for n, s in zip(nodes, split)]),
+        left=np.array([children[i][0] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
+        right=np.array([children[i][1] if s else -1 for i, s in enumerate(split)], dtype=np.int64),
+        default_left=np.array([bool(n.get("default_left", False)) for n in nodes]),
+        missing=np.array([kinds[n["missing_type"]] if s else 0 for n, s in zip(nodes, split)], dtype=np.int8),
+        value=np.array([0.0 if s else float(n["leaf_value"]) for n, s in zip(nodes, split)]),
+        leaf_id=np.array([-1 if s else int(n.get("leaf_index", 0)) for n, s in zip(nodes, split)], dtype=np.int64))
 
 
 def tree_inputs(X: np.ndarray) -> np.ndarray:

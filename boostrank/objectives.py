@@ -258,20 +258,17 @@ class LambdaObjective:
         ``"exact"``; ``"fast"`` is an error).
     eps : float, default=1e-4
         Accuracy of the series: every λ is within ``fast_error_bound(eps)``, about
-        ε times the λ's own scale.  1e-4 takes 11 harmonics instead of 15 at 1e-6;
-        on 10⁶-row lists a LightGBM round took 15 % less with the same test AUC to
-        four decimals (``benchmarks/long_lists.py``).
+        ε times the λ's own scale.  Fewer harmonics than 1e-6 at the same test AUC
+        (MEASUREMENTS.md, "moved from docstrings").
     auto_min_rows : int, default=128
-        ``method="auto"`` sums pairs exactly in shorter lists; 128 is about where
-        the series became faster when measured on 2 cores (100 rows: 23 µs exact vs
-        24 µs fast; 1 600 rows: 4.5 ms vs 0.25 ms).
+        ``method="auto"`` sums pairs exactly in shorter lists: about where the series
+        becomes the faster of the two (MEASUREMENTS.md).
     n_jobs : int, default=None
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
         ``PARALLEL_MIN_ROWS`` (200 000) rows, all above — a parallel region's idle
-        threads spin against an engine that runs its own OpenMP runtime, which doubled
-        XGBoost's round time on MQ2008: the XGBoost adapter passes 1.  LightGBM shares
-        Numba's runtime and its adapter passes −1 (MQ2008, 300 rounds: 0.83× instead of
-        0.93× of lambdarank's time with LightGBM on one thread, 0.92× instead of 0.96× on two).
+        threads spin against an engine that runs its own OpenMP runtime: the XGBoost
+        adapter passes 1; LightGBM shares Numba's runtime and its adapter passes −1
+        (MEASUREMENTS.md, "threads").
     n_threads : deprecated
         0.1's name of ``n_jobs`` (FutureWarning; removed in 0.3).
 
@@ -461,9 +458,8 @@ class LambdaObjective:
 
         ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
         LightGBM and XGBoost keep gradients in float32, and LightGBM's own cast of float64
-        arrays allocates two fresh arrays every round (3.6 ms per round at 10⁶ rows, against
-        0.4 ms to copy into buffers kept here).  The returned arrays are reused by the
-        next call.
+        arrays allocates two fresh arrays every round (copying into buffers kept here is
+        cheaper).  The returned arrays are reused by the next call.
         """
         y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,

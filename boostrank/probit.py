@@ -142,8 +142,7 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     work : dict, default=None
         Holds the series' work arrays and each list's class weights between calls, so
         it belongs to one ``labels``/``group_offsets`` pair: an objective keeps one per
-        data set (at 10⁶ rows fresh arrays cost about 25 ms per call in page faults and
-        the class counts 2 ms).
+        data set (fresh arrays every call cost page faults on long lists).
 
     The series kernel runs on Numba's thread count of the calling thread; see
     :func:`boostrank.objectives.numba_threads`.

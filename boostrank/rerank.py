@@ -13,8 +13,8 @@ every training list.  Its defaults carry what real search data taught:
   held-out queries (``gate`` folds over queries), otherwise the base order is kept
   and ``result_.reason`` says why.  The same folds choose K and the L0 penalty when
   several are given, and between the exact fit, logistic regression on the same
-  rows (its start) and their blend: on MQ2008's BM25 top 20 the exact fit scored
-  higher on training DCG@10 than logistic regression, and either could win on test.
+  rows (its start) and their blend: the exact fit scores higher on the training
+  statistic, and either can win on held-out lists.
 """
 
 from __future__ import annotations
@@ -374,8 +374,7 @@ class TopKReranker(BaseEstimator):
         The second stage is kept when its per-list held-out gains over the base order
         pass a one-sided paired t-test at this level, Bonferroni-corrected for the
         number of candidates compared (choosing the best of several makes a bare
-        positive sum optimistic: on MQ2008's LightGBM top 10 a held-out gain with
-        uncorrected p = 0.025 came with a test loss of 0.007 NDCG@10).
+        positive sum optimistic).
     margin, solver, n_jobs, mip_gap, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0

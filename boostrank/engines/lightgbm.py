@@ -54,8 +54,8 @@ _THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
 def _engine_threads(train_data, default):
     """The λ kernels' threads: the engine's own count when the user set one (a Dataset carries lgb.train's
-    params), else ``default``.  Under load, all of Numba's threads against one engine thread made each 70 µs
-    call wait for descheduled threads (MQ2008: 2.7x lambdarank's round against 0.93x; MEASUREMENTS "threads")."""
+    params), else ``default``: under load, all of Numba's threads against one engine thread make each short call
+    wait for descheduled threads (MEASUREMENTS.md, "threads")."""
     params = getattr(train_data, "params", None) or {}
     for name in _THREAD_ALIASES:
         value = params.get(name)

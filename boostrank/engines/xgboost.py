@@ -138,8 +138,7 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
         ``n_jobs`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
-        system one, and each runtime's idle threads spin against the other's work (a
-        10^6-row fast λ-AUC round took 247 ms with Numba's two threads, 227 ms with one).
+        system one, and each runtime's idle threads spin against the other's work.
 
     Notes
     -----

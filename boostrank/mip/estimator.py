@@ -295,9 +295,8 @@ class MIPRanker(BaseEstimator):
         Solve the LP relaxation instead (its objective bounds the MIP's).
     solver : {"highs", "cbc"} or a PuLP solver object, default="highs"
         HiGHS runs in-process and keeps its time limit; CBC (a subprocess, from
-        ``boostrank[cbc]``) overran a 1 s limit by 3.6 s on a 33 000-binary model (its
-        root LP does not check the clock) and neither proved the ``benchmarks/mip.py``
-        models consistently faster.  Any PuLP solver object (``pulp.GUROBI_CMD()``,
+        ``boostrank[cbc]``) can overrun it (its root LP does not check the clock), and
+        neither proved the ``benchmarks/mip.py`` models consistently faster.  Any PuLP solver object (``pulp.GUROBI_CMD()``,
         ``pulp.CPLEX_CMD()``, ``pulp.SCIP_CMD()``, ...) solves the same model through PuLP,
         under the fit's time limit.
     time_limit : float or None, default=60.0

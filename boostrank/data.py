@@ -292,13 +292,7 @@ def load_letor(
     """
     path = os.fspath(path)
     raw = read_bytes(path)
-    # lines end at "\n" only, as in scikit-learn's reader (str.splitlines also breaks at \x0c, \x85,
-    # U+2028 ..., which would shift line numbers and cut docids); undecodable bytes survive a
-    # save_letor round trip as surrogates
-    text_lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
-    if text_lines and text_lines[-1] == "":
-        text_lines.pop()
-    text_lines = [line[:-1] if line.endswith("\r") else line for line in text_lines]
+    text_lines = _text_lines(raw)
     line_no, comments, has_qid = _scan(path, text_lines)
     if isinstance(zero_based, str):
         if zero_based != "auto":
@@ -313,9 +307,50 @@ def load_letor(
     n_rows = line_no.shape[0]
     if n_rows == 0:
         raise LetorFormatError(path, None, "file has no data rows")
+    X, y, qid = _svmlight_rows(path, raw, text_lines, line_no, zero_based, n_features, max_features)
+    _check_letor_values(path, X, y, line_no, allow_nonfinite)
+    if not has_qid.any():
+        qid = _side_file_qids(path, query_file, n_rows)
+    docid_list = []
+    for c in comments:
+        m = _DOCID.search(c) if c else None
+        docid_list.append(m.group(1) if m else None)
+    comments_arr = np.asarray(comments, dtype=object) if any(c is not None for c in comments) else None
+    docid = np.asarray(docid_list, dtype=object) if any(d is not None for d in docid_list) else None
+    qid = np.asarray(qid, dtype=np.int64)
+    perm = _query_order(path, qid, line_no, regroup)
+    if perm is not None:
+        X, y, qid, line_no = X[perm], y[perm], qid[perm], line_no[perm]
+        comments_arr = None if comments_arr is None else comments_arr[perm]
+        docid = None if docid is None else docid[perm]
+    if sparse == "auto":
+        density = X.nnz / max(1, X.shape[0] * X.shape[1])
+        sparse = X.shape[1] > 1000 and density < 0.1
+    if not sparse:
+        X = X.toarray()
+    data = LetorData(
+        X=X, y=y.astype(np.int64), qid=qid, docid=docid, comments=comments_arr,
+        line=line_no, path=path,
+    )
+    return data.to_frame() if as_frame else data
+
+
+def _text_lines(raw: bytes) -> list:
+    """The file's lines as scikit-learn's reader splits them."""
+    # lines end at "\n" only, as in scikit-learn's reader (str.splitlines also breaks at \x0c, \x85,
+    # U+2028 ..., which would shift line numbers and cut docids); undecodable bytes survive a
+    # save_letor round trip as surrogates
+    text_lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
+    if text_lines and text_lines[-1] == "":
+        text_lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in text_lines]
+
+
+def _svmlight_rows(path, raw, text_lines, line_no, zero_based, n_features, max_features):
+    """(X as CSR, y, qid) by scikit-learn's reader, with its errors and an over-wide file named by line."""
     try:
         kwargs = {"n_features": n_features} if n_features is not None else {}
-        from sklearn.datasets import load_svmlight_file  # 1.3 s to import: only when reading
+        from sklearn.datasets import load_svmlight_file  # slow to import: only when reading
 
         X, y, qid = load_svmlight_file(
             io.BytesIO(raw), query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
@@ -330,9 +365,13 @@ def load_letor(
         raise LetorFormatError(path, int(line_no[row]) if X.nnz else None,
                                f"feature index {X.shape[1] - (1 if zero_based else 0)} exceeds max_features="
                                f"{int(max_features)} (pass a larger max_features if the data is that wide)")
-    if X.shape[0] != n_rows:  # pragma: no cover - guards against reader drift
-        raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {n_rows}")
+    if X.shape[0] != line_no.shape[0]:  # pragma: no cover - guards against reader drift
+        raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {line_no.shape[0]}")
+    return X.tocsr(), y, qid
 
+
+def _check_letor_values(path, X, y, line_no, allow_nonfinite) -> None:
+    """Labels finite integers within ``MAX_LABEL``; features finite unless allowed; the first bad line named."""
     bad = ~np.isfinite(y) | (np.abs(y) > MAX_LABEL)
     if bad.any():  # inf, 1e30 or 1e400 would wrap to int64's minimum
         i = int(np.flatnonzero(bad)[0])
@@ -342,65 +381,40 @@ def load_letor(
     if nonint.any():
         i = int(np.flatnonzero(nonint)[0])
         raise LetorFormatError(path, int(line_no[i]), f"label {float(y[i])!r} is not an integer")
-    X = X.tocsr()
     if not allow_nonfinite and X.nnz and not np.isfinite(X.data).all():
         row = int(np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], "right") - 1)
         raise LetorFormatError(
             path, int(line_no[row]), "NaN or inf feature value (pass allow_nonfinite=True to keep it)"
         )
 
-    if not has_qid.any():
-        qfile = query_file if query_file is not None else path + ".query"
-        if query_file is None and not os.path.exists(qfile):
-            qid = np.zeros(n_rows, dtype=np.int64)
-        else:
-            sizes = _read_sizes(qfile)
-            if sizes.sum() != n_rows:
-                raise LetorFormatError(
-                    qfile, None, f"group sizes add up to {int(sizes.sum())} but {path} has {n_rows} rows"
-                )
-            qid = np.repeat(np.arange(sizes.shape[0]), sizes)
 
-    docid_list = []
-    for c in comments:
-        m = _DOCID.search(c) if c else None
-        docid_list.append(m.group(1) if m else None)
-    has_comments = any(c is not None for c in comments)
-    comments_arr = np.asarray(comments, dtype=object) if has_comments else None
-    docid = np.asarray(docid_list, dtype=object) if any(d is not None for d in docid_list) else None
+def _side_file_qids(path, query_file, n_rows) -> np.ndarray:
+    """Query ids of a file without qid: from its LightGBM-style ``.query`` sizes, else one query."""
+    qfile = query_file if query_file is not None else path + ".query"
+    if query_file is None and not os.path.exists(qfile):
+        return np.zeros(n_rows, dtype=np.int64)
+    sizes = _read_sizes(qfile)
+    if sizes.sum() != n_rows:
+        raise LetorFormatError(qfile, None, f"group sizes add up to {int(sizes.sum())} but {path} has {n_rows} rows")
+    return np.repeat(np.arange(sizes.shape[0]), sizes)
 
-    qid = np.asarray(qid, dtype=np.int64)
+
+def _query_order(path, qid, line_no, regroup):
+    """None when every query's rows are contiguous; else (``regroup``) the permutation that moves them together,
+    queries in order of first appearance, or an error naming the line where a query starts again."""
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
     broken = repeated_query(qid, starts)
-    if broken is not None:
-        if not regroup:
-            dup, _, second = broken
-            raise LetorFormatError(
-                path, int(line_no[second]),
-                f"qid {int(dup)} appears again after other queries; rows of a query must be "
-                "contiguous (pass regroup=True to move them together)",
-            )
-        _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
-        perm = np.argsort(first[inverse], kind="stable")
-        X = X[perm]
-        y = y[perm]
-        qid = qid[perm]
-        line_no = line_no[perm]
-        if comments_arr is not None:
-            comments_arr = comments_arr[perm]
-        if docid is not None:
-            docid = docid[perm]
-
-    if sparse == "auto":
-        density = X.nnz / max(1, X.shape[0] * X.shape[1])
-        sparse = X.shape[1] > 1000 and density < 0.1
-    if not sparse:
-        X = X.toarray()
-    data = LetorData(
-        X=X, y=y.astype(np.int64), qid=qid, docid=docid, comments=comments_arr,
-        line=line_no, path=path,
-    )
-    return data.to_frame() if as_frame else data
+    if broken is None:
+        return None
+    if not regroup:
+        dup, _, second = broken
+        raise LetorFormatError(
+            path, int(line_no[second]),
+            f"qid {int(dup)} appears again after other queries; rows of a query must be "
+            "contiguous (pass regroup=True to move them together)",
+        )
+    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    return np.argsort(first[inverse], kind="stable")
 
 
 def _fmt(v: float) -> str:
@@ -439,15 +453,7 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         X, y, qid = data.X, data.y, data.qid
         docid = data.docid if docid is None else docid
         comments = data.comments if comments is None else comments
-    if y is None:
-        raise ValueError("save_letor needs labels y")
-    y = np.asarray(y, dtype=np.float64)
-    if y.size and not np.isfinite(y).all():
-        raise ValueError("LETOR labels must be finite")
-    if y.size and np.any(y != np.round(y)):
-        raise ValueError("LETOR labels must be integers")
-    if y.size and np.abs(y).max() > MAX_LABEL:
-        raise ValueError(f"LETOR labels must stay within {MAX_LABEL} in absolute value")
+    y = _letor_labels(y)
     n = y.shape[0]
     sparse_in = sp.issparse(X)
     X = sp.csr_matrix(X) if sparse_in else np.asarray(X, dtype=np.float64)
@@ -458,29 +464,56 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
     if write_zeros is None:
         write_zeros = not sparse_in
     if qid is not None:
-        qid = np.asarray(qid)
-        if qid.shape[0] != n:
-            raise ValueError("qid must have one entry per row")
-        if qid.size and (not np.issubdtype(qid.dtype, np.number) or not np.isfinite(qid.astype(float)).all()
-                         or np.any(qid != np.round(qid.astype(float)))):
-            raise ValueError("qid must hold integers (LETOR's qid:<int>)")
-        if qid.size and (qid.max() >= 2**63 or qid.min() < -(2**63)):  # float or uint64 qids can exceed int64
-            raise ValueError("qid must fit a 64-bit integer: load_letor could not read the file back")
-        group_offsets(n, qid=qid)  # a file load_letor would refuse is not written
+        qid = _letor_qids(qid, n)
+    notes = _row_notes(n, docid, comments)
+    write_atomic(path, lambda tmp: _write_rows(tmp, X, y, qid, notes, sparse_in, write_zeros))
+
+
+def _letor_labels(y) -> np.ndarray:
+    """Labels a LETOR file can hold: finite integers within ``MAX_LABEL``."""
+    if y is None:
+        raise ValueError("save_letor needs labels y")
+    y = np.asarray(y, dtype=np.float64)
+    if y.size and not np.isfinite(y).all():
+        raise ValueError("LETOR labels must be finite")
+    if y.size and np.any(y != np.round(y)):
+        raise ValueError("LETOR labels must be integers")
+    if y.size and np.abs(y).max() > MAX_LABEL:
+        raise ValueError(f"LETOR labels must stay within {MAX_LABEL} in absolute value")
+    return y
+
+
+def _letor_qids(qid, n: int) -> np.ndarray:
+    """Query ids a LETOR file can hold and :func:`load_letor` reads back: 64-bit integers, queries contiguous."""
+    qid = np.asarray(qid)
+    if qid.shape[0] != n:
+        raise ValueError("qid must have one entry per row")
+    if qid.size and (not np.issubdtype(qid.dtype, np.number) or not np.isfinite(qid.astype(float)).all()
+                     or np.any(qid != np.round(qid.astype(float)))):
+        raise ValueError("qid must hold integers (LETOR's qid:<int>)")
+    if qid.size and (qid.max() >= 2**63 or qid.min() < -(2**63)):  # float or uint64 qids can exceed int64
+        raise ValueError("qid must fit a 64-bit integer: load_letor could not read the file back")
+    group_offsets(n, qid=qid)  # a file load_letor would refuse is not written
+    return qid
+
+
+def _row_notes(n: int, docid, comments) -> list:
+    """Each row's comment text (raw ``comments``, else ``docid = <id>``), or None; refuses text that would not
+    read back as written."""
     notes = [None] * n
     for i in range(n):
-        if comments is not None and comments[i] is not None:
+        raw = comments is not None and comments[i] is not None
+        if raw:
             notes[i] = str(comments[i])
         elif docid is not None and docid[i] is not None:
             notes[i] = f"docid = {docid[i]}"
         if notes[i] is not None and _LINE_BREAK.search(notes[i]):
             raise ValueError(f"row {i}: a comment or docid holds a line break ({notes[i]!r}); it would end the "
                              f"row and start another")
-        if notes[i] is not None and (comments is None or comments[i] is None) and \
-                (not str(docid[i]) or any(c.isspace() for c in str(docid[i]))):
+        if notes[i] is not None and not raw and (not str(docid[i]) or any(c.isspace() for c in str(docid[i]))):
             raise ValueError(f"row {i}: docid {str(docid[i])!r} is empty or holds whitespace; it would read "
                              f"back as another docid (pass comments= to write raw text)")
-    write_atomic(path, lambda tmp: _write_rows(tmp, X, y, qid, notes, sparse_in, write_zeros))
+    return notes
 
 
 def _write_rows(path, X, y, qid, notes, sparse_in, write_zeros) -> None:

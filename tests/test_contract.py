@@ -355,8 +355,6 @@ COMPLEX_TODAY = {
     "_model_files.py:read_ubjson": 28,
     "_model_files.py:_check_xgboost": 43,
     "dask.py:_query_frame": 28,
-    "data.py:load_letor": 45,
-    "data.py:save_letor": 37,
     "mip/search.py:search": 26,
     "mip/solvers.py:solve_cbc": 30,
     "mip/solvers.py:solve_highs": 27,

@@ -287,21 +287,7 @@ class LambdaObjective:
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, n_threads=DEPRECATED):
-        if link not in ("auto", "logistic", "probit"):
-            raise ValueError(f"link must be 'auto', 'logistic' or 'probit', got {link!r}")
-        if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0):
-            link = "probit" if method == "fast" else "logistic"  # what the settings need
-        if method not in ("exact", "fast", "auto"):
-            raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
-        if method == "fast" and link != "probit":
-            raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
-        if link == "probit" and metric not in ("auc", "mauc"):
-            raise ValueError("the probit link is for metric='auc' or 'mauc'")
-        if link == "probit" and norm:
-            raise ValueError("norm=True needs link='logistic': the probit link's erfc series has no per-pair "
-                             "division by the score gap")
-        if metric not in _PREPARE:
-            raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
+        link = _resolve_link(metric, link, method, norm, grade_weight)
         if not (isinstance(n_threads, str) and n_threads == DEPRECATED):
             if n_jobs is not None:
                 raise ValueError("n_threads is the old name of n_jobs; set only n_jobs")
@@ -310,24 +296,8 @@ class LambdaObjective:
             n_jobs = n_threads
         if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
             raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
-        if (isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.number))
-                or not (sigma > 0 and np.isfinite(sigma))):
-            raise ValueError(f"sigma must be positive and finite (a number), got {sigma!r}")
-        if (isinstance(truncation_level, bool) or not isinstance(truncation_level, (int, np.integer, float))
-                or not float(truncation_level) >= 1 or not float(truncation_level).is_integer()):
-            raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
-        if (isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number))
-                or not np.isfinite(threshold)):  # NaN made every label irrelevant: a constant model
-            raise ValueError(f"threshold must be finite, got {threshold!r}")
-        if grade_weight is not None:
-            if (isinstance(grade_weight, bool) or not isinstance(grade_weight, (int, float, np.number))
-                    or not (np.isfinite(grade_weight) and grade_weight >= 0)):
-                raise ValueError(f"grade_weight must be a finite number >= 0, got {grade_weight!r}")
-            if grade_weight > 0 and metric != "auc":
-                raise ValueError(f"grade_weight is a parameter of metric='auc' (MAUC and NDCG weigh grades "
-                                 f"themselves), not of {metric!r}")
-            if grade_weight > 0 and link == "probit":
-                raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")
+        _check_numbers(sigma, truncation_level, threshold)
+        _check_grade_weight(grade_weight, metric, link)
         self.metric = metric
         self.grade_weight = (GRADE_WEIGHT if link != "probit" and metric == "auc" else 0.0) \
             if grade_weight is None else float(grade_weight)
@@ -635,3 +605,51 @@ class EvalMetric:
             self._cache[id(key)] = hit
         with _no_tie_warning():
             return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))
+
+
+def _resolve_link(metric, link, method, norm, grade_weight) -> str:
+    """The link the settings need (``"auto"`` stays auto when any would do); refuses contradictions."""
+    if link not in ("auto", "logistic", "probit"):
+        raise ValueError(f"link must be 'auto', 'logistic' or 'probit', got {link!r}")
+    if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0):
+        link = "probit" if method == "fast" else "logistic"  # what the settings need
+    if method not in ("exact", "fast", "auto"):
+        raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
+    if method == "fast" and link != "probit":
+        raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
+    if link == "probit" and metric not in ("auc", "mauc"):
+        raise ValueError("the probit link is for metric='auc' or 'mauc'")
+    if link == "probit" and norm:
+        raise ValueError("norm=True needs link='logistic': the probit link's erfc series has no per-pair "
+                         "division by the score gap")
+    if metric not in _PREPARE:
+        raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
+    return link
+
+
+def _is_real(value, kinds=(int, float, np.number)) -> bool:
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def _check_numbers(sigma, truncation_level, threshold) -> None:
+    """sigma positive and finite, truncation_level a positive integer, threshold finite."""
+    if not _is_real(sigma) or not (sigma > 0 and np.isfinite(sigma)):
+        raise ValueError(f"sigma must be positive and finite (a number), got {sigma!r}")
+    if (not _is_real(truncation_level, (int, np.integer, float)) or not float(truncation_level) >= 1
+            or not float(truncation_level).is_integer()):
+        raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
+    if not _is_real(threshold) or not np.isfinite(threshold):  # NaN made every label irrelevant: a constant model
+        raise ValueError(f"threshold must be finite, got {threshold!r}")
+
+
+def _check_grade_weight(grade_weight, metric, link) -> None:
+    """grade_weight: None (the default for the metric), or a finite number >= 0 that λ-AUC's logistic link reads."""
+    if grade_weight is None:
+        return
+    if not _is_real(grade_weight) or not (np.isfinite(grade_weight) and grade_weight >= 0):
+        raise ValueError(f"grade_weight must be a finite number >= 0, got {grade_weight!r}")
+    if grade_weight > 0 and metric != "auc":
+        raise ValueError(f"grade_weight is a parameter of metric='auc' (MAUC and NDCG weigh grades "
+                         f"themselves), not of {metric!r}")
+    if grade_weight > 0 and link == "probit":
+        raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")

@@ -359,7 +359,6 @@ COMPLEX_TODAY = {
     "mip/solvers.py:solve_cbc": 30,
     "mip/solvers.py:solve_highs": 27,
     "mip/solvers.py:solve_pulp": 32,
-    "objectives.py:LambdaObjective.__init__": 50,
     "objectives.py:LambdaObjective._prepare": 33,
 }
 

@@ -1,0 +1,5 @@
+rank-profile lambda_auc inherits default {
+    first-phase {
+        expression: xgboost("lambda_auc.json")
+    }
+}

@@ -324,6 +324,16 @@ class LambdaObjective:
         state["_cache"] = {}
         return state
 
+    def __deepcopy__(self, memo):
+        # the engines deep-copy their parameters, this objective among them: the copy keeps the cache of
+        # prepared datasets (keyed by the dataset objects), so what fit seeded reaches the engine's rounds
+        import copy
+
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__ = {k: v if k == "_cache" else copy.deepcopy(v, memo) for k, v in self.__dict__.items()}
+        return new
+
     def check_labels(self, labels, group_offsets=None, weight=None):
         """Validate labels (and weights) for this objective; returns the prepared data.
 
@@ -422,6 +432,13 @@ class LambdaObjective:
             self._cache.clear()
         self._cache[id(key)] = (key, prep)
         return prep
+
+    def seed(self, key, prep) -> None:
+        """Hand :meth:`prepared` data checked already (by :meth:`check_labels`) for the dataset object ``key``,
+        so the engine's first round does not read the labels back and check them again."""
+        if len(self._cache) > 8:
+            self._cache.clear()
+        self._cache[id(key)] = (key, prep)
 
     def gradients(self, scores, prep, dtype=np.float64):
         """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`.

@@ -355,7 +355,6 @@ class LambdaRanker(BaseEstimator):
         objective = self.objective
         if objective_kw is not None:  # one objective: it checks the labels here, not in an engine callback
             objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
-            objective.check_labels(y, offsets)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
@@ -375,12 +374,17 @@ class LambdaRanker(BaseEstimator):
             warnings.warn(f"early_stopping_rounds={self.early_stopping_rounds} cannot act: {why}, so all "
                           f"{self.n_estimators} rounds are trained.  Pass eval_set= to stop early", UserWarning,
                           stacklevel=2)
+        prepared = None
+        if isinstance(objective, LambdaObjective):  # y checked once, here; the engine's rounds reuse it
+            # as the engine holds them (float32), so the gradients are those of the engine's own labels
+            prepared = objective.check_labels(adapter.held_labels(y), offsets, adapter.row_weights(sample_weight,
+                                                                                                   offsets))
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
         # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
         with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=None if self.verbose else True) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
                 X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
-                sample_weight=sample_weight, evals=evals, metrics=metrics,
+                sample_weight=sample_weight, evals=evals, metrics=metrics, prepared=prepared,
                 early_stopping_rounds=self.early_stopping_rounds,
                 progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
                 if self.verbose else None)

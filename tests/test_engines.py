@@ -302,3 +302,27 @@ def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatc
     lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params},
               lgb.Dataset(X, y, group=[20] * 10), 2)
     assert seen == expected
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_checks_the_labels_once_and_the_engine_rounds_reuse_them(engine, weighted, monkeypatch):
+    """#44: y is converted and checked once per fit; the engine callback's first round finds it prepared, and the
+    model is the one a fit that re-read the labels from the engine's dataset gives."""
+    from boostrank.objectives import LambdaObjective
+
+    data = br.make_letor(40, random_state=3)
+    sizes = np.bincount(np.unique(data.qid, return_inverse=True)[1])
+    w = np.repeat(np.linspace(0.5, 2.0, sizes.size), sizes) if weighted else None
+    calls = []
+    original = LambdaObjective._prepare
+    monkeypatch.setattr(LambdaObjective, "_prepare", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    fitted = br.LambdaRanker(engine=engine, n_estimators=5, early_stopping_rounds=2, random_state=0).fit(
+        data.X, data.y, qid=data.qid, sample_weight=w)
+    assert len(calls) == 1
+    monkeypatch.setattr(LambdaObjective, "seed", lambda self, key, prep: None)  # the engine reads y back instead
+    calls.clear()
+    again = br.LambdaRanker(engine=engine, n_estimators=5, early_stopping_rounds=2, random_state=0).fit(
+        data.X, data.y, qid=data.qid, sample_weight=w)
+    assert len(calls) == 2
+    np.testing.assert_allclose(again.predict(data.X), fitted.predict(data.X), rtol=1e-6, atol=1e-7)

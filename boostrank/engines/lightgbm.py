@@ -203,7 +203,7 @@ def _check_native_labels(objective, y, params) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None, prepared=None):
     """Train a LightGBM ranker on query groups with a boostrank or native objective.
 
     Parameters
@@ -241,6 +241,8 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     # failing "num_features() > 0" when LightGBM swaps in the callable objective
     train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,
                         params={"feature_pre_filter": False})
+    if prepared is not None and isinstance(objective, LambdaObjective):  # the labels were checked once, in fit
+        objective.seed(train, prepared)
     valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
              for _, Xe, ye, oe in evals]
     base = {"verbose": -1, "metric": "None",
@@ -509,3 +511,13 @@ def left_set(tree, node: int) -> tuple[float, bool, bool]:
 def booster_rounds(booster):
     """The rounds a Booster predicts with by default: its best iteration after early stopping, else all."""
     return booster.best_iteration if booster.best_iteration > 0 else None
+
+
+def held_labels(y) -> np.ndarray:
+    """The labels as the engine holds them (float32), in float64."""
+    return np.asarray(y, dtype=np.float32).astype(np.float64)
+
+
+def row_weights(sample_weight, offsets):
+    """The weight of each row as the objective reads it from a Dataset: the rows' own, as float32."""
+    return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float32).astype(np.float64)

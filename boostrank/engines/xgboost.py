@@ -235,7 +235,7 @@ def _check_float32_range(X) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None, prepared=None):
     """Train an XGBoost ranker on query groups with a boostrank or native objective.
 
     Parameters are those of :func:`boostrank.lightgbm.train_ranker`, except that
@@ -264,6 +264,8 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
         full["disable_default_eval_metric"] = 1
     check_params(full)
     train = dmatrix(X, y, offsets, sample_weight)
+    if prepared is not None and custom:  # the labels were checked once, in fit
+        objective.seed(train, prepared)
     watch = [(dmatrix(Xe, ye, oe), name) for name, Xe, ye, oe in evals]
     scorers = [xgboost_metric(m) for m in metrics]
 
@@ -505,3 +507,16 @@ def booster_rounds(booster):
     """The rounds a Booster is best at (``best_iteration`` attribute + 1) when early stopping set it, else all."""
     best = booster.attr("best_iteration")
     return None if best is None else int(best) + 1
+
+
+def held_labels(y) -> np.ndarray:
+    """The labels as the engine holds them (float32), in float64."""
+    return np.asarray(y, dtype=np.float32).astype(np.float64)
+
+
+def row_weights(sample_weight, offsets):
+    """The weight of each row as the objective reads it from a DMatrix: its query's weight."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(query_weights(sample_weight, offsets), dtype=np.float32).astype(np.float64)
+    return np.repeat(w, np.diff(offsets))

@@ -615,6 +615,18 @@ def read_scores(path, data, column: int | None = None, format: str = "auto", *, 
     return scores
 
 
+def rank_unretrieved_last(scores: np.ndarray, missing: np.ndarray) -> None:
+    """Give the ``missing`` rows (a run did not retrieve them) one score below every retrieved row's, in place."""
+    # by the next float down (min − 1.0 is the minimum itself from |score| ≥ 2⁵³)
+    with np.errstate(over="ignore"):
+        floor = np.nextafter(np.min(scores[~missing]), -np.inf)
+    if not np.isfinite(floor):  # the minimum is −max float: keep the order, not the values
+        retrieved = ~missing
+        scores[retrieved] = np.unique(scores[retrieved], return_inverse=True)[1].reshape(-1)
+        floor = -1.0
+    scores[missing] = floor
+
+
 def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
     """Scores of the rows of ``data`` from a TREC run file (``qid Q0 docno rank score tag``).
 
@@ -683,15 +695,7 @@ def read_run(path, data: "LetorData", *, report=None) -> np.ndarray:
         why = f" ({text_qids} line(s) have a qid that is not an integer, as LETOR qids are)" if text_qids else ""
         raise LetorFormatError(path, None, f"no line of the run matches a (qid, docid) of the data{why}")
     if missing.any():
-        # unretrieved: below every retrieved document, by the next float down (min − 1.0 is the
-        # minimum itself from |score| ≥ 2⁵³)
-        with np.errstate(over="ignore"):
-            floor = np.nextafter(np.nanmin(scores), -np.inf)
-        if not np.isfinite(floor):  # the minimum is −max float: keep the order, not the values
-            retrieved = ~missing
-            scores[retrieved] = np.unique(scores[retrieved], return_inverse=True)[1].reshape(-1)
-            floor = -1.0
-        scores[missing] = floor
+        rank_unretrieved_last(scores, missing)
     if report is not None and (extra or text_qids or missing.any()):
         text = f", {text_qids} of them with a qid that is not an integer" if text_qids else ""
         report(f"{path}: {extra + text_qids} run line(s) name documents not in the data (ignored{text}); "

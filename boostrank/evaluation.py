@@ -20,7 +20,7 @@ import numpy as np
 
 from ._kernels import judged as _kj
 from ._validation import GroupOffsets, as_1d_float, group_offsets
-from .data import LetorData
+from .data import LetorData, rank_unretrieved_last
 from .metrics import docid_desc_order, get_metric, parse_metric, trec_ties
 from .trec import JudgedLists, Qrels, Run, judged_lists, load_qrels, load_run
 
@@ -124,7 +124,8 @@ def _scores_of_rows(truth: _Truth, run: Run) -> np.ndarray:
         raise ValueError(f"no document of {run.source} is a (qid, docid) of the lists")
     scores = np.empty(idx.shape[0])
     scores[found] = run.score[idx[found]]
-    scores[~found] = np.nextafter(scores[found].min(), -np.inf)
+    if not found.all():
+        rank_unretrieved_last(scores, ~found)
     return scores
 
 

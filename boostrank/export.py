@@ -94,6 +94,21 @@ def vespa_feature(name: str) -> str:
                      f"well-formed rank feature such as 'bm25(title)' or 'fieldMatch(title).completeness'")
 
 
+def _checked_names(given, default: list, d: int) -> list:
+    """The engine's names of the ``d`` columns: ``given``, else ``default``; distinct non-empty strings."""
+    if isinstance(given, (str, bytes)):
+        raise TypeError(f"feature_names must be a sequence of names, got the single string {given!r}")
+    names = list(given) if given is not None else list(default)
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:  # json.dumps would write 1 and "1" as one key, None as "null", NaN as "NaN"
+        raise TypeError(f"feature names must be non-empty strings, got {bad[0]!r}")
+    if len(names) != d:
+        raise ValueError(f"{len(names)} feature names for a model of {d} features")
+    if len(set(names)) != len(names):
+        raise ValueError("feature names must be distinct")
+    return names
+
+
 def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
     """The model's scoring function as ``{feature name: weight}`` (insertion order = column order).
 
@@ -117,16 +132,8 @@ def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
         raise ValueError(f"{type(model).__name__} is not fitted (or not a linear model): no coef_")
     coef = np.asarray(coef, dtype=np.float64).reshape(-1)
     d = int(model.n_features_in_)
-    if isinstance(feature_names, (str, bytes)):
-        raise TypeError(f"feature_names must be a sequence of names, got the single string {feature_names!r}")
-    names = list(feature_names) if feature_names is not None else (
-        [str(n) for n in model.feature_names_in_] if hasattr(model, "feature_names_in_")
-        else [f"f{j + 1}" for j in range(d)])
-    bad = [n for n in names if not isinstance(n, str) or not n]
-    if bad:  # json.dumps would write 1 and "1" as one key, None as "null", NaN as "NaN"
-        raise TypeError(f"feature names must be non-empty strings, got {bad[0]!r}")
-    if len(names) != d:
-        raise ValueError(f"{len(names)} feature names for {d} features")
+    names = _checked_names(feature_names, [str(n) for n in model.feature_names_in_]
+                           if hasattr(model, "feature_names_in_") else [f"f{j + 1}" for j in range(d)], d)
     if coef.shape[0] == d + 1:  # TopKReranker with include_base: [X, base]
         names = names + ["base_score"]
     if coef.shape[0] != len(names):
@@ -339,21 +346,9 @@ def _solr_tree(tree, engine, names, node, gaps):
 
 def _tree_feature_names(forest, feature_names, vespa: bool) -> list:
     d = forest.n_features
-    if isinstance(feature_names, (str, bytes)):
-        raise TypeError(f"feature_names must be a sequence of names, got the single string {feature_names!r}")
-    if feature_names is None:
-        own = [str(n) for n in forest.feature_names]
-        auto = own == [f"Column_{j}" for j in range(d)] or own == [f"f{j}" for j in range(d)]
-        names = [f"f{j + 1}" for j in range(d)] if auto else own
-    else:
-        names = [str(n) if isinstance(n, str) else n for n in feature_names]
-    bad = [n for n in names if not isinstance(n, str) or not n]
-    if bad:
-        raise TypeError(f"feature names must be non-empty strings, got {bad[0]!r}")
-    if len(names) != d:
-        raise ValueError(f"{len(names)} feature names for a model of {d} features")
-    if len(set(names)) != len(names):
-        raise ValueError("feature names must be distinct")
+    own = [str(n) for n in forest.feature_names]
+    auto = own == [f"Column_{j}" for j in range(d)] or own == [f"f{j}" for j in range(d)]  # the engines' own
+    names = _checked_names(feature_names, [f"f{j + 1}" for j in range(d)] if auto else own, d)
     if vespa:
         return [vespa_feature(n) for n in names]
     for n in names:

@@ -453,3 +453,13 @@ def test_ids_whose_hashes_collide_still_match_exactly(monkeypatch):
         br.Run(["q", "q", "q"], ["a", "b", "a"], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="docid b is judged twice"):
         br.Qrels(["q"] * 4, ["a", "b", "c", "b"], [1, 0, 1, 1])
+
+
+def test_a_run_matched_to_labelled_rows_ranks_unretrieved_rows_last_even_below_the_lowest_float():
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    qid = np.zeros(4, dtype=int)
+    docid = np.array(["a", "b", "c", "d"], dtype=object)
+    low = -np.finfo(np.float64).max
+    run = br.Run(["0", "0", "0"], ["a", "b", "c"], [2.0, low, 1.0])  # "d" is not retrieved
+    per = br.evaluate((y, qid, docid), run, ["mrr", "auc"], per_query=True)
+    assert per["mrr"][0] == 1.0 and per["auc"][0] == 1.0  # d (non-relevant) below b, below a and c

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
-from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS
+from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
@@ -157,13 +157,33 @@ def graded_auc_weights(start, cut, grade_weight):
     return np.ascontiguousarray(np.cumsum(step)[None, :] / norm[:, None])
 
 
+#: pair_fraction=None's value with the logistic link and Welleck's swap weights: each document meets every
+#: second partner per round (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "stochastic λ")
+PAIR_FRACTION = 0.5
+
+_MASK64 = (1 << 64) - 1
+
+
+def round_seed(random_state: int, call: int) -> np.uint64:
+    """The pair-sampling seed of the ``call``-th gradient call under ``random_state`` (SplitMix64 steps)."""
+    x = (random_state * 0x9E3779B97F4A7C15 + (call + 1) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return np.uint64(x ^ (x >> 31))
+
+
 def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
     tables = work.get("auc_tables")
     if tables is None:  # labels never change: their class layout is computed once
         start, weights = lambda_auc_tables(y, offsets)
         tables = work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64),
                                        np.empty((6, y.shape[0])))
-    lambda_auc_kernel(s, y, offsets, obj.sigma, obj.norm, *tables[:2], grad, hess, order, *tables[2:])
+    stride = work.get("stride", 1)
+    call = work.get("calls", 0)
+    work["calls"] = call + 1  # each round draws other pairs; the same random_state repeats them
+    setting = LambdaSetting(obj.sigma, obj.norm, work.get("uniform", False), np.int64(stride),
+                            round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
+    lambda_auc_kernel(s, y, offsets, setting, tables[:2], grad, hess, (order, *tables[2:]))
 
 
 def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order, work):
@@ -171,7 +191,8 @@ def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order, work):
 
 
 def _probit(obj, s, y, offsets, gain, grad, hess, order, work):
-    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess, work)
+    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess, work,
+                      uniform=work.get("uniform", False))
 
 
 @contextlib.contextmanager
@@ -263,6 +284,24 @@ class LambdaObjective:
     auto_min_rows : int, default=128
         ``method="auto"`` sums pairs exactly in shorter lists: about where the series
         becomes the faster of the two (MEASUREMENTS.md).
+    pair_weight : {"auto", "swap", "uniform"}, default="auto"
+        ``"auc"`` and ``"mauc"``: what a pair of documents weighs.  ``"swap"``: Welleck's
+        |ΔM_ij| of swapping them, |p_i − p_j| |ω_{l_i} − ω_{l_j}| (Thm 4.1, eq. 19).
+        ``"uniform"``: the statistic's own weight |ω_{l_i} − ω_{l_j}| (AUC is the mean over
+        pairs, 1/(mn) each): the exact gradient of the link-smoothed statistic, RankNet's
+        cost with AUC's pair weights and, with the probit link, Raykar et al.'s WMW
+        objective.  ``"auto"``: ``"swap"`` with the logistic link (learning-to-rank lists),
+        ``"uniform"`` with the probit link (long lists, where the swap weight's spread of
+        1 … n slows learning: benchmarks/MEASUREMENTS.md, "pair weights").
+    pair_fraction : float, default=None
+        ``"auc"`` and ``"mauc"`` with the logistic link: each round, every document meets
+        this share of its partners, every k-th of each lower class (k = 1/pair_fraction, an
+        integer) from an offset drawn afresh each round, and those pairs weigh k times as
+        much (an unbiased, stochastic λ).  None: 0.5 with Welleck's swap weights, 1
+        otherwise (benchmarks/MEASUREMENTS.md, "stochastic λ").  1: every pair, every round.
+    random_state : int, default=None
+        Seed of the pair sampling (None: 0, so the same data trains the same model, as
+        LightGBM's and XGBoost's own seeds do).
     n_jobs : int, default=None
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
         ``PARALLEL_MIN_ROWS`` (200 000) rows, all above — a parallel region's idle
@@ -286,8 +325,9 @@ class LambdaObjective:
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
                  truncation_level: int = 30, norm: bool | None = None, label_gain=None,
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
-                 n_jobs: int | None = None, grade_weight: float | None = None, n_threads=DEPRECATED):
-        link = _resolve_link(metric, link, method, norm, grade_weight)
+                 n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
+                 pair_fraction: float | None = None, random_state: int | None = None, n_threads=DEPRECATED):
+        link = _resolve_link(metric, link, method, norm, grade_weight, pair_fraction)
         if not (isinstance(n_threads, str) and n_threads == DEPRECATED):
             if n_jobs is not None:
                 raise ValueError("n_threads is the old name of n_jobs; set only n_jobs")
@@ -298,6 +338,10 @@ class LambdaObjective:
             raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
         _check_numbers(sigma, truncation_level, threshold)
         _check_grade_weight(grade_weight, metric, link)
+        self.pair_weight = _check_pair_weight(pair_weight, metric)
+        self.pair_stride = _pair_stride(pair_fraction, metric)
+        self.pair_fraction = None if pair_fraction is None else float(pair_fraction)
+        self.random_state = _check_seed(random_state)
         self.metric = metric
         self.grade_weight = (GRADE_WEIGHT if link != "probit" and metric == "auc" else 0.0) \
             if grade_weight is None else float(grade_weight)
@@ -357,63 +401,84 @@ class LambdaObjective:
 
         note_first_compile("λ", lambda_auc_kernel if self.link != "probit" else _both_sweeps)
         y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
-        gain = None
-        if self.metric == "ndcg":
-            top = int(y.max()) if y.size else 0
-            if self.label_gain is None and top > MAX_EXP_GAIN_LABEL:
-                raise ValueError(f"labels reach {top}: the NDCG gain 2^l − 1 is kept exact up to "
-                                 f"{MAX_EXP_GAIN_LABEL} (LightGBM's default label_gain stops at 30); pass "
-                                 f"label_gain or use metric='mauc'")
-            if self.label_gain is not None and not np.isfinite(self.label_gain).all():
-                raise ValueError("label_gain must be finite")
-            gain = (self.label_gain if self.label_gain is not None
-                    else 2.0 ** np.arange(top + 1) - 1.0)
-            if gain.shape[0] <= top:
-                raise ValueError(f"label_gain has {gain.shape[0]} entries but labels reach {top}")
-        if self.metric != "ndcg" and y.size and not _any_two_classes(y, offsets):
+        gain = self._gain(y) if self.metric == "ndcg" else None
+        work = {}
+        if self.metric != "ndcg":
+            self._check_two_classes(y, offsets)
+            self._choose_kernel(y, offsets, work)
+            if self.metric == "auc" and self.grade_weight > 0 and work.get("kernel") is not _probit:
+                y = self._graded_classes(labels, offsets, y, work)
+            self._plan_pairs(work)
+        n = y.shape[0]
+        weight = _row_weights(weight, n)
+        order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, work
+
+    def _gain(self, y):
+        """NDCG's gain of each grade: ``label_gain`` or 2^l − 1, checked against the labels."""
+        top = int(y.max()) if y.size else 0
+        if self.label_gain is None and top > MAX_EXP_GAIN_LABEL:
+            raise ValueError(f"labels reach {top}: the NDCG gain 2^l − 1 is kept exact up to "
+                             f"{MAX_EXP_GAIN_LABEL} (LightGBM's default label_gain stops at 30); pass "
+                             f"label_gain or use metric='mauc'")
+        if self.label_gain is not None and not np.isfinite(self.label_gain).all():
+            raise ValueError("label_gain must be finite")
+        gain = self.label_gain if self.label_gain is not None else 2.0 ** np.arange(top + 1) - 1.0
+        if gain.shape[0] <= top:
+            raise ValueError(f"label_gain has {gain.shape[0]} entries but labels reach {top}")
+        return gain
+
+    def _check_two_classes(self, y, offsets) -> None:
+        """Some query must hold two labels, or every λ is 0."""
+        if y.size and not _any_two_classes(y, offsets):
             what = (f"one class at threshold={self.threshold:g} (y > threshold is relevant)"
                     if self.metric == "auc" else "one class (a single grade)")
             raise ValueError(f"every query has {what}: every λ is 0 and the model would be constant"
                              + ("; set threshold between your grades" if self.metric == "auc" else ""))
-        work = {}
+
+    def _choose_kernel(self, y, offsets, work) -> None:
+        """link="auto": the probit series where the lists hold many pairs a row; warn an explicit logistic
+        link about a list whose pair sums would cost seconds a round."""
         if self.link == "auto":
             # one link per data set: the logistic pair sums while they cost about a binary round, else
             # Raykar's O(n) probit series (one long list: ~10³ pairs per row, 30-100x binary's round)
             pairs = int(_pairs_per_list(y, offsets).sum())
             if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1):
                 work["kernel"] = _probit
-        elif self.link == "logistic" and self.metric != "ndcg":
+        elif self.link == "logistic":
             rows, pairs = _most_pairs(y, offsets)
             if pairs > LOGISTIC_WARN_PAIRS:
                 warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
                               f"link='logistic' every round sums them all (seconds per round); link='probit' "
                               f"(Raykar's erfc series) or the default link='auto' costs O(n) per round",
                               UserWarning, stacklevel=_user_stacklevel())
-        if self.metric == "auc" and self.grade_weight > 0 and work.get("kernel") is not _probit:
-            # graded λ-AUC: the kernel runs on class ids with graded_auc_weights instead of 0/1 labels
-            raw = as_1d_float(labels, "labels")
-            values, classes = np.unique(raw, return_inverse=True)
-            classes = classes.reshape(-1).astype(np.int64)
-            integral = bool(np.all(values == np.round(values)))
-            graded = values.size <= MAX_GRADED_CLASSES and integral
-            if not graded and self._grade_weight_set:
-                raise ValueError(f"grade_weight needs integer grades (at most {MAX_GRADED_CLASSES} values); the "
-                                 f"labels have {values.size} distinct values{'' if integral else ', not integers'}: "
-                                 f"use grade_weight=0 (λ-AUC on y > threshold)")
-            if graded and (values.size > 2 or not np.array_equal(values, [0.0, 1.0])):
-                start, _ = lambda_auc_tables(classes, offsets)
-                weights = graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight)
-                y = classes
-                work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64), np.empty((6, y.shape[0])))
-        n = y.shape[0]
-        if weight is not None and len(weight):
-            weight = as_1d_float(weight, "weight")
-            if weight.shape[0] != n:
-                raise ValueError(f"{weight.shape[0]} weights for {n} rows")
-        else:
-            weight = None
-        order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, work
+
+    def _graded_classes(self, labels, offsets, y, work):
+        """Graded λ-AUC: class ids and :func:`graded_auc_weights` for the kernel, or the 0/1 labels ``y`` when
+        the labels are binary or not a few integer grades."""
+        values, classes = np.unique(as_1d_float(labels, "labels"), return_inverse=True)
+        classes = classes.reshape(-1).astype(np.int64)
+        integral = bool(np.all(values == np.round(values)))
+        graded = values.size <= MAX_GRADED_CLASSES and integral
+        if not graded and self._grade_weight_set:
+            raise ValueError(f"grade_weight needs integer grades (at most {MAX_GRADED_CLASSES} values); the "
+                             f"labels have {values.size} distinct values{'' if integral else ', not integers'}: "
+                             f"use grade_weight=0 (λ-AUC on y > threshold)")
+        if not graded or (values.size <= 2 and np.array_equal(values, [0.0, 1.0][:values.size])):
+            return y
+        start, _ = lambda_auc_tables(classes, offsets)
+        weights = graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight)
+        work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64), np.empty((6, y.shape[0])))
+        return classes
+
+    def _plan_pairs(self, work) -> None:
+        """The pair weights (uniform or swap) and the partner stride the chosen link trains with."""
+        probit = work.get("kernel", self._kernel) is _probit
+        work["uniform"] = self.pair_weight == "uniform" or (self.pair_weight == "auto" and probit)
+        stride = self.pair_stride
+        if stride is None:
+            stride = 1 if probit or work["uniform"] else round(1 / PAIR_FRACTION)
+        work["stride"] = stride
 
     def prepared(self, key, load):
         """Validated labels, offsets, weights and output buffers, cached on ``key``.
@@ -440,13 +505,23 @@ class LambdaObjective:
             self._cache.clear()
         self._cache[id(key)] = (key, prep)
 
-    def gradients(self, scores, prep, dtype=np.float64):
+    def gradients(self, scores, prep, dtype=np.float64, scaled=True):
         """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`.
 
         ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
         LightGBM and XGBoost keep gradients in float32, and LightGBM's own cast of float64
         arrays allocates two fresh arrays every round (copying into buffers kept here is
         cheaper).  The returned arrays are reused by the next call.
+
+        ``scaled``: the AUC and MAUC λs are multiplied by one constant per data set,
+        chosen so that at tied scores (the first round) the rows of lists with two labels
+        have a mean hessian of 1/4, log-loss's at p = ½ (:meth:`hessian_scale`).  The
+        λs of a list are sums over pairs weighted by 1/(mn), so their hessians shrink with
+        the list (one list of 10⁶ rows: ~10⁻⁷ a row) and the engines' regularisation —
+        XGBoost's ``reg_lambda=1`` and ``min_child_weight``, LightGBM's
+        ``min_sum_hessian_in_leaf`` — would otherwise act on another scale than with
+        their own objectives.  Newton steps do not change.  ``scaled=False``: the λs of
+        the papers (what :func:`lambda_gradients` returns).
         """
         y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
@@ -469,23 +544,45 @@ class LambdaObjective:
             # the probit kernels round their float64 sums into the engine's buffers as
             # they scatter them: no float64 buffers to fill and copy (10⁶ rows: 0.7 ms,
             # and 16 MB less to pass through the cache every round)
-            if weight is None and kernel is _probit and self._series_only(offsets, work):
+            if weight is None and kernel is _probit and not work.get("uniform") and self._series_only(offsets, work):
                 grad, hess = out
         available = numba.get_num_threads()
         threads = self._threads(s.shape[0], available, work.get("n_jobs", self.n_jobs))
-        if threads == available:  # the common case skips the context manager
+        with contextlib.nullcontext() if threads == available else numba_threads(threads):
+            scale = self.hessian_scale(prep) if scaled and self.metric != "ndcg" else 1.0
             kernel(self, s, y, offsets, gain, grad, hess, order, work)
-        else:
-            with numba_threads(threads):
-                kernel(self, s, y, offsets, gain, grad, hess, order, work)
         if weight is not None:
             grad, hess = grad * weight, hess * weight
+        if scale != 1.0:  # in place: grad and hess are this objective's own buffers (or weighted copies)
+            grad *= scale
+            hess *= scale
         if dtype == np.float32:
             if grad is not out[0]:
                 np.copyto(out[0], grad, casting="same_kind")
                 np.copyto(out[1], hess, casting="same_kind")
             return out
         return grad, hess
+
+    def hessian_scale(self, prep) -> float:
+        """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.
+
+        0.25 × (rows in lists with two labels) / Σ hessians at tied scores, computed once
+        (one call of the kernel on zeros, every pair counted) and kept with the data.
+        """
+        y, offsets, gain, _, grad, hess, order, work = prep
+        scale = work.get("scale")
+        if scale is None:
+            kernel = work.get("kernel", self._kernel)
+            stride, calls = work.get("stride", 1), work.get("calls", 0)
+            work["stride"] = 1
+            try:
+                kernel(self, np.zeros(y.shape[0]), y, offsets, gain, grad, hess, order.copy(), work)
+            finally:
+                work["stride"], work["calls"] = stride, calls
+            total = float(hess.sum())
+            active = int(np.count_nonzero(hess))
+            scale = work["scale"] = 0.25 * active / total if total > 0 else 1.0
+        return scale
 
     def _series_only(self, offsets, work):
         """Every list takes the series (none the pair sums, which accumulate in float64)."""
@@ -506,7 +603,9 @@ class LambdaObjective:
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
                      norm: bool | None = None, label_gain=None, link: str = "auto", method: str = "auto",
-                     eps: float = 1e-4, grade_weight: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     eps: float = 1e-4, grade_weight: float | None = None, pair_weight: str = "auto",
+                     pair_fraction: float | None = 1.0, random_state: int | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 
     Parameters
@@ -531,6 +630,13 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
         see :class:`LambdaObjective`.
     link, method, eps
         AUC only: the probit link and the linear-time series; see :class:`LambdaObjective`.
+    pair_weight : {"auto", "swap", "uniform"}, default="auto"
+        ``"auc"``/``"mauc"``: Welleck's swap weight or the statistic's own pair weight; see
+        :class:`LambdaObjective`.
+    pair_fraction : float, default=1.0
+        Every pair (the exact λ).  :class:`LambdaObjective` trains with 0.5 by default;
+        ``None`` gives its default here too, and ``random_state`` seeds the sample (this
+        call is the objective's first round).
 
     Returns
     -------
@@ -541,7 +647,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     Notes
     -----
     ``λ_ij = S_ij |ΔM_ij ∂C/∂o_ij|`` (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
-    / (mn) (Theorem 4.1), ∂C/∂o = σρ, and hessian ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm``
+    / (mn) (Theorem 4.1; with ``pair_weight="uniform"``, 1/(mn)), ∂C/∂o = σρ, and hessian
+    ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm``
     (the default for ``"ndcg"``), ``|ΔM_ij| / (0.01 + |s_i − s_j|)`` and each query
     rescaled as LightGBM's ``lambdarank`` does.  On graded labels, ``"auc"`` adds the
     grade boundaries' swap weights (``grade_weight``, :func:`graded_auc_weights`).
@@ -552,16 +659,19 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     >>> bool(g[0] < 0 and abs(g.sum()) < 1e-15)
     True
     """
+    if metric == "ndcg" and pair_fraction == 1.0:
+        pair_fraction = None  # λ-NDCG samples no pairs: the exact default is not a setting to refuse
     obj = LambdaObjective(metric, sigma=sigma, threshold=threshold, truncation_level=truncation_level,
                           norm=norm, label_gain=label_gain, link=link, method=method, eps=eps,
-                          grade_weight=grade_weight)
+                          grade_weight=grade_weight, pair_weight=pair_weight, pair_fraction=pair_fraction,
+                          random_state=random_state)
     s = as_1d_float(scores, "scores")
     n = s.shape[0]
     shape = np.shape(labels)
     if len(shape) != 1 or shape[0] != n:
         raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
     prep = obj.check_labels(labels, group_offsets, weight)
-    grad, hess = obj.gradients(s, prep)
+    grad, hess = obj.gradients(s, prep, scaled=False)
     return grad.copy(), hess.copy()
 
 
@@ -624,12 +734,26 @@ class EvalMetric:
             return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))
 
 
-def _resolve_link(metric, link, method, norm, grade_weight) -> str:
+def _row_weights(weight, n):
+    """Per-row weights as float64 (None when absent), one per row."""
+    if weight is None or not len(weight):
+        return None
+    weight = as_1d_float(weight, "weight")
+    if weight.shape[0] != n:
+        raise ValueError(f"{weight.shape[0]} weights for {n} rows")
+    return weight
+
+
+def _resolve_link(metric, link, method, norm, grade_weight, pair_fraction=None) -> str:
     """The link the settings need (``"auto"`` stays auto when any would do); refuses contradictions."""
     if link not in ("auto", "logistic", "probit"):
         raise ValueError(f"link must be 'auto', 'logistic' or 'probit', got {link!r}")
-    if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0):
+    sampled = pair_fraction is not None and _is_real(pair_fraction) and pair_fraction < 1
+    if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0 or sampled):
         link = "probit" if method == "fast" else "logistic"  # what the settings need
+    if sampled and link == "probit":
+        raise ValueError(f"pair_fraction={pair_fraction!r} needs link='logistic': the probit link's series sums "
+                         f"every pair at once")
     if method not in ("exact", "fast", "auto"):
         raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
     if method == "fast" and link != "probit":
@@ -657,6 +781,44 @@ def _check_numbers(sigma, truncation_level, threshold) -> None:
         raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
     if not _is_real(threshold) or not np.isfinite(threshold):  # NaN made every label irrelevant: a constant model
         raise ValueError(f"threshold must be finite, got {threshold!r}")
+
+
+#: Largest k of pair_fraction = 1/k (every k-th partner)
+MAX_PAIR_STRIDE = 1024
+
+
+def _check_pair_weight(pair_weight, metric) -> str:
+    """pair_weight: "auto", "swap" or "uniform"; only the AUC and MAUC λ read it."""
+    if pair_weight not in ("auto", "swap", "uniform"):
+        raise ValueError(f"pair_weight must be 'auto', 'swap' or 'uniform', got {pair_weight!r}")
+    if pair_weight != "auto" and metric == "ndcg":
+        raise ValueError("pair_weight is a parameter of metric='auc' and 'mauc' (λ-NDCG weighs pairs by ΔNDCG)")
+    return pair_weight
+
+
+def _pair_stride(pair_fraction, metric) -> int | None:
+    """k of pair_fraction = 1/k (None stays None: the default for the link); refuses other values."""
+    if pair_fraction is None:
+        return None
+    if metric == "ndcg":
+        raise ValueError("pair_fraction is a parameter of metric='auc' and 'mauc'")
+    if not _is_real(pair_fraction) or not (0 < pair_fraction <= 1):
+        raise ValueError(f"pair_fraction must be in (0, 1], got {pair_fraction!r}")
+    k = round(1.0 / float(pair_fraction))
+    if k > MAX_PAIR_STRIDE or abs(k * float(pair_fraction) - 1.0) > 1e-9:
+        raise ValueError(f"pair_fraction must be 1/k for a whole k ≤ {MAX_PAIR_STRIDE} (each document meets every "
+                         f"k-th partner): 1, 0.5, 1/3, 0.25, ...; got {pair_fraction!r}")
+    return k
+
+
+def _check_seed(random_state) -> int:
+    """The pair-sampling seed: None is 0; a non-negative integer below 2**63 otherwise."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
+            or not 0 <= int(random_state) < 2**63:
+        raise ValueError(f"random_state must be None or an integer in [0, 2**63), got {random_state!r}")
+    return int(random_state)
 
 
 def _check_grade_weight(grade_weight, metric, link) -> None:

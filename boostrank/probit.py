@@ -28,6 +28,8 @@ from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_
 from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
 from ._kernels.order import index_dtype, pessimistic_order
 from ._kernels.lambdas import lambda_auc_probit_kernel
+from ._kernels.link import probit_hessian_scale
+from ._kernels.erfc import uniform_series_lambdas
 from ._kernels.metrics import mauc_class_weights
 from .erfc import joint_parameters
 
@@ -100,6 +102,22 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
         _too_wide(s)
 
 
+def _uniform_one_list(s, y, sigma, eps, grad, hess, work, key):
+    """:func:`uniform_series_lambdas` of one list, its class weights cached in ``work``."""
+    n = s.shape[0]
+    cached = None if work is None else work.get(key)
+    if cached is None:
+        cached = _class_weights(y, n)
+        if work is not None:
+            work[key] = cached
+    cls, wmat, _ = cached
+    par, _, _ = _series(eps)
+    t = (ERFC_ALPHA * sigma) * s
+    if not uniform_series_lambdas(t, cls, wmat, par.r, par.h, par.p, sigma, probit_hessian_scale(sigma, ERFC_ALPHA),
+                                  grad, hess):
+        _too_wide(s)
+
+
 def _too_wide(s):
     if not np.isfinite(s).all():
         raise ValueError(f"scores contains {np.count_nonzero(~np.isfinite(s))} NaN/inf")
@@ -119,7 +137,7 @@ def _workspace(work, n):
 
 
 def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
-                      auto_min_rows=AUTO_MIN_ROWS, grad=None, hess=None, work=None):
+                      auto_min_rows=AUTO_MIN_ROWS, grad=None, hess=None, work=None, uniform=False):
     """λ-AUC gradients and hessians with the probit link, exact or through the series.
 
     Parameters
@@ -143,6 +161,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         Holds the series' work arrays and each list's class weights between calls, so
         it belongs to one ``labels``/``group_offsets`` pair: an objective keeps one per
         data set (fresh arrays every call cost page faults on long lists).
+    uniform : bool, default=False
+        Weigh each pair by the statistic's own |ω_h − ω_l| (1/(mn) for AUC), not by
+        Welleck's swap weight |p_h − p_l| |ω_h − ω_l|: the gradient of the erfc-smoothed
+        WMW statistic (Raykar et al.), through :mod:`boostrank._kernels.pair_series`.
 
     The series kernel runs on Numba's thread count of the calling thread; see
     :func:`boostrank.objectives.numba_threads`.
@@ -170,8 +192,16 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         out = grad, hess  # the pair sums accumulate in their output: in float64, then rounded
         grad, hess = np.empty(n), np.empty(n)
     if out is not None or grad.dtype == np.float64:
-        lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, grad, hess)
+        lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, uniform, grad, hess)
     routed = np.flatnonzero(sizes > limit)
+    if uniform:
+        if routed.size and grad.dtype != np.float64:  # the series' sums need float64 (then rounded)
+            out = grad, hess
+            grad, hess = grad.astype(np.float64), hess.astype(np.float64)
+        for g in routed:
+            a, b = group_offsets[g], group_offsets[g + 1]
+            _uniform_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, ("classes", a, b))
+        routed = routed[:0]
     # lists a thread sorts alone go through one call, a list per thread; longer lists
     # (or a lone one) are each split over the threads
     alone = routed[sizes[routed] < PARALLEL_SORT_MIN_ROWS]
@@ -240,7 +270,7 @@ def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
         _too_wide(s[offsets[lists[bad]]:offsets[lists[bad] + 1]])
 
 
-def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
+def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6, uniform=False):
     """Per-document bound on |fast − exact| for gradients and hessians.
 
     Each series sum is within eps/2 per pair (:func:`boostrank.erfc.series_parameters`);
@@ -251,7 +281,9 @@ def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
         |Δhess_i| ≤ 4 eps · σ² α/√π · Σ_j W_ij (p_i + p_j)
 
     over the partners j of i in other classes: ε times (twice) the sum of the pair
-    weights W_ij (p_i + p_j) ≥ |ΔM_ij|.
+    weights W_ij (p_i + p_j) ≥ |ΔM_ij|.  With ``uniform`` pair weights one erfc and one
+    Gaussian sum of weights W_ij give each λ, so the bounds are ε σ Σ_j W_ij and
+    2 ε σ² α/√π Σ_j W_ij (twice what the series guarantees).
 
     Returns
     -------
@@ -266,9 +298,14 @@ def fast_error_bound(scores, labels, group_offsets, sigma=1.0, eps=1e-6):
             continue
         counts = np.bincount(y).astype(np.float64)
         w = mauc_class_weights(counts, float(len(y)))
+        W = np.abs(w[:, None] - w[None, :])
+        if uniform:
+            total = W[y] @ counts  # Σ_j W_ij
+            gb[a:b] = eps * sigma * total
+            hb[a:b] = 2 * eps * sigma * sigma * ERFC_ALPHA_SQRT_PI * total
+            continue
         p = _positions(s, y)
         psum = np.bincount(y, weights=p, minlength=counts.size)
-        W = np.abs(w[:, None] - w[None, :])
         total = W[y] @ counts * p + W[y] @ psum  # Σ_j W_ij (p_i + p_j)
         gb[a:b] = 2 * eps * sigma * total
         hb[a:b] = 4 * eps * sigma * sigma * ERFC_ALPHA_SQRT_PI * total

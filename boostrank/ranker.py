@@ -48,7 +48,8 @@ NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed
 #: boostrank's objective parameters, their defaults and the metrics that read them
 OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
                     "norm": (None, ("auc", "mauc", "ndcg")), "link": ("auto", ("auc", "mauc")),
-                    "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",))}
+                    "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",)),
+                    "pair_weight": ("auto", ("auc", "mauc")), "pair_fraction": (None, ("auc", "mauc"))}
 #: below these sizes the automatic validation split is skipped (too little to hold out)
 HOLDOUT_MIN_QUERIES = 10
 HOLDOUT_MIN_ROWS = 100
@@ -125,6 +126,14 @@ class LambdaRanker(BaseEstimator):
         AUC cut, so grades within the relevant (or irrelevant) documents also train; None:
         0.5 with the logistic link; 0: λ-AUC on ``y > threshold`` alone (see
         :class:`boostrank.LambdaObjective`).
+    pair_weight : {"auto", "swap", "uniform"}, default="auto"
+        ``objective="auc"``/``"mauc"``: Welleck's swap weight (``"swap"``) or the statistic's
+        own pair weight (``"uniform"``); ``"auto"``: swap with the logistic link, uniform with
+        the probit link (see :class:`boostrank.LambdaObjective`).
+    pair_fraction : float, default=None
+        ``objective="auc"``/``"mauc"`` with the logistic link: the share 1/k of its partners
+        each document meets per round (a stochastic λ, seeded by ``random_state``); None:
+        0.5 with swap weights, 1 otherwise.
     link, method : str, default="auto", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
         erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
@@ -149,6 +158,8 @@ class LambdaRanker(BaseEstimator):
         (then early stopping needs an ``eval_set``).  ``validation_queries_`` says which
         queries were held out.
     random_state : int, default=None
+        The engine's seed and the seed of the λ objective's pair sample (None: the engine's
+        default seed, and 0 for the pairs).
     n_jobs : int, default=None
         Engine threads.
     verbose : bool, default=False
@@ -205,8 +216,8 @@ class LambdaRanker(BaseEstimator):
     @keyword_only_init
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
-                 eval_metric=None, early_stopping_rounds=None, validation_fraction=0.2, random_state=None,
-                 n_jobs=None, verbose=False, **engine_params):
+                 pair_weight="auto", pair_fraction=None, eval_metric=None, early_stopping_rounds=None,
+                 validation_fraction=0.2, random_state=None, n_jobs=None, verbose=False, **engine_params):
         self.engine = engine
         self.objective = objective
         self.n_estimators = n_estimators
@@ -217,6 +228,8 @@ class LambdaRanker(BaseEstimator):
         self.link = link
         self.method = method
         self.grade_weight = grade_weight
+        self.pair_weight = pair_weight
+        self.pair_fraction = pair_fraction
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.validation_fraction = validation_fraction
@@ -303,6 +316,11 @@ class LambdaRanker(BaseEstimator):
         kw = {"sigma": self.sigma, "threshold": self.threshold, "norm": self.norm}
         if self.grade_weight is not None:
             kw["grade_weight"] = self.grade_weight
+        kw["pair_weight"] = self.pair_weight
+        if self.pair_fraction is not None:
+            kw["pair_fraction"] = self.pair_fraction
+        if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
+            kw["random_state"] = int(self.random_state) % 2**63  # the pair sample's seed
         if self.link != "auto" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
         for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():

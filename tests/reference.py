@@ -231,12 +231,32 @@ def logistic_rho(x):
     return 1.0 / (1.0 + math.exp(x))
 
 
-def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None):
+_M64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    """SplitMix64's output function on Python integers (mod 2**64)."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def pair_offset(seed, d, c, k):
+    """The first partner kept, 0 … k − 1, of document (row) d among class c under seed."""
+    return splitmix64(int(seed) ^ ((int(d) * 0x9E3779B97F4A7C15) & _M64) ^ ((int(c) * 0xD1B54A32D192ED03) & _M64)) % k
+
+
+def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, uniform=False, stride=1, seed=0,
+                     row0=0):
     """λ-MAUC (λ-AUC for 0/1 labels; any ``statistic`` of the order) of one list with plain loops
     and swap-and-recount ΔM.
 
     ``norm``: LightGBM's lambdarank_norm on the swap weight (ΔM / (0.01 + |Δs|) unless
-    all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ).
+    all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ).  ``uniform``: the pair
+    weighs |ΔM| / (j − i), the statistic's own weight of one pair (Thm 4.1: ΔM of a swap is
+    the distance times it).  ``stride`` k > 1: the pair (h, l) counts k times when l's rank
+    among the documents of its label, in order, is ≡ ``pair_offset(seed, row0 + h, label_l, k)``
+    (mod k), and not at all otherwise (the list's rows start at row ``row0``).
     """
     n = len(scores)
     grad = np.zeros(n)
@@ -246,6 +266,7 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None):
     # pessimistic order: score descending, ties lower label first, then input order
     order = sorted(range(n), key=lambda d: (-scores[d], labels[d], d))
     lab = [labels[d] for d in order]
+    within = [sum(1 for t in range(i) if lab[t] == lab[i]) for i in range(n)]  # rank among its label
     for i in range(n):
         for j in range(i + 1, n):
             if lab[i] == lab[j]:
@@ -253,7 +274,14 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None):
             delta = abs(swap_delta(lab, i, j) if statistic is None else swap_delta_of(statistic, lab, i, j))
             if delta == 0:
                 continue
+            if uniform:
+                delta /= j - i
             hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
+            if stride > 1:
+                low = j if lab[i] > lab[j] else i
+                if within[low] % stride != pair_offset(seed, row0 + hi, lab[low], stride):
+                    continue
+                delta *= stride
             if spread:
                 delta /= 0.01 + abs(scores[hi] - scores[lo])
             rho = logistic_rho(sigma * (scores[hi] - scores[lo]))
@@ -397,8 +425,9 @@ def candidate_directions_3d(X, eta=1e-6):
     return cands
 
 
-def lambda_auc_probit_reference(scores, labels, sigma=1.0):
-    """λ-MAUC (λ-AUC for 0/1) of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount."""
+def lambda_auc_probit_reference(scores, labels, sigma=1.0, uniform=False):
+    """λ-MAUC (λ-AUC for 0/1) of one list with the probit link ρ = ½ erfc(ασx), swap-and-recount;
+    ``uniform``: each pair weighs |ΔM| / (j − i), the statistic's own pair weight."""
     alpha = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
     n = len(scores)
     grad, hess = np.zeros(n), np.zeros(n)
@@ -409,7 +438,7 @@ def lambda_auc_probit_reference(scores, labels, sigma=1.0):
         for j in range(i + 1, n):
             if lab[i] == lab[j]:
                 continue
-            delta = abs(swap_delta(lab, i, j))
+            delta = abs(swap_delta(lab, i, j)) / ((j - i) if uniform else 1)
             hi, lo = (order[i], order[j]) if lab[i] > lab[j] else (order[j], order[i])
             x = alpha * sigma * (scores[hi] - scores[lo])
             rho = 0.5 * math.erfc(x)

@@ -44,7 +44,9 @@ class Recorder:
 @pytest.mark.parametrize("metric", ["auc", "mauc", "ndcg"])
 def test_engines_receive_identical_gradients(letor, metric):
     X, y, sizes = letor.X, letor.y, letor.group_sizes
-    expected, _ = br.lambda_gradients(np.zeros(len(y)), y, letor.group_offsets, metric=metric)
+    # what the objective hands an engine in its first round: its λs (sampled pairs, scaled hessians), float32
+    first = br.LambdaObjective(metric)
+    expected, _ = first.gradients(np.zeros(len(y)), first.check_labels(y, letor.group_offsets))
 
     rec = Recorder(br.lightgbm_objective(metric), 2)
     lgb.train({"objective": rec.two, "verbose": -1}, lgb.Dataset(X, y, group=sizes), 1)

@@ -196,7 +196,7 @@ def test_misuse_fails_clearly():
 def test_objective_checks_scores_every_round(link):
     """Engine-style calls on prepared data: a NaN/inf fails, huge finite scores do
     not, and non-contiguous or float32 scores give the same λs."""
-    obj = LambdaObjective("auc", link=link)
+    obj = LambdaObjective("auc", link=link, pair_fraction=1.0 if link == "logistic" else None)  # same λs per call
     prep = obj.check_labels([0, 1, 0, 1], [0, 4])
     for bad in (np.nan, np.inf, -np.inf):
         with pytest.raises(ValueError, match="scores contains"):
@@ -261,14 +261,14 @@ def test_rounds_reuse_the_last_order_without_changing_the_gradients(seed):
     # an objective keeps each query's order between calls; any start must give the fresh result
     y, s, qid = random_ranking(seed, n_queries=8, max_len=60, n_grades=3, tie_levels=6)
     off = offsets_of(qid)
-    obj = br.LambdaObjective("mauc")
+    obj = br.LambdaObjective("mauc", pair_fraction=1.0)
     prep = obj.check_labels(y, off)
     rng = np.random.default_rng(seed)
     for step in range(6):
         s = s + rng.normal(scale=0.3 if step % 2 else 5.0, size=s.shape)  # small and large moves
         if step == 3:
             s = np.round(s)  # ties again
-        g, h = obj.gradients(s, prep)
+        g, h = obj.gradients(s, prep, scaled=False)
         g0, h0 = br.lambda_gradients(s, y, off, metric="mauc")
         np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, h0, rtol=1e-12, atol=1e-15)
@@ -412,3 +412,138 @@ def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
         br.LambdaRanker(link="logistic", n_estimators=2).fit(X, y, group=[n])
     ours = [w for w in seen if "pairs of differing labels" in str(w.message)]
     assert len(ours) == 1 and ours[0].filename == __file__
+
+
+# --- pair weights and the stochastic λ -------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
+@pytest.mark.parametrize("stride", [2, 3])
+@pytest.mark.parametrize("uniform", [False, True])
+def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride, uniform):
+    """Each call of the objective draws its pairs from round_seed(random_state, call): every k-th partner of a
+    lower class from a hashed offset, weighted k — the reference recounts ΔM and keeps the same pairs."""
+    from boostrank.objectives import round_seed
+
+    y, s, qid = random_ranking(seed, n_queries=6, max_len=14, n_grades=grades, tie_levels=4)
+    off = offsets_of(qid)
+    obj = LambdaObjective(metric, pair_fraction=1 / stride, random_state=seed + 5, grade_weight=0.0 if metric == "auc"
+                          else None, pair_weight="uniform" if uniform else "swap")
+    prep = obj.check_labels(y, off)
+    rng = np.random.default_rng(seed)
+    for call in range(3):
+        s = s + np.round(rng.normal(size=s.shape), 1)
+        g, h = obj.gradients(s, prep, scaled=False)
+        for a, b in zip(off[:-1], off[1:]):
+            lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
+            rg, rh = ref.lambda_reference(list(s[a:b]), lab, uniform=uniform, stride=stride,
+                                          seed=int(round_seed(seed + 5, call)), row0=int(a))
+            np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
+            assert abs(g[a:b].sum()) < 1e-12
+
+
+def test_sampled_lambdas_average_to_the_full_lambdas():
+    y = np.array([1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 2, 0])
+    s = np.array([0.3, 0.1, -0.2, 0.0, 0.5, -1.0, 0.2, 0.2, 0.9, -0.3, 0.4, 0.1])
+    full = br.lambda_gradients(s, y, metric="mauc")[0]
+    obj = LambdaObjective("mauc", pair_fraction=0.5, random_state=3)
+    prep = obj.check_labels(y)
+    draws = np.array([obj.gradients(s, prep, scaled=False)[0].copy() for _ in range(3000)])
+    se = draws.std(axis=0) / np.sqrt(draws.shape[0])
+    assert np.all(np.abs(draws.mean(axis=0) - full) <= 5 * se + 1e-12)
+    assert np.any(draws.std(axis=0) > 0)  # pairs do change between calls
+
+
+def test_the_same_random_state_repeats_the_sample_and_another_does_not():
+    y, s, qid = random_ranking(2, n_queries=5, max_len=20, n_grades=2, tie_levels=50)
+    off = offsets_of(qid)
+
+    def run(seed):
+        obj = LambdaObjective("auc", random_state=seed)
+        prep = obj.check_labels(y, off)
+        return [obj.gradients(s, prep)[0].copy() for _ in range(3)]
+
+    a, b, c = run(1), run(1), run(2)
+    for x, z in zip(a, b):
+        np.testing.assert_array_equal(x, z)
+    assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[0], c[0])
+    # the default objective samples half the pairs, seed 0; lambda_gradients sums every pair unless asked
+    assert LambdaObjective("auc").pair_stride is None
+    np.testing.assert_array_equal(run(0)[0] / LambdaObjective("auc").hessian_scale(
+        LambdaObjective("auc").check_labels(y, off)), br.lambda_gradients(s, y, off, pair_fraction=None)[0])
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_uniform_logistic_lambdas_are_the_gradient_of_the_smoothed_statistic(sigma):
+    """With the statistic's own pair weights the λs are the exact gradient (and hessian diagonal) of
+    Σ_pairs w log(1 + exp(−σ(s_h − s_l))): checked by central differences, ties included."""
+    from boostrank._kernels.metrics import mauc_class_weights
+
+    rng = np.random.default_rng(int(10 * sigma))
+    n = 25
+    y = rng.integers(0, 3, size=n)
+    s = np.round(rng.normal(size=n), 1)
+    w = mauc_class_weights(np.bincount(y, minlength=3).astype(float), float(n))
+    hi, lo = np.nonzero(y[:, None] > y[None, :])
+    wp = np.abs(w[y[hi]] - w[y[lo]])
+
+    def loss(v):
+        return float(np.sum(wp * np.logaddexp(0.0, -sigma * (v[hi] - v[lo]))))
+
+    g, h = br.lambda_gradients(s, y, metric="mauc", sigma=sigma, pair_weight="uniform", link="logistic")
+    step = 1e-5
+    for i in range(n):
+        e = np.zeros(n)
+        e[i] = step
+        assert (loss(s + e) - loss(s - e)) / (2 * step) == pytest.approx(g[i], rel=1e-6, abs=1e-10)
+        assert (loss(s + e) - 2 * loss(s) + loss(s - e)) / step**2 == pytest.approx(h[i], rel=1e-3, abs=1e-7)
+
+
+@pytest.mark.parametrize("metric", ["auc", "mauc"])
+@pytest.mark.parametrize("link", ["logistic", "probit"])
+def test_scaled_first_round_hessians_average_a_quarter_per_row(metric, link):
+    y, s, qid = random_ranking(3, n_queries=8, max_len=30, n_grades=3, tie_levels=5)
+    off = offsets_of(qid)
+    every = LambdaObjective(metric, link=link, pair_fraction=1.0 if link == "logistic" else None)
+    g0, h0 = every.gradients(np.zeros(y.shape[0]), every.check_labels(y, off))
+    active = h0 > 0
+    assert h0[active].mean() == pytest.approx(0.25, rel=1e-12)
+    assert np.all(h0[~active] == 0) and np.all(g0[~active] == 0)
+    obj = LambdaObjective(metric, link=link)  # the default: sampled pairs with the logistic link
+    prep = obj.check_labels(y, off)
+    scale = obj.hessian_scale(prep)
+    obj.gradients(np.zeros(y.shape[0]), prep)
+    g1, h1 = (v.copy() for v in obj.gradients(s, prep))
+    obj2 = LambdaObjective(metric, link=link)
+    prep2 = obj2.check_labels(y, off)
+    obj2.gradients(np.zeros(y.shape[0]), prep2, scaled=False)  # the same calls: the same pairs
+    g2, h2 = obj2.gradients(s, prep2, scaled=False)
+    np.testing.assert_allclose(g1, scale * g2, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(h1, scale * h2, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"pair_fraction": 0.3}, "1/k for a whole k"),
+    ({"pair_fraction": 0.0}, r"in \(0, 1\]"),
+    ({"pair_fraction": 1.5}, r"in \(0, 1\]"),
+    ({"pair_fraction": True}, r"in \(0, 1\]"),
+    ({"pair_fraction": 1 / 2000}, "1/k for a whole k"),
+    ({"pair_fraction": 0.5, "link": "probit"}, "needs link='logistic'"),
+    ({"pair_fraction": 0.5, "method": "fast"}, "needs link='logistic'"),
+    ({"pair_weight": "linear"}, "pair_weight must be"),
+    ({"random_state": -1}, "random_state must be"),
+    ({"random_state": 1.5}, "random_state must be"),
+])
+def test_bad_pair_settings_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        LambdaObjective("auc", **kwargs)
+
+
+def test_pair_settings_are_refused_for_ndcg():
+    with pytest.raises(ValueError, match="pair_weight is a parameter"):
+        LambdaObjective("ndcg", pair_weight="uniform")
+    with pytest.raises(ValueError, match="pair_fraction is a parameter"):
+        LambdaObjective("ndcg", pair_fraction=0.5)
+    g, _ = br.lambda_gradients([0.0, 1.0], [1, 0], metric="ndcg")  # its exact default is no setting to refuse
+    assert g[0] < 0

@@ -1,5 +1,6 @@
 """λ-AUC with the probit link: pair oracle, fast series within its bound, engines, training."""
 
+import math
 import os
 
 import lightgbm as lgb
@@ -42,6 +43,71 @@ def test_exact_probit_kernel_matches_pair_oracle(kind, n, graded):
     g_ref, h_ref = lambda_auc_probit_reference(s, y, sigma=1.3)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros"])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 9, 40])
+def test_exact_uniform_probit_kernel_matches_pair_oracle(kind, n, graded):
+    rng = np.random.default_rng(100 + n)
+    s, y = _list(kind, n, rng)
+    if graded:
+        y = rng.integers(0, 4, size=n)
+    g, h = lambda_auc_probit(s, y, np.array([0, n]), sigma=0.7, method="exact", uniform=True)
+    g_ref, h_ref = lambda_auc_probit_reference(s, y, sigma=0.7, uniform=True)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+@pytest.mark.parametrize("eps", [1e-3, 1e-6, 1e-10])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread"])
+@pytest.mark.parametrize("n", [1, 2, 5, 100, 1000, 5000])
+def test_uniform_series_within_bound_of_exact(n, kind, eps, graded):
+    rng = np.random.default_rng(7 * n + len(kind))
+    s, y = _list(kind, n, rng, rate=0.1)
+    if graded:
+        y = rng.choice(4, size=n, p=[0.7, 0.15, 0.1, 0.05])
+    off = np.array([0, n])
+    ge, he = lambda_auc_probit(s, y, off, method="exact", uniform=True)
+    gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=eps, uniform=True)
+    gb, hb = fast_error_bound(s, y, off, eps=eps, uniform=True)
+    assert np.all(np.abs(gf - ge) <= gb + 1e-14)
+    assert np.all(np.abs(hf - he) <= hb + 1e-14)
+    assert abs(gf.sum()) <= 1e-9 * max(1.0, np.abs(gf).sum())  # every pair pushes its two ends equally
+
+
+def test_uniform_probit_is_the_gradient_of_the_smoothed_wmw_statistic():
+    """Uniform pair weights give the exact gradient of Σ_pairs w ∫ρ, the erfc-smoothed WMW loss (Raykar
+    eq. 1 with the erfc link), and its hessian diagonal: checked by central differences."""
+    from scipy.special import erfc
+
+    alpha = math.sqrt(3.0) / (math.sqrt(2.0) * math.pi)
+    rng = np.random.default_rng(4)
+    n, sigma = 30, 1.4
+    y = rng.integers(0, 3, size=n)
+    s = rng.normal(size=n)
+    counts = np.bincount(y, minlength=3).astype(float)
+    from boostrank._kernels.metrics import mauc_class_weights
+
+    w = mauc_class_weights(counts, float(n))
+    hi, lo = np.nonzero(y[:, None] > y[None, :])
+    wp = np.abs(w[y[hi]] - w[y[lo]])
+
+    def loss(v):  # −d/dx of the loss of a pair is σρ: the loss is σ∫ρ = ∫½ erfc(ασx) dx in x = s_h − s_l
+        x = alpha * sigma * (v[hi] - v[lo])
+        # ∫_x^∞ ½ erfc(t) dt = ½ (e^{−x²}/√π − x erfc(x))
+        return float(np.sum(wp * 0.5 * (np.exp(-x * x) / math.sqrt(math.pi) - x * erfc(x)) / alpha))
+
+    g, h = lambda_auc_probit(s, y, np.array([0, n]), sigma=sigma, method="exact", uniform=True)
+    step = 1e-5
+    for i in range(n):
+        e = np.zeros(n)
+        e[i] = step
+        fd = (loss(s + e) - loss(s - e)) / (2 * step)
+        fd2 = (loss(s + e) - 2 * loss(s) + loss(s - e)) / step**2
+        assert fd == pytest.approx(g[i], rel=1e-6, abs=1e-10)
+        assert fd2 == pytest.approx(h[i], rel=1e-3, abs=1e-7)
 
 
 @pytest.mark.parametrize("graded", [False, True])
@@ -333,19 +399,21 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
     off = np.array([0, 50, 50 + 3000])
     s = rng.normal(size=3050)
     y = (rng.random(3050) < 0.2).astype(float)
-    obj = br.LambdaObjective("auc", link="probit")
-    assert obj.method == "auto"
-    g, h = obj.gradients(s, obj.check_labels(y, off))
-    gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=obj.eps)
-    ge, he = lambda_auc_probit(s, y, off, method="exact")
-    # the long list: the series (here alone, there in one call with the short list: the
-    # two compiled paths may round differently in the last bit)
-    np.testing.assert_allclose(g[50:], gf[50:], rtol=1e-12, atol=1e-15)
-    np.testing.assert_array_equal(g[:50], ge[:50])  # the short one: pair sums
-    np.testing.assert_array_equal(h[:50], he[:50])
-    logistic = br.LambdaObjective("auc", link="logistic")
+    for pair_weight in ("auto", "swap"):  # auto: the probit link's uniform pair weights
+        obj = br.LambdaObjective("auc", link="probit", pair_weight=pair_weight)
+        assert obj.method == "auto"
+        g, h = obj.gradients(s, obj.check_labels(y, off), scaled=False)
+        uniform = pair_weight == "auto"
+        gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=obj.eps, uniform=uniform)
+        ge, he = lambda_auc_probit(s, y, off, method="exact", uniform=uniform)
+        # the long list: the series (here alone, there in one call with the short list: the
+        # two compiled paths may round differently in the last bit)
+        np.testing.assert_allclose(g[50:], gf[50:], rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(g[:50], ge[:50])  # the short one: pair sums
+        np.testing.assert_array_equal(h[:50], he[:50])
+    logistic = br.LambdaObjective("auc", link="logistic", pair_fraction=1.0)
     assert logistic.method == "auto"
-    np.testing.assert_array_equal(logistic.gradients(s, logistic.check_labels(y, off))[0],
+    np.testing.assert_array_equal(logistic.gradients(s, logistic.check_labels(y, off), scaled=False)[0],
                                   br.lambda_gradients(s, y, off, link="logistic", method="exact")[0])
     assert br.LambdaRanker().get_params()["method"] == "auto"
 
@@ -443,26 +511,29 @@ def test_the_old_module_name_still_works_for_one_release():
 def test_series_work_arrays_are_reused_between_calls_without_changing_results(metric):
     """Work arrays and each list's cached class weights give what fresh calls give."""
     rng = np.random.default_rng(3)
-    obj = br.LambdaObjective(metric, link="probit", method="fast")
-    y = rng.integers(0, 3 if metric == "mauc" else 2, size=700).astype(float)
-    y[:300] = np.where(y[:300] > 0, 2.0, 0.0) if metric == "mauc" else y[:300]  # lists differ in grades
-    prep = obj.check_labels(y, [0, 300, 300, 700])
-    for step in range(3):
-        s = rng.normal(size=700) * (1 + step)
-        g, h = obj.gradients(s, prep)
-        g0, h0 = br.lambda_gradients(s, y, [0, 300, 300, 700], metric=metric, link="probit", method="fast")
-        np.testing.assert_array_equal(g, g0)
-        np.testing.assert_array_equal(h, h0)
-    assert prep[-1]["series"][0].shape[1] >= 400
+    for pair_weight in ("swap", "uniform"):
+        obj = br.LambdaObjective(metric, link="probit", method="fast", pair_weight=pair_weight)
+        y = rng.integers(0, 3 if metric == "mauc" else 2, size=700).astype(float)
+        y[:300] = np.where(y[:300] > 0, 2.0, 0.0) if metric == "mauc" else y[:300]  # lists differ in grades
+        prep = obj.check_labels(y, [0, 300, 300, 700])
+        for step in range(3):
+            s = rng.normal(size=700) * (1 + step)
+            g, h = obj.gradients(s, prep, scaled=False)
+            g0, h0 = br.lambda_gradients(s, y, [0, 300, 300, 700], metric=metric, link="probit", method="fast",
+                                         pair_weight=pair_weight)
+            np.testing.assert_array_equal(g, g0)
+            np.testing.assert_array_equal(h, h0)
+        if pair_weight == "swap":
+            assert prep[-1]["series"][0].shape[1] >= 400
 
 
 def test_objective_default_accuracy_is_within_its_documented_bound():
     rng = np.random.default_rng(8)
-    obj = br.LambdaObjective("auc", link="probit", method="fast")
+    obj = br.LambdaObjective("auc", link="probit", method="fast", pair_weight="swap")
     assert obj.eps == 1e-4
     y = (rng.random(2000) < 0.1).astype(float)
     s = rng.normal(size=2000)
-    g, h = obj.gradients(s, obj.check_labels(y, [0, 2000]))
+    g, h = obj.gradients(s, obj.check_labels(y, [0, 2000]), scaled=False)
     ge, he = lambda_auc_probit(s, y.astype(np.int64), np.array([0, 2000]), method="exact")
     gb, hb = fast_error_bound(s, y.astype(np.int64), np.array([0, 2000]), eps=obj.eps)
     assert np.all(np.abs(g - ge) <= gb + 1e-14) and np.all(np.abs(h - he) <= hb + 1e-14)

@@ -55,3 +55,12 @@ AUTO_MIN_ROWS = 128
 #: ``method="auto"`` of RankNCG: exact pair sums up to this many pairs per preferred class
 #: pair, the series' two ``erfc_sum`` calls per class pair above (where they cost the same).
 AUTO_PAIRS_PER_EDGE = 2500
+
+# ----------------------------------------------------------------- kernel settings by name
+
+from collections import namedtuple  # noqa: E402  (the settings below are the kernels' named arguments)
+
+#: What :func:`~boostrank._kernels.lambdas.lambda_auc_kernel` reads besides its arrays: σ of the
+#: logistic, LightGBM's ``lambdarank_norm``, the statistic's own pair weights instead of Welleck's
+#: swap weights, every ``stride``-th partner (1: all) and the seed of which ones (uint64).
+LambdaSetting = namedtuple("LambdaSetting", "sigma norm uniform stride seed")

@@ -13,6 +13,10 @@ a rotation recurrence, so each point costs two trigonometric calls, not 2p.
 gives, on sorted inputs, the sums over the sources below each target and over all
 of them.  Both share the blocks, the per-block coefficients and their neighbourhoods.
 ``kind``: 0 erfc, 1 Gaussian exp(−s²).
+
+:func:`uniform_series_lambdas` puts the same pieces together for the probit λ with the
+statistic's own pair weights: every point of a list is both a source and a target, and
+each gets the erfc and the Gaussian sums over the other classes in one pass.
 """
 
 import math
@@ -414,3 +418,168 @@ def side_sums_sorted(y, z, q, lo, width, h, p, kind, below, total):
             else:
                 below[j] = sb
                 total[j] = st
+
+
+# ----------------------------------------------------------------- the probit λ with uniform pair weights
+# For a list with classes c, pair weights w_ce = |ω_c − ω_e| (MAUC's class weights; 0/1 labels: 1/(mn))
+# and t = ασs, the λ and hessian of a document i of class c are
+#
+#     grad_i = σ Σ_{e > c} w_ce n_e − σ/2 Σ_{e ≠ c} w_ce E_e(t_i),     E_e(y) = Σ_{j ∈ e} erfc(y − t_j)
+#     hess_i = σ² α/√π Σ_{e ≠ c} w_ce G_e(t_i),                       G_e(y) = Σ_{j ∈ e} exp(−(y − t_j)²)
+#
+# (a higher-class partner's erfc(t_j − t_i) is 2 − erfc(t_i − t_j)): the gradient of the erfc-smoothed
+# WMW statistic, Raykar et al.'s objective, with no position weights.  The points are counting-sorted
+# by (block, class), each group's coefficients summed once, combined per target class with the weights
+# w_ce and moved to the neighbouring blocks as in erfc_sum_fast; each target evaluates the erfc and the
+# Gaussian series from the same harmonics.
+
+
+@njit(cache=True)
+def _group_by_block_and_class(t, cls, n_cls, lo, width):
+    """Counting sort of the points by (block, class).
+
+    Returns the occupied blocks' centres, the offsets of the groups ``k·n_cls + c``,
+    ``t`` in group order and the permutation (group order → row).
+    """
+    occ, centres, _, by = _occupied(t, t[:0], lo, width)
+    n = t.shape[0]
+    start = np.zeros(occ.shape[0] * n_cls + 1, dtype=np.int64)
+    for i in range(n):
+        start[_block_of(t, lo, width, by, occ, i) * n_cls + cls[i] + 1] += 1
+    for g in range(start.shape[0] - 1):
+        start[g + 1] += start[g]
+    fill = start[:-1].copy()
+    ts = np.empty(n)
+    perm = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        g = _block_of(t, lo, width, by, occ, i) * n_cls + cls[i]
+        j = fill[g]
+        fill[g] = j + 1
+        ts[j] = t[i]
+        perm[j] = i
+    return occ, centres, start, ts, perm
+
+
+@njit(cache=True)
+def _target_coefficients(C, S, Q, wmat, occ, centres, h, p):
+    """Per target class c and block: the neighbourhood's coefficients Σ_e w_ce (sources of class e)
+    and the constant of the erfc sum (twice the weight two or more blocks above, plus the
+    neighbourhood's weight), as :func:`erfc_sum_fast` forms them for one class of sources."""
+    n_cls = wmat.shape[0]
+    nb = occ.shape[0]
+    TC = np.zeros((n_cls * nb, p))
+    TS = np.zeros((n_cls * nb, p))
+    const = np.zeros(n_cls * nb)
+    for c in range(n_cls):
+        Cc = np.zeros((nb, p))
+        Sc = np.zeros((nb, p))
+        Qc = np.zeros(nb)
+        for k in range(nb):
+            for e in range(n_cls):
+                w = wmat[c, e]
+                if w == 0.0:
+                    continue
+                Qc[k] += w * Q[k * n_cls + e]
+                for m in range(p):
+                    Cc[k, m] += w * C[k * n_cls + e, m]
+                    Sc[k, m] += w * S[k * n_cls + e, m]
+        LC, LS, LQ, UC, US, UQ, FQ = _neighbours(Cc, Sc, Qc, occ, centres, h, p)
+        for k in range(nb):
+            g = k * n_cls + c
+            const[g] = 2.0 * FQ[k] + Qc[k] + UQ[k] + LQ[k]
+            for m in range(p):
+                TC[g, m] = Cc[k, m] + UC[k, m] + LC[k, m]
+                TS[g, m] = Sc[k, m] + US[k, m] + LS[k, m]
+    return TC, TS, const
+
+
+@njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
+def _erfc_and_gauss(ts, perm, start, gcentres, h, p, TC, TS, const, ae, ag, E, G):
+    """E = const − erfc series and G = Gaussian series at every point, both from one set of harmonics
+    (each batch lies in one (block, class) group, whose coefficients ``TC``/``TS`` it reads)."""
+    bk, b0, bm = _batches(start)
+    nbat = bk.shape[0]
+    n_chunks = min(ERFC_CHUNKS, nbat)
+    for chunk in prange(n_chunks):
+        th, c, s, c2, s2, acc_e = _batch_scratch()
+        acc_g = np.empty(acc_e.shape[0])
+        for t in range(chunk, nbat, n_chunks):
+            g, first, m = _batch_rotations(ts, bk, b0, bm, t, gcentres, h, th, c, s, c2, s2)
+            for b in range(m):
+                acc_e[b] = 0.0
+                acc_g[b] = 0.0
+            for n in range(p):
+                tc = TC[g, n]
+                ts_ = TS[g, n]
+                we = ae[n]
+                wg = ag[n]
+                for b in range(m):
+                    acc_e[b] += we * (s[b] * tc - c[b] * ts_)
+                    acc_g[b] += wg * (c[b] * tc + s[b] * ts_)
+                    u = c[b] * c2[b] - s[b] * s2[b]
+                    s[b] = s[b] * c2[b] + c[b] * s2[b]
+                    c[b] = u
+            for b in range(m):
+                E[perm[first + b]] = const[g] - acc_e[b]
+                G[perm[first + b]] = acc_g[b]
+
+
+@njit(cache=True)
+def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
+    """λ and hessian of one list with the statistic's own pair weights (comment above; Raykar §5).
+
+    Parameters
+    ----------
+    t : ndarray of float64, shape (n,)
+        ασ · scores.
+    cls : ndarray of int32, shape (n,)
+        Class ids 0 … C−1 (the list's grades in increasing order).
+    wmat : ndarray of float64, shape (C, C)
+        Pair weights |ω_c − ω_e| (zero on the diagonal).
+    width, h, p : float, float, int
+        Block width (the cut-off radius), series step and harmonics
+        (:func:`boostrank.erfc.joint_parameters`).
+    lam, hc : float
+        σ and the hessian's factor σ²α/√π.
+    grad, hess : ndarray of float64, shape (n,)
+        Written in place.
+
+    Returns
+    -------
+    bool
+        False when the scores span too many blocks for the series (nothing written).
+    """
+    n = t.shape[0]
+    n_cls = wmat.shape[0]
+    lo = math.inf
+    hi = -math.inf
+    for i in range(n):
+        lo = min(lo, t[i])
+        hi = max(hi, t[i])
+    if not (hi - lo < 2.0**40 * width):
+        return False
+    lo = math.floor(lo / width) * width  # a grid through a multiple of the width: stable centres
+    occ, centres, start, ts, perm = _group_by_block_and_class(t, cls, n_cls, lo, width)
+    nb = occ.shape[0]
+    gcentres = np.empty(nb * n_cls)
+    for k in range(nb):
+        for c in range(n_cls):
+            gcentres[k * n_cls + c] = centres[k]
+    C = np.zeros((nb * n_cls, p))
+    S = np.zeros((nb * n_cls, p))
+    Q = np.zeros(nb * n_cls)
+    _source_coefficients(ts, np.ones(n), start, gcentres, h, p, C, S, Q)
+    TC, TS, const = _target_coefficients(C, S, Q, wmat, occ, centres, h, p)
+    ae, ag = series_weights(h, p)
+    _erfc_and_gauss(ts, perm, start, gcentres, h, p, TC, TS, const, ae, ag, grad, hess)
+    counts = np.zeros(n_cls)
+    for i in range(n):
+        counts[cls[i]] += 1.0
+    up = np.zeros(n_cls)  # Σ_{e > c} w_ce n_e: each higher-class partner's 2 of erfc(−x) = 2 − erfc(x)
+    for c in range(n_cls):
+        for e in range(c + 1, n_cls):
+            up[c] += wmat[c, e] * counts[e]
+    for i in range(n):
+        grad[i] = lam * (up[cls[i]] - 0.5 * grad[i])
+        hess[i] = hc * hess[i]
+    return True

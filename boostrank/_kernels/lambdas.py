@@ -114,14 +114,23 @@ def exp_nonpositive(x, out, scratch1, scratch2):
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_kernel(scores, labels, offsets, sigma, norm, start, weights, grad, hess, order, doc, work):
+def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch):
     """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
 
     On the pessimistic score order of each query, swapping the documents at
     positions i and j changes MAUC by (j − i)(ω_{l_j} − ω_{l_i}) (Theorem 4.1 per
     class, summed with eq. 18), ω from :func:`mauc_class_weights`; with 0/1 labels
     ω_1 = 1 / (m n) and this is ΔAUC_ij = (l_j − l_i)(j − i)/(mn).  The λ of a pair
-    uses |ΔMAUC| and the sign S_ij of the label order.
+    uses |ΔMAUC| and the sign S_ij of the label order.  With ``setting.uniform`` the
+    pair weight is the statistic's own |ω_{l_i} − ω_{l_j}| instead (MAUC = Σ ω over
+    correctly ordered pairs, so this is the exact gradient of its logistic smoothing,
+    the RankNet cost with AUC's pair weights).
+
+    With ``setting.stride`` k > 1 each document of the higher class meets every k-th
+    partner of each lower class, from an offset drawn per (document, class, call) from
+    ``setting.seed`` (:func:`pair_offset`), and those pairs weigh k times as much: an
+    unbiased estimate of the full λ with 1/k of the pair work (stochastic λ, as
+    XGBoost's ``lambdarank_pair_method="mean"`` samples partners).
 
     Documents are bucketed by label (in position order) so each pair of classes is
     a dense double loop, and ρ = E_l / (E_l + E_h) with E = exp(σ (s − s_max)) costs
@@ -139,12 +148,15 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, norm, start, weights, grad
     labels : ndarray of int64, shape (n,)
         Non-negative grades (0/1 for AUC).
     offsets : ndarray of int64, shape (n_groups + 1,)
-    sigma : float
-    norm : bool
-    start, weights : ndarray
-        :func:`lambda_auc_tables` of ``labels`` and ``offsets``.
+    setting : LambdaSetting
+        σ, ``norm``, ``uniform``, ``stride`` and ``seed`` (:mod:`.config`).
+    tables : (start, weights)
+        :func:`lambda_auc_tables` of ``labels`` and ``offsets``, or graded weights.
     grad, hess : ndarray of float64, shape (n,)
         Written in place.
+    scratch : (order, doc, work)
+        Kept by the caller between calls:
+
     order : ndarray of int64, shape (n,)
         In: any permutation of ``0..b-a-1`` in each query's rows ``a:b`` (the last
         call's order, or the identity).  Out: the query's pessimistic order.  Boosting
@@ -155,11 +167,15 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, norm, start, weights, grad
         Scratch, reused across calls: allocating it cost more than the pairs of a
         20-document query.
     """
+    start, weights = tables
+    order, doc, work = scratch
+    sigma = setting.sigma
+    norm = setting.norm
     n_groups = offsets.shape[0] - 1
     n_cls = weights.shape[1]
     pos, ex, sc, acc_g, acc_h, arg = work[0], work[1], work[2], work[3], work[4], work[5]
     fill = np.empty((n_groups, n_cls), dtype=np.int64)
-    s2 = sigma * sigma
+    step = max(setting.stride, 1)
     # three passes: order and bucket each query; every exp in one vectorised loop (per
     # query, the loop's set-up cost more than its 20 exps); the pairs of each query
     for g in prange(n_groups):
@@ -226,14 +242,15 @@ def lambda_auc_kernel(scores, labels, offsets, sigma, norm, start, weights, grad
         total = 0.0
         for ch in range(1, top + 1):
             for cl in range(ch):
-                dw = abs(w[ch] - w[cl])
+                dw = abs(w[ch] - w[cl]) * step
                 if dw == 0.0:
                     continue
                 lo = a + st[cl]
                 hi = a + st[cl + 1]
                 for u in range(a + st[ch], a + st[ch + 1]):
-                    lam_u, h_u = _pair_sums(ex, pos, sc, ex[u], pos[u], sc[u], dw, sigma, s2, lo, hi,
-                                            acc_g, acc_h, not safe, spread)
+                    first = lo if step == 1 else lo + pair_offset(setting.seed, doc[u], cl, step)
+                    lam_u, h_u = _pair_sums(ex, pos, sc, u, dw, first, hi, step, (acc_g, acc_h), setting,
+                                            not safe, spread)
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
                     total += 2.0 * lam_u
@@ -263,19 +280,51 @@ def _single_label(st, n):
     return False
 
 
-@njit(cache=True, fastmath=PAIR_SUM_FASTMATH)
-def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, guarded, spread):
-    """λ and hessian sums of one document against rows lo:hi of a lower class.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_CLASS_MIX = np.uint64(0xD1B54A32D192ED03)
 
-    ``guarded``: take the direct logistic where E_l + E_h underflows.  ``spread``:
-    divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).  1 − ρ is E_h / (E_l + E_h),
+
+@njit(cache=True)
+def splitmix64(x):
+    """SplitMix64's output function: a well-mixed 64-bit hash of ``x`` (Steele, Lea, Flood 2014)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def pair_offset(seed, d, c, step):
+    """The first partner (0 … step − 1) of document ``d`` in class ``c`` under ``seed``.
+
+    A hash, not a random stream: any thread computes it for any document in any order,
+    and the same seed repeats the same pairs.
+    """
+    x = splitmix64(seed ^ (np.uint64(d) * _GOLDEN) ^ (np.uint64(c) * _CLASS_MIX))
+    return np.int64(x % np.uint64(step))
+
+
+@njit(cache=True, fastmath=PAIR_SUM_FASTMATH)
+def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, guarded, spread):
+    """λ and hessian sums of document ``u`` against every ``step``-th row of lo:hi of a lower class.
+
+    ``acc``: (λ, hessian) accumulators of the partners.  ``guarded``: take the direct
+    logistic where E_l + E_h underflows.  ``spread``: divide each |ΔM| by
+    0.01 + |Δs| (``lambdarank_norm``).  ``setting.uniform``: the pair weight is ``dw``
+    alone, not ``dw`` times the distance in positions.  1 − ρ is E_h / (E_l + E_h),
     not a subtraction, so the hessian of a pair with ρ near 1 keeps its relative accuracy.
     The loop runs scalar (Numba checks every division for zero): a vectorised form was
     slower on lists of tens of documents (benchmarks/MEASUREMENTS.md, "pair sums").
     """
+    acc_g, acc_h = acc
+    sigma = setting.sigma
+    s2 = sigma * sigma
+    uniform = setting.uniform
+    eu = ex[u]
+    pu = pos[u]
+    su = sc[u]
     lam_u = 0.0
     h_u = 0.0
-    for v in range(lo, hi):
+    for v in range(lo, hi, step):
         den = ex[v] + eu
         if guarded and not den > 1e-250:
             x = sigma * (su - sc[v])
@@ -286,7 +335,7 @@ def _pair_sums(ex, pos, sc, eu, pu, su, dw, sigma, s2, lo, hi, acc_g, acc_h, gua
             inv = 1.0 / den
             rho = ex[v] * inv
             rest = eu * inv
-        delta = abs(pu - pos[v]) * dw
+        delta = dw if uniform else abs(pu - pos[v]) * dw
         if spread:
             delta = delta / (0.01 + abs(su - sc[v]))
         lam = sigma * delta * rho
@@ -362,14 +411,16 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
 
 
 @njit(cache=True)
-def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, grad, hess):
-    """λ-AUC / λ-MAUC with the probit (erfc) link, pair by pair: the fast path's reference.
+def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, uniform, grad, hess):
+    """λ-AUC / λ-MAUC with the probit (erfc) link, pair by pair: the fast paths' reference.
 
     ρ_hl = ½ erfc(ασ(s_h − s_l)) replaces the logistic (Raykar's approximation,
     α = √3/(√2 π)); the hessian term is −dρ/dx = (ασ/√π) exp(−(ασ(s_h − s_l))²).
     |ΔM_hl| = |p_h − p_l| |ω_{l_h} − ω_{l_l}| with ω of :func:`mauc_class_weights`
-    (0/1 labels: ΔAUC).  Queries longer than ``max_len`` are left untouched so a
-    caller can route them elsewhere (zeroing them was a cost of its own on long lists).
+    (0/1 labels: ΔAUC); with ``uniform``, |ω_{l_h} − ω_{l_l}| alone (the statistic's own
+    pair weight: Raykar's WMW gradient).  Queries longer than ``max_len`` are left
+    untouched so a caller can route them elsewhere (zeroing them was a cost of its own
+    on long lists).
     """
     n_groups = offsets.shape[0] - 1
     c = probit_rho_slope(sigma, alpha)
@@ -393,7 +444,9 @@ def lambda_auc_probit_kernel(scores, labels, offsets, sigma, alpha, max_len, gra
             for j in range(a, b):
                 if labels[i] <= labels[j]:
                     continue
-                delta = abs(pos[i - a] - pos[j - a]) * abs(w[labels[i]] - w[labels[j]])
+                delta = abs(w[labels[i]] - w[labels[j]])
+                if not uniform:
+                    delta *= abs(pos[i - a] - pos[j - a])
                 if delta == 0.0:
                     continue
                 x = alpha * sigma * (scores[i] - scores[j])

@@ -376,84 +376,95 @@ def read_ubjson(raw: bytes):
     the optional ``$type`` and ``#count`` markers.  Raises ``ValueError`` on anything else,
     on truncation, on counts past the data and on nesting deeper than 64.
     """
-    import struct
+    reader = _UBJReader(raw)
+    doc = reader.value(reader.take(1), 0)
+    if reader.pos != len(raw):
+        raise ValueError(f"{len(raw) - reader.pos} bytes after the document")
+    return doc
 
-    pos = 0
-    n_raw = len(raw)
 
-    def take(k):
-        nonlocal pos
-        if k < 0 or pos + k > n_raw:
+class _UBJReader:
+    """A cursor over UBJSON bytes: :func:`read_ubjson`'s recursive descent."""
+
+    def __init__(self, raw: bytes):
+        self.raw = raw
+        self.pos = 0
+
+    def take(self, k: int) -> bytes:
+        if k < 0 or self.pos + k > len(self.raw):
             raise ValueError("truncated")
-        out = raw[pos:pos + k]
-        pos += k
+        out = self.raw[self.pos:self.pos + k]
+        self.pos += k
         return out
 
-    def number(marker):
-        size, fmt = _UBJ_SCALARS[marker]
-        return struct.unpack(">" + fmt, take(size))[0]
+    def peek(self) -> bytes:
+        return self.raw[self.pos:self.pos + 1]
 
-    def length():
-        marker = take(1)
+    def number(self, marker: bytes):
+        import struct
+
+        size, fmt = _UBJ_SCALARS[marker]
+        return struct.unpack(">" + fmt, self.take(size))[0]
+
+    def length(self) -> int:
+        marker = self.take(1)
         if marker not in (b"i", b"U", b"I", b"l", b"L"):
             raise ValueError(f"a length of type {marker!r}")
-        k = number(marker)
+        k = self.number(marker)
         if k < 0:
             raise ValueError("a negative length")
         return k
 
-    def value(marker, depth):
+    def value(self, marker: bytes, depth: int):
         if marker in _UBJ_SCALARS:
-            return number(marker)
+            return self.number(marker)
         if marker == b"S":
-            return take(length()).decode("utf-8")
+            return self.take(self.length()).decode("utf-8")
         if marker == b"C":
-            return take(1).decode("ascii")
+            return self.take(1).decode("ascii")
         if marker in (b"T", b"F", b"Z"):
             return {b"T": True, b"F": False, b"Z": None}[marker]
         if marker in (b"[", b"{"):
             if depth > _UBJ_MAX_DEPTH:
                 raise ValueError("nested too deep")
-            return container(marker == b"{", depth + 1)
+            return self.container(marker == b"{", depth + 1)
         raise ValueError(f"unknown marker {marker!r}")
 
-    def container(is_object, depth):
+    def header(self):
+        """A container's optional ``$type`` and ``#count``: (type or None, count or None)."""
         typ = count = None
-        nxt = raw[pos:pos + 1]
-        if nxt == b"$":
-            take(1)
-            typ = take(1)
-            if take(1) != b"#":
+        if self.peek() == b"$":
+            self.take(1)
+            typ = self.take(1)
+            if self.take(1) != b"#":
                 raise ValueError("a typed container without a count")
-            count = length()
-        elif nxt == b"#":
-            take(1)
-            count = length()
-        if count is not None and count > n_raw - pos:  # every item takes at least a byte (or its type's size)
-            if typ not in (b"T", b"F", b"Z") or count > 2**31:
-                raise ValueError(f"a count of {count} past the end of the data")
+            count = self.length()
+        elif self.peek() == b"#":
+            self.take(1)
+            count = self.length()
+        # every item takes at least a byte, but for T, F and Z typed containers (their type's size)
+        if count is not None and count > len(self.raw) - self.pos and (typ not in (b"T", b"F", b"Z")
+                                                                        or count > 2**31):
+            raise ValueError(f"a count of {count} past the end of the data")
+        return typ, count
+
+    def container(self, is_object: bool, depth: int):
+        typ, count = self.header()
         out = {} if is_object else []
         close = b"}" if is_object else b"]"
         k = 0
         while count is None or k < count:
-            if count is None and raw[pos:pos + 1] == close:
-                take(1)
+            if count is None and self.peek() == close:
+                self.take(1)
                 return out
-            if is_object:
-                key = take(length()).decode("utf-8")
-            item = value(typ if typ is not None else take(1), depth)
+            key = self.take(self.length()).decode("utf-8") if is_object else None
+            item = self.value(typ if typ is not None else self.take(1), depth)
             if is_object:
                 out[key] = item
             else:
                 out.append(item)
             k += 1
         return out
-
-    first = take(1)
-    doc = value(first, 0)
-    if pos != n_raw:
-        raise ValueError(f"{n_raw - pos} bytes after the document")
-    return doc
 
 
 def _check_xgboost(raw: bytes) -> int:

@@ -236,43 +236,8 @@ def _query_frame(client, X, y, qid, weight=None, npartitions=None):
     Accepts Dask DataFrames/Series/Arrays with aligned partitions, or in-memory data
     (split into one partition per worker).
     """
-    import dask.dataframe as dd
-
-    if not _is_dask(X):
-        n = len(X)
-        frame = pd.DataFrame(np.asarray(X) if not hasattr(X, "columns") else X.copy())
-        if not hasattr(X, "columns"):
-            frame.columns = [f"f{j}" for j in range(frame.shape[1])]
-        for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)):
-            if col is not None:
-                col = np.asarray(col).reshape(-1)
-                if col.shape[0] != n:
-                    raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for {n} rows")
-                frame[name] = col
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        ddf = dd.from_pandas(frame, npartitions=npartitions or workers)
-    else:
-        ddf = X if hasattr(X, "columns") else dd.from_dask_array(X, columns=[f"f{j}" for j in range(X.shape[1])])
-        columns = {name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)) if col is not None}
-        local = {name: col for name, col in columns.items() if not _is_dask(col)}
-        if local:  # in-memory columns beside lazy features: cut them at the partitions' row counts
-            lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
-            cuts = np.r_[0, np.cumsum(lengths)]
-            for name, col in local.items():
-                col = np.asarray(col).reshape(-1)
-                if col.shape[0] != cuts[-1]:
-                    raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for "
-                                     f"{cuts[-1]} rows of X")
-                local[name] = col
-            ddf = ddf.map_partitions(_attach, local, cuts, meta=ddf._meta.assign(
-                **{name: np.asarray(col[:0]) for name, col in local.items()}))
-        lazy = {name: col for name, col in columns.items() if name not in local}
-        if lazy:
-            try:
-                ddf = ddf.assign(**lazy)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"y, qid and sample_weight must be aligned with X (Dask collections with X's "
-                                 f"partitions, or in-memory arrays of its length): {str(exc)[:200]}") from None
+    columns = {name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)) if col is not None}
+    ddf = _lazy_frame(client, X, columns) if _is_dask(X) else _local_frame(client, X, columns, npartitions)
     features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT)]
     ddf = _materialise(client, ddf)  # one evaluation of the input, whatever follows
     lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
@@ -285,6 +250,51 @@ def _query_frame(client, X, y, qid, weight=None, npartitions=None):
         return ddf, features
     except ValueError:
         return _materialise(client, partition_by_query(ddf, _QID)), features
+
+
+def _local_frame(client, X, columns, npartitions):
+    """In-memory features and columns as one Dask DataFrame, a partition per worker (or ``npartitions``)."""
+    import dask.dataframe as dd
+
+    n = len(X)
+    frame = pd.DataFrame(np.asarray(X) if not hasattr(X, "columns") else X.copy())
+    if not hasattr(X, "columns"):
+        frame.columns = [f"f{j}" for j in range(frame.shape[1])]
+    for name, col in columns.items():
+        col = np.asarray(col).reshape(-1)
+        if col.shape[0] != n:
+            raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for {n} rows")
+        frame[name] = col
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    return dd.from_pandas(frame, npartitions=npartitions or workers)
+
+
+def _lazy_frame(client, X, columns):
+    """Dask features with the label, qid and weight columns attached: Dask ones aligned by partition,
+    in-memory ones cut at the partitions' row counts."""
+    import dask.dataframe as dd
+
+    ddf = X if hasattr(X, "columns") else dd.from_dask_array(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    local = {name: col for name, col in columns.items() if not _is_dask(col)}
+    if local:  # in-memory columns beside lazy features: cut them at the partitions' row counts
+        lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
+        cuts = np.r_[0, np.cumsum(lengths)]
+        for name, col in local.items():
+            col = np.asarray(col).reshape(-1)
+            if col.shape[0] != cuts[-1]:
+                raise ValueError(f"{name.replace('_boostrank_', '')} has {col.shape[0]} entries for "
+                                 f"{cuts[-1]} rows of X")
+            local[name] = col
+        ddf = ddf.map_partitions(_attach, local, cuts, meta=ddf._meta.assign(
+            **{name: np.asarray(col[:0]) for name, col in local.items()}))
+    lazy = {name: col for name, col in columns.items() if name not in local}
+    if lazy:
+        try:
+            ddf = ddf.assign(**lazy)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"y, qid and sample_weight must be aligned with X (Dask collections with X's "
+                             f"partitions, or in-memory arrays of its length): {str(exc)[:200]}") from None
+    return ddf
 
 
 def _attach(part, columns, cuts, partition_info=None):

@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from ._kernels.erfc import series_weights
-from ._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS
+from ._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, ProbitSeries
 from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists, sweep_chunks
 from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
 from ._kernels.order import index_dtype, pessimistic_order
@@ -50,6 +50,13 @@ def _series(eps):
     ae, ag = series_weights(par.h, par.p)
     ae.flags.writeable = ag.flags.writeable = False
     return par, ae, ag
+
+
+def _probit_series(sigma, eps) -> ProbitSeries:
+    """The probit link and the series of accuracy ``eps``, as the λ kernels take them."""
+    par, ae, ag = _series(eps)
+    # past 2^52 cut-off radii, block numbers lose integer precision and the series its validity
+    return ProbitSeries(float(sigma), ERFC_ALPHA, par.r, par.h, par.p, ae, ag, 2.0**52 * par.r)
 
 
 def _class_weights(y, n):
@@ -91,14 +98,12 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
         if work is not None and key is not None:
             work[key] = cached
     y, wmat, mixed = cached
-    par, ae, ag = _series(eps)
-    wi, wu, wf = _workspace(work, n)
     threads = numba.get_num_threads()
     chunks = sweep_chunks(n, threads)
     if chunks is not None:  # chunks add work (a pass over the rows before each): a gain only with a CPU per thread
         chunks = sweep_chunks(n, min(threads, _cpus()))
-    if not lambda_auc_series_kernel(s, y, wmat, sigma, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                    grad, hess, wi, wu, wf, 2.0**52 * par.r, mixed, threads, chunks):
+    if not lambda_auc_series_kernel(s, y, wmat, _probit_series(sigma, eps), (grad, hess), _workspace(work, n),
+                                    mixed, threads, chunks):
         _too_wide(s)
 
 
@@ -262,10 +267,8 @@ def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
         if work is not None:
             work["lists"] = cached
     _, cls, n_classes, wmats, mixed = cached
-    par, ae, ag = _series(eps)
-    wi, wu, wf = _workspace(work, s.shape[0])
-    bad = lambda_auc_series_lists(s, cls, offsets, lists, n_classes, wmats, mixed, sigma, ERFC_ALPHA, par.r, par.h,
-                                  par.p, ae, ag, grad, hess, wi, wu, wf, 2.0**52 * par.r)
+    bad = lambda_auc_series_lists(s, cls, offsets, lists, (n_classes, wmats, mixed), _probit_series(sigma, eps),
+                                  (grad, hess), _workspace(work, s.shape[0]))
     if bad >= 0:
         _too_wide(s[offsets[lists[bad]]:offsets[lists[bad] + 1]])
 

@@ -9,7 +9,7 @@ import pytest
 import xgboost as xgb
 
 import boostrank as br
-from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P
+from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, ProbitSeries, SweepSeries
 from boostrank._kernels.lambda_series import _fresh_state, _sweep, _sweep_binary
 from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
 from boostrank.probit import fast_error_bound, lambda_auc_probit
@@ -151,13 +151,14 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
     for mirror in (False, True):
         g, h, g2, h2 = (np.full(n, np.nan) for _ in range(4))
         start = _fresh_state(2, SWEEP_P)
-        _sweep(t, cls, mirror, wmat, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g, h, 0, n, start)
-        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g2, h2, False, 0, n, start)
+        series = SweepSeries(par.r, par.h, ae_p, ag_p, 0.5, 1.3)
+        _sweep(t, cls, mirror, wmat, series, (g, h), (0, n), start)
+        _sweep_binary(t, cls, mirror, 0.37, series, (g2, h2), False, (0, n), start)
         scale = 1.0 + np.abs(g).max()
         np.testing.assert_allclose(g2, g, rtol=0, atol=1e-13 * scale)
         np.testing.assert_allclose(h2, h, rtol=0, atol=1e-13 * (1.0 + np.abs(h).max()))
         g3, h3 = np.full(n, np.nan), np.full(n, np.nan)  # the branch-free sweep: the same sums
-        _sweep_binary(t, cls, mirror, 0.37, par.r, par.h, ae_p, ag_p, 0.5, 1.3, g3, h3, True, 0, n, start)
+        _sweep_binary(t, cls, mirror, 0.37, series, (g3, h3), True, (0, n), start)
         np.testing.assert_allclose(g3, g2, rtol=0, atol=1e-14 * scale)
         np.testing.assert_allclose(h3, h2, rtol=0, atol=1e-14 * (1.0 + np.abs(h2).max()))
 
@@ -284,8 +285,8 @@ def _series_kernel(s, labels, n_chunks, eps=1e-6):
     par, ae, ag = _series(eps)
     g, h = np.full(n, np.nan), np.full(n, np.nan)
     wi, wu, wf = np.empty((3, n), dtype=np.int32), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
-    assert lambda_auc_series_kernel(s, y, wmat, 1.3, ERFC_ALPHA, par.r, par.h, par.p, ae, ag, g, h, wi, wu, wf,
-                                    2.0**52 * par.r, mixed, 2, n_chunks)
+    setting = ProbitSeries(1.3, ERFC_ALPHA, par.r, par.h, par.p, ae, ag, 2.0**52 * par.r)
+    assert lambda_auc_series_kernel(s, y, wmat, setting, (g, h), (wi, wu, wf), mixed, 2, n_chunks)
     return g, h
 
 
@@ -559,8 +560,8 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
     for dt in (np.int32, np.int64):
         g, h = np.empty(n), np.empty(n)
         wi, wu, wf = np.empty((3, n), dtype=dt), np.empty((2, n), dtype=np.uint64), np.empty((5, n))
-        assert lambda_auc_series_kernel(s, y.astype(dt), wmat, 1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag,
-                                        g, h, wi, wu, wf, 2.0**52 * par.r, mixed, 2, 2)
+        setting = ProbitSeries(1.0, ERFC_ALPHA, par.r, par.h, par.p, ae, ag, 2.0**52 * par.r)
+        assert lambda_auc_series_kernel(s, y.astype(dt), wmat, setting, (g, h), (wi, wu, wf), mixed, 2, 2)
         out.append((g, h, wi[1, :n].copy()))
     np.testing.assert_array_equal(out[0][2], out[1][2])  # the same order
     # the same sums; separately compiled variants may round differently in the last bit

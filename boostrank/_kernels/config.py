@@ -64,3 +64,21 @@ from collections import namedtuple  # noqa: E402  (the settings below are the ke
 #: logistic, LightGBM's ``lambdarank_norm``, the statistic's own pair weights instead of Welleck's
 #: swap weights, every ``stride``-th partner (1: all) and the seed of which ones (uint64).
 LambdaSetting = namedtuple("LambdaSetting", "sigma norm uniform stride seed")
+
+#: The branch and bound over directions (:func:`~boostrank._kernels.direction_bnb.direction_bnb`): the pair
+#: statistic, the stack of boxes, the records of closed narrow boxes and the limits of one call.
+BnbPairs = namedtuple("BnbPairs", "D c_plus c_minus")
+BnbStack = namedtuple("BnbStack", "lo hi face node_list node_len node_base node_ub pool")
+BnbRecords = namedtuple("BnbRecords", "w base face start idx")
+BnbLimits = namedtuple("BnbLimits", "max_nodes min_width tol")
+#: Slots of its int64 counters, kept by the caller between calls.
+BNB_TOP, BNB_NODES, BNB_STATUS, BNB_RECORDS, BNB_RECORDED_PAIRS = range(5)
+
+#: One sweep of the probit λ's series (:mod:`.lambda_series`): block width (the cut-off radius), series
+#: step, the erfc and Gaussian weights (zero-padded to the loops' length), the λ factor σ/2 and the
+#: hessian factor σ²α/√π.
+SweepSeries = namedtuple("SweepSeries", "width h ae ag lam hc")
+#: The probit λ of whole lists (:func:`~boostrank._kernels.lambda_series.lambda_auc_series_kernel`): σ and
+#: α of the link, the series (width, h, p harmonics, weights) and the largest |ασ s| whose block numbers
+#: stay exact.
+ProbitSeries = namedtuple("ProbitSeries", "sigma alpha width h p ae ag max_t")

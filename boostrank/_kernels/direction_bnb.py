@@ -25,59 +25,62 @@ difference to resolve.
 import numpy as np
 from numba import njit
 
+from .config import BNB_NODES, BNB_RECORDED_PAIRS, BNB_RECORDS, BNB_STATUS, BNB_TOP
+
 RUNNING, DONE, BUDGET, POOL, RECORDS = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
-def direction_bnb(D, c_plus, c_minus, lo, hi, face, node_list, node_len, node_base, node_ub, pool, istate,
-                  fstate, best_w, max_nodes, min_width, tol, rec_w, rec_base, rec_face, rec_start, rec_idx):
-    """Run the branch and bound until done or ``max_nodes`` boxes; resumable.
+def direction_bnb(pairs, stack, counters, best, best_w, limits, records):
+    """Run the branch and bound until done or ``limits.max_nodes`` boxes; resumable.
 
     Parameters
     ----------
-    D : ndarray (P, d)
-        Pair differences x_u − x_v (no zero rows).
-    c_plus, c_minus : ndarray (P,)
-        Credit when w·D > 0 and when w·D < 0; a tie earns nothing.
-    lo, hi : ndarray (S, d)
-        Stack of boxes (lo = hi = ±1 on the facet coordinate).
-    face : ndarray of int64 (S,)
-        Facet coordinate of each box.
-    node_list, node_len : ndarray of int64 (S,)
-        Each box's candidate pairs: ``pool[node_list : node_list + node_len]``, or
-        every pair when ``node_list`` is −1.
-    node_base, node_ub : ndarray (S,)
-        Credit decided before the box and the parent's bound.
-    pool : ndarray of int64
-        Lists of undecided pairs, a stack parallel to the boxes'.
-    istate : ndarray of int64 [top, nodes, status, records, recorded pairs]
-    fstate : ndarray of float64 [best value]
+    pairs : BnbPairs
+        ``D`` (P, d): pair differences x_u − x_v (no zero rows); ``c_plus``, ``c_minus``
+        (P,): credit when w·D > 0 and when w·D < 0 (a tie earns nothing).
+    stack : BnbStack
+        The boxes: ``lo``, ``hi`` (S, d) (lo = hi = ±1 on the facet coordinate); ``face``
+        (S,), the facet coordinate; ``node_list``, ``node_len`` (S,), each box's candidate
+        pairs ``pool[node_list : node_list + node_len]`` (every pair when ``node_list`` is
+        −1); ``node_base``, ``node_ub`` (S,), the credit decided before the box and the
+        parent's bound; ``pool``, the lists of undecided pairs, a stack parallel to the boxes'.
+    counters : ndarray of int64, shape (5,)
+        In and out, at the slots of :mod:`.config`: ``BNB_TOP`` (boxes on the stack),
+        ``BNB_NODES`` (boxes examined), ``BNB_STATUS``, ``BNB_RECORDS`` and
+        ``BNB_RECORDED_PAIRS`` (records and their pairs written).
+    best : ndarray of float64, shape (1,)
+        In and out: the best value found.
     best_w : ndarray (d,)
         Out: the direction of the best value.
-    max_nodes : int
-        Boxes to examine in this call (on top of ``istate[1]``).
-    min_width : float
-    tol : float
-        A box is pruned when its bound ≤ best + tol.
-    rec_w, rec_base, rec_face : ndarray (R, d), (R,), (R,)
-        Out: centre, decided credit and facet of every closed narrow box.
-    rec_start, rec_idx : ndarray of int64 (R + 1,), (Q,)
-        Out: the undecided pairs of record r are ``rec_idx[rec_start[r]:rec_start[r + 1]]``.
+    limits : BnbLimits
+        ``max_nodes`` (boxes to examine in this call, on top of the count so far),
+        ``min_width`` (a narrower box is closed and recorded) and ``tol`` (a box is pruned
+        when its bound ≤ best + tol).
+    records : BnbRecords
+        Out: ``w``, ``base``, ``face`` (R, d), (R,), (R,): centre, decided credit and facet
+        of every closed narrow box; ``start``, ``idx`` (R + 1,), (Q,): the undecided pairs of
+        record r are ``idx[start[r]:start[r + 1]]``.
 
     Returns
     -------
     int
         DONE (stack empty), BUDGET (``max_nodes`` reached), POOL (``pool`` or the
         stack is too small for the next box: grow it and call again) or RECORDS (the
-        records are full: resolve them, reset ``istate[3:5]`` and call again).
+        records are full: resolve them, reset the record counters and call again).
     """
+    D, c_plus, c_minus = pairs
+    lo, hi, face, node_list, node_len, node_base, node_ub, pool = stack
+    rec_w, rec_base, rec_face, rec_start, rec_idx = records
+    max_nodes, min_width, tol = limits
+    value = best
     P, d = D.shape
-    top = istate[0]
-    nodes = istate[1]
+    top = counters[BNB_TOP]
+    nodes = counters[BNB_NODES]
     stop = nodes + max_nodes
-    best = fstate[0]
-    n_rec = istate[3]
-    n_idx = istate[4]
+    best = value[0]
+    n_rec = counters[BNB_RECORDS]
+    n_idx = counters[BNB_RECORDED_PAIRS]
     S = lo.shape[0]
     centre = np.empty(d)
     status = DONE
@@ -178,10 +181,10 @@ def direction_bnb(D, c_plus, c_minus, lo, hi, face, node_list, node_len, node_ba
             node_base[c] = base
             node_ub[c] = bound
         top = t + 2
-    istate[0] = top
-    istate[1] = nodes
-    istate[2] = status
-    istate[3] = n_rec
-    istate[4] = n_idx
-    fstate[0] = best
+    counters[BNB_TOP] = top
+    counters[BNB_NODES] = nodes
+    counters[BNB_STATUS] = status
+    counters[BNB_RECORDS] = n_rec
+    counters[BNB_RECORDED_PAIRS] = n_idx
+    value[0] = best
     return status

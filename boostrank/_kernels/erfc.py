@@ -494,9 +494,10 @@ def _target_coefficients(C, S, Q, wmat, occ, centres, h, p):
 
 
 @njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
-def _erfc_and_gauss(ts, perm, start, gcentres, h, p, TC, TS, const, ae, ag, E, G):
+def _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, E, G):
     """E = const − erfc series and G = Gaussian series at every point, both from one set of harmonics
-    (each batch lies in one (block, class) group, whose coefficients ``TC``/``TS`` it reads)."""
+    (each batch lies in one (block, class) group, whose coefficients ``targets`` = (TC, TS, const) it reads)."""
+    TC, TS, const = targets
     bk, b0, bm = _batches(start)
     nbat = bk.shape[0]
     n_chunks = min(ERFC_CHUNKS, nbat)
@@ -569,9 +570,9 @@ def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
     S = np.zeros((nb * n_cls, p))
     Q = np.zeros(nb * n_cls)
     _source_coefficients(ts, np.ones(n), start, gcentres, h, p, C, S, Q)
-    TC, TS, const = _target_coefficients(C, S, Q, wmat, occ, centres, h, p)
+    targets = _target_coefficients(C, S, Q, wmat, occ, centres, h, p)
     ae, ag = series_weights(h, p)
-    _erfc_and_gauss(ts, perm, start, gcentres, h, p, TC, TS, const, ae, ag, grad, hess)
+    _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, grad, hess)
     counts = np.zeros(n_cls)
     for i in range(n):
         counts[cls[i]] += 1.0

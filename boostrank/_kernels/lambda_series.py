@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange  # get_num_threads: Python callers only
 
-from .config import MIXED_MIN_RATE, SERIES_FASTMATH, SWEEP_BATCH, SWEEP_CHUNK_MIN_ROWS, SWEEP_P
+from .config import MIXED_MIN_RATE, SERIES_FASTMATH, SWEEP_BATCH, SWEEP_CHUNK_MIN_ROWS, SWEEP_P, SweepSeries
 from .erfc import harmonics, unit_rotations
 from .link import probit_hessian_scale
 from .order import ascending_pessimistic_into, ascending_serial, key_float
@@ -174,7 +174,7 @@ def _enter_block(Z, Q, C, P, rc, rs, adjacent, angle, db):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout, first, stop, start):
+def _sweep(t, cls, mirror, wmat, series, out, rows, start):
     """The part of every row's λ and hessian from the rows before it in a sweep.
 
     The sweep runs over y = t ascending, or with ``mirror`` over y = −t descending.
@@ -187,11 +187,16 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout, first, s
         gout = lam (2 P_up − 2 P_all + W)       mirrored (erfc(−x) = 2 − erfc(x))
         hout = hc G
 
-    ``ae``, ``ag``: the series weights zero-padded to a multiple of 4 harmonics.  Any
-    number of classes; :func:`_sweep_binary` is the same for two, faster.  Rows
-    ``first`` … ``stop − 1`` of the sweep are computed, from the state ``start`` the
-    sweep has before row ``first`` (:func:`_fresh_state` for row 0, :func:`_chunk_start`).
+    ``series`` (:class:`SweepSeries`): ``ae``, ``ag`` are the series weights zero-padded
+    to a multiple of 4 harmonics, ``lam`` and ``hc`` the factors above.  ``out``:
+    (gout, hout).  Any number of classes; :func:`_sweep_binary` is the same for two,
+    faster.  Rows ``first`` … ``stop − 1`` (``rows``) of the sweep are computed, from the
+    state ``start`` the sweep has before row ``first`` (:func:`_fresh_state` for row 0,
+    :func:`_chunk_start`).
     """
+    width, h, ae, ag, lam, hc = series
+    gout, hout = out
+    first, stop = rows
     n = t.shape[0]
     C = wmat.shape[0]
     P = ae.shape[0]
@@ -267,11 +272,11 @@ def _sweep(t, cls, mirror, wmat, width, h, ae, ag, lam, hc, gout, hout, first, s
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixed, first, stop, start):
+def _sweep_binary(t, cls, mirror, w, series, out, mixed, rows, start):
     """:func:`_sweep` for two classes, with every loop over harmonics SWEEP_P long.
 
-    Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; ``ae``, ``ag``
-    are the series weights padded with zeros to ``SWEEP_P``.  Each class's loops address
+    Same outputs as ``_sweep(t, cls, mirror, [[0, w], [w, 0]], ...)``; the series
+    weights ``ae``, ``ag`` are padded with zeros to ``SWEEP_P``.  Each class's loops address
     the state at constant offsets: the compiler then tells the loads of one class from
     the stores of the other and vectorises them (with the class as a runtime offset
     they compile to scalar code).  The loop bodies are written out per class for that
@@ -285,6 +290,9 @@ def _sweep_binary(t, cls, mirror, w, width, h, ae, ag, lam, hc, gout, hout, mixe
     :func:`_both_sweeps` sets it from ``MIXED_MIN_RATE`` on.  The sums are the same
     (equal to the bit).  Figures: benchmarks/MEASUREMENTS.md, "two-class sweep".
     """
+    width, h, ae, ag, lam, hc = series
+    gout, hout = out
+    first, stop = rows
     P = SWEEP_P
     n = t.shape[0]
     Z = start[:16 * P].copy()  # see _next_block (C = 2)
@@ -446,7 +454,7 @@ def _first_row(t, mirror, k, width, stop):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _chunk_sums(t, cls, mirror, wmat, width, h, ae, ag, first, stop, out):
+def _chunk_sums(t, cls, mirror, wmat, series, first, stop, out):
     """What rows ``first`` … ``stop − 1`` of a sweep hand on to the rows after them.
 
     A later row sees the sources of its own block and the block before only, so a
@@ -456,6 +464,7 @@ def _chunk_sums(t, cls, mirror, wmat, width, h, ae, ag, first, stop, out):
     for the block before, rows per class (C), index sums (C)].  The harmonics are summed
     per source class and weighted per target class once at the end.
     """
+    width, h, ae, ag = series.width, series.h, series.ae, series.ag
     C = wmat.shape[0]
     P = ae.shape[0]
     S = 4 * P * C + 2 * C
@@ -542,8 +551,10 @@ def _chunk_start(t, mirror, C, width, h, P, first, sums, state):
 
 
 @njit(cache=True, parallel=True)
-def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed, n_chunks):
+def _both_sweeps(t, cls, wmat, series, p, g, hs, mixed, n_chunks):
     """Both sweeps of one list, each in ``n_chunks`` chunks (None: one), every chunk a task for a thread.
+
+    ``series``: a :class:`SweepSeries` with the first ``p`` series weights (padded here).
 
     Chunks after the first start from the state the rows before them hand on
     (:func:`_chunk_sums`, :func:`_chunk_start`): that pass over the rows before costs
@@ -553,7 +564,9 @@ def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed, n_chu
     binary = wmat.shape[0] == 2 and p <= SWEEP_P
     # harmonics zero-padded: to SWEEP_P for the two-class sweep, else to a multiple of 4
     P = SWEEP_P if binary else 4 * ((p + 3) // 4)
-    ae_p, ag_p = _padded(ae, ag, p, P)
+    ae_p, ag_p = _padded(series.ae, series.ag, p, P)
+    padded = SweepSeries(series.width, series.h, ae_p, ag_p, series.lam, series.hc)
+    width, h = series.width, series.h
     n = t.shape[0]
     C = wmat.shape[0]
     K = 1 if n_chunks is None else max(1, min(n_chunks, n))
@@ -568,24 +581,22 @@ def _both_sweeps(t, cls, wmat, width, h, p, ae, ag, lam, hc, g, hs, mixed, n_chu
         for task in prange(2 * (K - 1)):
             side = task // (K - 1)
             c = task % (K - 1)
-            _chunk_sums(t, cls, side == 1, wmat, width, h, ae_p, ag_p, cuts[c], cuts[c + 1], sums[side, c])
+            _chunk_sums(t, cls, side == 1, wmat, padded, cuts[c], cuts[c + 1], sums[side, c])
         for side in range(2):
             for c in range(1, K):
                 _chunk_start(t, side == 1, C, width, h, P, cuts[c], sums[side, :c], starts[side, c])
     for task in prange(2 * K):
         side = task // K
         c = task % K
+        rows = (cuts[c], cuts[c + 1])
         if binary:
-            _sweep_binary(t, cls, side == 1, wmat[0, 1], width, h, ae_p, ag_p, lam, hc, g[side], hs[side], mixed,
-                          cuts[c], cuts[c + 1], starts[side, c])
+            _sweep_binary(t, cls, side == 1, wmat[0, 1], padded, (g[side], hs[side]), mixed, rows, starts[side, c])
         else:
-            _sweep(t, cls, side == 1, wmat, width, h, ae_p, ag_p, lam, hc, g[side], hs[side],
-                   cuts[c], cuts[c + 1], starts[side, c])
+            _sweep(t, cls, side == 1, wmat, padded, (g[side], hs[side]), rows, starts[side, c])
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae, ag, grad, hess, wi, wu, wf,
-                             max_t, mixed, n_threads, n_chunks):
+def lambda_auc_series_kernel(scores, labels, wmat, setting, out, work, mixed, n_threads, n_chunks):
     """λ-MAUC (λ-AUC for 0/1 labels) gradients and hessians of one list, probit link.
 
     Parameters
@@ -595,13 +606,14 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         Class ids 0..C−1.
     wmat : ndarray of float64, shape (C, C)
         |ω_a − ω_b| (Welleck eq. 18), zero on the diagonal.
-    width, h, p, ae, ag
-        Cut-off/block width, series step, truncation and the erfc / Gaussian
-        series weights (:func:`boostrank._kernels.erfc.series_weights`).
-    wi, wu, wf : ndarray of int32 or int64 (3, ≥ n), uint64 (2, ≥ n), float64 (5, ≥ n)
+    setting : ProbitSeries
+        σ and α of the link; the cut-off/block width, series step, truncation and the erfc /
+        Gaussian series weights (:func:`boostrank._kernels.erfc.series_weights`); ``max_t``,
+        the largest |ασ s| the series' block numbers hold exactly.
+    out : (grad, hess)
+        Written in place.
+    work : (wi, wu, wf), ndarray of int32 or int64 (3, ≥ n), uint64 (2, ≥ n), float64 (5, ≥ n)
         Work arrays, reused across calls (see :func:`ascending_pessimistic_into`).
-    max_t : float
-        Largest |ασ s| the series' block numbers hold exactly.
     mixed : bool
         Two classes, the smaller at least ``MIXED_MIN_RATE`` of the list: sweep without a
         branch on the class (see :func:`_sweep_binary`).
@@ -618,6 +630,9 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
         or is not finite
         (read off the two ends of the sorted list, not a pass of its own).
     """
+    sigma, alpha, width, h, p, ae, ag, max_t = setting
+    grad, hess = out
+    wi, wu, wf = work
     n = scores.shape[0]
     t = wf[0, :n]
     ok = ascending_pessimistic_into(scores, labels, wmat.shape[0], alpha * sigma, wi, wu, t, n_threads)
@@ -627,8 +642,8 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
     cls = wi[2, :n]
     g = wf[1:3, :n]
     hs = wf[3:5, :n]
-    _both_sweeps(t, cls, wmat, width, h, p, ae, ag, sigma / 2.0,
-                 probit_hessian_scale(sigma, alpha), g, hs, mixed, n_chunks)
+    series = SweepSeries(width, h, ae, ag, sigma / 2.0, probit_hessian_scale(sigma, alpha))
+    _both_sweeps(t, cls, wmat, series, p, g, hs, mixed, n_chunks)
     for i in prange(n):
         grad[order[i]] = g[0, i] + g[1, i]
         hess[order[i]] = hs[0, i] + hs[1, i]
@@ -636,8 +651,7 @@ def lambda_auc_series_kernel(scores, labels, wmat, sigma, alpha, width, h, p, ae
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mixed, sigma, alpha, width, h, p,
-                            ae, ag, grad, hess, wi, wu, wf, max_t):
+def lambda_auc_series_lists(scores, labels, offsets, lists, classes, setting, out, work):
     """:func:`lambda_auc_series_kernel` for many lists in one call, one list per thread.
 
     Each list is sorted on one thread (:func:`_ascending_serial`) and swept both ways on
@@ -652,11 +666,13 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
     offsets : ndarray of int64
         List g is rows ``offsets[g]:offsets[g + 1]``.
     lists : ndarray of int64, shape (L,)
-        The lists to compute; their rows of ``grad`` and ``hess`` are written.
-    n_classes, wmats, mixed : ndarray, shape (L,), (L, C, C), (L,)
+        The lists to compute; their rows of ``grad`` and ``hess`` (``out``) are written.
+    classes : (n_classes, wmats, mixed), ndarray, shape (L,), (L, C, C), (L,)
         Per list: its classes, |ω_a − ω_b| (padded with zeros) and the ``mixed`` flag of
         :func:`_sweep_binary`.
-    wi, wu, wf : ndarray, shapes (3, n), (2, n), (5, n)
+    setting : ProbitSeries
+        As :func:`lambda_auc_series_kernel`.
+    work : (wi, wu, wf), ndarray, shapes (3, n), (2, n), (5, n)
         Work arrays over all rows; each list uses its own columns.
 
     Returns
@@ -665,11 +681,17 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
         −1, or the position in ``lists`` of a list with some |ασ s| above ``max_t``
         (its rows are then not written).
     """
+    sigma, alpha, width, h, p, ae, ag, max_t = setting
+    n_classes, wmats, mixed = classes
+    grad, hess = out
+    wi, wu, wf = work
     scale = alpha * sigma
     lam = sigma / 2.0
     hc = probit_hessian_scale(sigma, alpha)
     ae_b, ag_b = _padded(ae, ag, min(p, SWEEP_P), SWEEP_P)  # used when p <= SWEEP_P
     ae_g, ag_g = _padded(ae, ag, p, 4 * ((p + 3) // 4))
+    binary_series = SweepSeries(width, h, ae_b, ag_b, lam, hc)
+    graded_series = SweepSeries(width, h, ae_g, ag_g, lam, hc)
     t_bits = wf.view(np.uint64)
     bad = np.zeros(lists.shape[0], dtype=np.bool_)
     for j in prange(lists.shape[0]):
@@ -696,13 +718,13 @@ def lambda_auc_series_lists(scores, labels, offsets, lists, n_classes, wmats, mi
         h1 = wf[4, a:b]
         if n_classes[j] == 2 and p <= SWEEP_P:
             start = _fresh_state(2, SWEEP_P)
-            _sweep_binary(t, cls, False, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g0, h0, mixed[j], 0, n, start)
-            _sweep_binary(t, cls, True, wmats[j, 0, 1], width, h, ae_b, ag_b, lam, hc, g1, h1, mixed[j], 0, n, start)
+            _sweep_binary(t, cls, False, wmats[j, 0, 1], binary_series, (g0, h0), mixed[j], (0, n), start)
+            _sweep_binary(t, cls, True, wmats[j, 0, 1], binary_series, (g1, h1), mixed[j], (0, n), start)
         else:
             wm = wmats[j, :n_classes[j], :n_classes[j]]
             start = _fresh_state(n_classes[j], ae_g.shape[0])
-            _sweep(t, cls, False, wm, width, h, ae_g, ag_g, lam, hc, g0, h0, 0, n, start)
-            _sweep(t, cls, True, wm, width, h, ae_g, ag_g, lam, hc, g1, h1, 0, n, start)
+            _sweep(t, cls, False, wm, graded_series, (g0, h0), (0, n), start)
+            _sweep(t, cls, True, wm, graded_series, (g1, h1), (0, n), start)
         for i in range(n):
             grad[a + idx[i]] = g0[i] + g1[i]
             hess[a + idx[i]] = h0[i] + h1[i]

@@ -41,8 +41,14 @@ def _row_value(mode, u, below, pos, cum, row_cum):
 
 
 @njit(cache=True)
-def _apply(p, state, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum, below, sign):
-    """Add (sign = 1) or remove (sign = −1) pair p's contribution in its current state."""
+def _apply(p, state, pairs, rows, below, sign):
+    """Add (sign = 1) or remove (sign = −1) pair p's contribution in its current state.
+
+    ``pairs``: (pu, pv, c_plus, c_minus); ``rows``: (mode, pos, cnt, cum, row_cum), as
+    :func:`pair_statistic` takes them.
+    """
+    pu, pv, c_plus, c_minus = pairs
+    mode, pos, cnt, cum, row_cum = rows
     st = state[p]
     if st == 0:
         return 0.0
@@ -161,10 +167,10 @@ def line_sweep(s, r, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
         j = i
         while j < n_events and times[order[j]] <= t_i + 1e-12 * (1.0 + abs(t_i)):
             p = ids[order[j]]
-            value += _apply(p, state, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum, below, -1)
+            value += _apply(p, state, (pu, pv, c_plus, c_minus), (mode, pos, cnt, cum, row_cum), below, -1)
             b = r[pu[p]] - r[pv[p]]
             state[p] = 1 if b > 0 else -1
-            value += _apply(p, state, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum, below, 1)
+            value += _apply(p, state, (pu, pv, c_plus, c_minus), (mode, pos, cnt, cum, row_cum), below, 1)
             j += 1
         if value > best + 1e-12 * (1.0 + abs(best)):
             best = value
@@ -254,9 +260,9 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
                     state[k] = -state[k]
             else:
                 for k in range(starts[g], starts[g + 1]):
-                    value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, -1)
+                    value += _apply(k, state, (su, sv, scp, scm), (mode, pos, cnt, cum, row_cum), below, -1)
                     state[k] = -state[k]
-                    value += _apply(k, state, su, sv, scp, scm, mode, pos, cnt, cum, row_cum, below, 1)
+                    value += _apply(k, state, (su, sv, scp, scm), (mode, pos, cnt, cum, row_cum), below, 1)
             if half == 1 and g == G - 1:
                 break  # back to the starting arc
             here = sa[starts[g]] + half * math.pi

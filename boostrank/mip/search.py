@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import direction_bnb as _kb
+from .._kernels.config import (BNB_NODES, BNB_RECORDED_PAIRS, BNB_RECORDS, BNB_TOP, BnbLimits, BnbPairs,
+                               BnbRecords, BnbStack)
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import RankData
 
@@ -113,9 +115,7 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
         The best direction over all starts (ties: the first start listed).
     """
     t0 = time.perf_counter()
-    rng = np.random.default_rng(random_state)
     d = data.U.shape[1]
-    deadline = t0 + time_budget
     scored = []
     for name, w in starts.items():
         w = _normalise(np.asarray(w, dtype=np.float64))
@@ -125,63 +125,89 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
     order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
     best_val, best_name, best_w = scored[order[0]]
     improved_any = False
-    lines = 0
-    others = [s[2] for s in scored]
-
-    def walk(w, val):
-        nonlocal lines
-        improved = False
-        eye = np.eye(d)
-        for _ in range(max_rounds):
-            moved = False
-            dirs = [eye[j] for j in rng.permutation(d)] + [rng.normal(size=d) for _ in range(max(2, d // 2))]
-            dirs += [o - w for o in others[:3] if np.any(o != w)]
-            for v in dirs:
-                if time.perf_counter() > deadline:
-                    break
-                _, t = data.line(w, v)
-                lines += 1
-                if t == 0.0:
-                    continue
-                cand = _normalise(w + t * v)
-                cand_val = penalised(data, cand, l0)
-                if cand_val > val + 1e-12 * (1.0 + abs(val)):
-                    w, val, moved, improved = cand, cand_val, True, True
-            if l0 > 0:  # the sweeps ignore the penalty: try dropping each feature
-                for j in np.flatnonzero(w):
-                    cand = w.copy()
-                    cand[j] = 0.0
-                    cand = _normalise(cand)
-                    cand_val = penalised(data, cand, l0)
-                    if cand_val > val + 1e-12 * (1.0 + abs(val)):
-                        w, val, moved, improved = cand, cand_val, True, True
-            if not moved or time.perf_counter() > deadline:
-                break
-        return w, val, improved
-
-    def better(a, b):
-        return a > b + 1e-12 * (1.0 + abs(b))
-
+    walker = _Walker(data, l0, np.random.default_rng(random_state), t0 + time_budget, max_rounds,
+                     [s[2] for s in scored])
     # every start walks to a local optimum (best starts first) ...
     for i in order:
-        if time.perf_counter() > deadline:
+        if walker.out_of_time():
             break
         val, name, w = scored[i]
-        w, val, improved = walk(w, val)
-        if better(val, best_val):
+        w, val, improved = walker.walk(w, val)
+        if _better(val, best_val):
             best_val, best_name, best_w = val, name, w
             improved_any = improved_any or improved
     # ... then perturbed restarts around the best until `patience` bring nothing
     misses = 0
-    while misses < patience and time.perf_counter() < deadline and d > 1:
+    while misses < patience and not walker.out_of_time() and d > 1:
         sigma = (0.05, 0.2, 0.5, 1.0)[misses % 4]
-        w0 = _normalise(best_w + sigma * rng.normal(size=d))
-        w, val, _ = walk(w0, penalised(data, w0, l0))
-        if better(val, best_val):
+        w0 = _normalise(best_w + sigma * walker.rng.normal(size=d))
+        w, val, _ = walker.walk(w0, penalised(data, w0, l0))
+        if _better(val, best_val):
             best_val, best_w, improved_any, misses = val, w, True, 0
         else:
             misses += 1
-    return SearchResult(best_w, best_val, best_name, improved_any, False, time.perf_counter() - t0, lines)
+    return SearchResult(best_w, best_val, best_name, improved_any, False, time.perf_counter() - t0, walker.lines)
+
+
+def _better(a, b) -> bool:
+    return a > b + 1e-12 * (1.0 + abs(b))
+
+
+class _Walker:
+    """One walk of :func:`search`: line sweeps along coordinates, random directions and toward the other
+    starts, each move kept when it raises the penalised statistic, until a round moves nothing."""
+
+    def __init__(self, data, l0, rng, deadline, max_rounds, others):
+        self.data, self.l0, self.rng, self.deadline = data, l0, rng, deadline
+        self.max_rounds, self.others, self.lines = max_rounds, others, 0
+
+    def out_of_time(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+    def walk(self, w, val):
+        """(w, value, whether it moved) at the local optimum reached from ``w``."""
+        improved = False
+        for _ in range(self.max_rounds):
+            w, val, moved = self._sweep_lines(w, val)
+            if self.l0 > 0:  # the sweeps ignore the penalty: try dropping each feature
+                w, val, dropped = self._drop_features(w, val)
+                moved = moved or dropped
+            improved = improved or moved
+            if not moved or self.out_of_time():
+                break
+        return w, val, improved
+
+    def _directions(self, w):
+        d = w.shape[0]
+        eye = np.eye(d)
+        dirs = [eye[j] for j in self.rng.permutation(d)] + [self.rng.normal(size=d) for _ in range(max(2, d // 2))]
+        return dirs + [o - w for o in self.others[:3] if np.any(o != w)]
+
+    def _sweep_lines(self, w, val):
+        moved = False
+        for v in self._directions(w):
+            if self.out_of_time():
+                break
+            _, t = self.data.line(w, v)
+            self.lines += 1
+            if t == 0.0:
+                continue
+            cand = _normalise(w + t * v)
+            cand_val = penalised(self.data, cand, self.l0)
+            if cand_val > val + 1e-12 * (1.0 + abs(val)):
+                w, val, moved = cand, cand_val, True
+        return w, val, moved
+
+    def _drop_features(self, w, val):
+        moved = False
+        for j in np.flatnonzero(w):
+            cand = w.copy()
+            cand[j] = 0.0
+            cand = _normalise(cand)
+            cand_val = penalised(self.data, cand, self.l0)
+            if cand_val > val + 1e-12 * (1.0 + abs(val)):
+                w, val, moved = cand, cand_val, True
+        return w, val, moved
 
 
 @dataclass
@@ -316,6 +342,73 @@ def _resolve_point(D, c_plus, c_minus, centre, base, k, idx, best, deadline, min
     return bound, w, value
 
 
+class _BoxSearch:
+    """The work arrays of :func:`~boostrank._kernels.direction_bnb.direction_bnb` on one arrangement, grown on
+    demand, and the one place that calls it.
+
+    The stack starts with the 2d facets w_k = ±1 of the cube, each box holding every pair.
+    """
+
+    def __init__(self, D, c_plus, c_minus, best, w_best, *, pool=None, records=None, stack=None):
+        P, d = D.shape
+        self.pairs = BnbPairs(D, c_plus, c_minus)
+        S = 2 * d + (d - 1) * 40 + 8 if stack is None else max(stack, 2 * d + 2)
+        lo, hi = np.empty((S, d)), np.empty((S, d))
+        face = np.zeros(S, dtype=np.int64)
+        for k in range(d):  # the 2d facets, w_k = ±1
+            for side, sign in enumerate((1.0, -1.0)):
+                t = 2 * k + side
+                lo[t], hi[t] = -1.0, 1.0
+                lo[t, k] = hi[t, k] = sign
+                face[t] = k
+        self.stack = BnbStack(lo, hi, face, np.full(S, -1, dtype=np.int64), np.full(S, P, dtype=np.int64),
+                              np.zeros(S), np.full(S, float(np.maximum(c_plus, c_minus).sum())),
+                              np.empty(max(4 * P, 64) if pool is None else pool, dtype=np.int64))
+        R = min(4096, 16 * P) if records is None else max(records, 2)
+        self.records = BnbRecords(np.empty((R, d)), np.empty(R), np.empty(R, dtype=np.int64),
+                                  np.zeros(R + 1, dtype=np.int64), np.empty(max(16 * P, 64), dtype=np.int64))
+        self.counters = np.zeros(5, dtype=np.int64)
+        self.counters[BNB_TOP] = 2 * d
+        self.best = np.array([best], dtype=np.float64)
+        self.w_best = np.asarray(w_best, dtype=np.float64).copy()
+
+    def run(self, max_nodes, min_width, tol) -> int:
+        """Examine up to ``max_nodes`` more boxes; the kernel's status."""
+        return _kb.direction_bnb(self.pairs, self.stack, self.counters, self.best, self.w_best,
+                                 BnbLimits(max_nodes, min_width, tol), self.records)
+
+    def grow(self) -> None:
+        """Double the stack of boxes when the next split would not fit, else the pool of pairs."""
+        st = self.stack
+        if int(self.counters[BNB_TOP]) + 2 > st.lo.shape[0]:
+            grow, d = st.lo.shape
+            ints = np.zeros(grow, dtype=np.int64)
+            more = np.empty((grow, d))
+            self.stack = st._replace(lo=np.vstack([st.lo, more]), hi=np.vstack([st.hi, more]),
+                                     face=np.r_[st.face, ints], node_list=np.r_[st.node_list, ints],
+                                     node_len=np.r_[st.node_len, ints], node_base=np.r_[st.node_base, ints * 0.0],
+                                     node_ub=np.r_[st.node_ub, ints * 0.0])
+        else:
+            self.stack = st._replace(pool=np.r_[st.pool, np.empty(st.pool.shape[0], dtype=np.int64)])
+
+    def closed_boxes(self):
+        """(centre, decided credit, facet, undecided pairs) of each box recorded since the last reset."""
+        rec = self.records
+        for r in range(int(self.counters[BNB_RECORDS])):
+            yield rec.w[r].copy(), rec.base[r], int(rec.face[r]), rec.idx[rec.start[r]:rec.start[r + 1]]
+
+    def reset_records(self, min_pairs) -> None:
+        """Empty the records, with room for at least ``min_pairs`` undecided pairs."""
+        if self.records.idx.shape[0] < min_pairs:  # one box's pairs did not fit
+            self.records = self.records._replace(idx=np.empty(min_pairs, dtype=np.int64))
+        self.counters[BNB_RECORDS] = self.counters[BNB_RECORDED_PAIRS] = 0
+
+    def open_bound(self, tol) -> float:
+        """The largest bound of the boxes still on the stack above the best value."""
+        ub = self.stack.node_ub[:int(self.counters[BNB_TOP])]
+        return float(ub[ub > self.best[0] + tol].max(initial=-np.inf))
+
+
 def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol, *, pool=None, records=None,
                         stack=None):
     """Drive :func:`~boostrank._kernels.direction_bnb.direction_bnb` on one arrangement.
@@ -325,64 +418,29 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     initial sizes of the work arrays (they grow on demand).
     """
     P, d = D.shape
-    total = float(np.maximum(c_plus, c_minus).sum())
-    w_best = np.asarray(w_best, dtype=np.float64).copy()
     if P == 0:
-        return best, w_best, best, 0
-    S = 2 * d + (d - 1) * 40 + 8 if stack is None else max(stack, 2 * d + 2)
-    lo = np.empty((S, d))
-    hi = np.empty((S, d))
-    face = np.zeros(S, dtype=np.int64)
-    node_list = np.full(S, -1, dtype=np.int64)
-    node_len = np.full(S, P, dtype=np.int64)
-    node_base = np.zeros(S)
-    node_ub = np.full(S, total)
-    for k in range(d):  # the 2d facets, w_k = ±1
-        for side, sign in enumerate((1.0, -1.0)):
-            t = 2 * k + side
-            lo[t], hi[t] = -1.0, 1.0
-            lo[t, k] = hi[t, k] = sign
-            face[t] = k
-    pool = np.empty(max(4 * P, 64) if pool is None else pool, dtype=np.int64)
-    R = min(4096, 16 * P) if records is None else max(records, 2)
-    rec_w, rec_base = np.empty((R, d)), np.empty(R)
-    rec_face, rec_start = np.empty(R, dtype=np.int64), np.zeros(R + 1, dtype=np.int64)
-    rec_idx = np.empty(max(16 * P, 64), dtype=np.int64)
-    istate = np.array([2 * d, 0, 0, 0, 0], dtype=np.int64)
-    fstate = np.array([best])
+        return best, np.asarray(w_best, dtype=np.float64).copy(), best, 0
+    run = _BoxSearch(D, c_plus, c_minus, best, w_best, pool=pool, records=records, stack=stack)
     closed = -np.inf
     cache = {}
     chunk = 64
     while True:
         c0 = time.perf_counter()
-        status = _kb.direction_bnb(D, c_plus, c_minus, lo, hi, face, node_list, node_len, node_base, node_ub,
-                                   pool, istate, fstate, w_best, chunk, min_width, tol, rec_w, rec_base,
-                                   rec_face, rec_start, rec_idx)
+        status = run.run(chunk, min_width, tol)
         if status == _kb.POOL:
-            if int(istate[0]) + 2 > lo.shape[0]:
-                grow = lo.shape[0]
-                lo, hi = np.vstack([lo, np.empty((grow, d))]), np.vstack([hi, np.empty((grow, d))])
-                face, node_list, node_len = (np.r_[x, np.zeros(grow, dtype=np.int64)]
-                                             for x in (face, node_list, node_len))
-                node_base, node_ub = np.r_[node_base, np.zeros(grow)], np.r_[node_ub, np.zeros(grow)]
-            else:
-                pool = np.r_[pool, np.empty(pool.shape[0], dtype=np.int64)]
+            run.grow()
             continue
-        for r in range(int(istate[3])):
-            idx = rec_idx[rec_start[r]:rec_start[r + 1]]
+        for centre, base, face, idx in run.closed_boxes():
             if deadline is not None and time.perf_counter() >= deadline:  # out of time: keep its bound
-                closed = max(closed, rec_base[r] + float(np.maximum(c_plus[idx], c_minus[idx]).sum()))
+                closed = max(closed, base + float(np.maximum(c_plus[idx], c_minus[idx]).sum()))
                 continue
-            bound_r, w_r, value_r = _resolve_point(D, c_plus, c_minus, rec_w[r].copy(), rec_base[r],
-                                                   int(rec_face[r]), idx, fstate[0], deadline, min_width, tol,
-                                                   cache)
+            bound_r, w_r, value_r = _resolve_point(D, c_plus, c_minus, centre, base, face, idx, run.best[0],
+                                                   deadline, min_width, tol, cache)
             closed = max(closed, bound_r)
-            if w_r is not None and value_r > fstate[0]:
-                fstate[0] = value_r
-                w_best[:] = w_r
-        if status == _kb.RECORDS and rec_idx.shape[0] < 2 * P:  # one box's pairs did not fit
-            rec_idx = np.empty(2 * P, dtype=np.int64)
-        istate[3:5] = 0
+            if w_r is not None and value_r > run.best[0]:
+                run.best[0] = value_r
+                run.w_best[:] = w_r
+        run.reset_records(2 * P if status == _kb.RECORDS else 0)
         if status == _kb.DONE:
             break
         now = time.perf_counter()
@@ -390,9 +448,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
             break
         if status == _kb.BUDGET:  # chunks of about 10–50 ms: a box costs O(P d) near the root
             chunk = chunk * 2 if now - c0 < 0.01 else (max(16, chunk // 2) if now - c0 > 0.05 else chunk)
-    top = int(istate[0])
-    open_ub = float(node_ub[:top][node_ub[:top] > fstate[0] + tol].max(initial=-np.inf))
-    return float(fstate[0]), w_best, max(float(fstate[0]), closed, open_ub), int(istate[1])
+    best = float(run.best[0])
+    return best, run.w_best, max(best, closed, run.open_bound(tol)), int(run.counters[BNB_NODES])
 
 
 MAX_BNB_PAIRS = 2_000_000

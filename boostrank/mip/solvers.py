@@ -405,54 +405,70 @@ def _held_owner(folder: str):
 def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
     """Run CBC on the model; see :class:`SolverResult`."""
     t0 = time.perf_counter()
-    binary = cbc_path()
     has_int = bool(model.integer.any())
     clean_stale_cbc_folders()  # a fit killed by SIGKILL/SIGTERM could not remove its own
     with tempfile.TemporaryDirectory(prefix=_CBC_PREFIX) as tmp, _held_owner(tmp):  # mode 0700: private
         mps, sol, mst = (os.path.join(tmp, f) for f in ("model.mps", "model.sol", "start.sol"))
         write_mps(model, mps)
-        args = [binary, mps]
         if start is not None and has_int:
             _write_start(start, mst)
-            args += ["-mips", mst]
-        if time_limit is not None:
-            args += ["-sec", _fmt(time_limit), "-timeMode", "elapsed"]
-        if threads is not None:
-            args += ["-threads", str(int(threads))]
-        if mip_gap is not None:
-            args += ["-ratio", _fmt(mip_gap)]
-        args += ["-solve" if has_int else "-initialSolve", "-solution", sol]
-        log_lines = []
-        kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
-        with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              text=True, errors="replace", **kwargs) as proc:
-            reader = threading.Thread(target=_read_log, args=(proc.stdout, log_lines, verbose), daemon=True)
-            reader.start()
-            try:
-                interrupted = _wait(proc, time_limit)
-            except BaseException:
-                proc.kill()
-                proc.wait()
-                raise
-            reader.join()
-        log = "".join(log_lines)
+        args = _cbc_args(mps, sol, mst if start is not None and has_int else None, has_int, time_limit, threads,
+                         mip_gap)
+        log, interrupted, ran = _run_cbc(args, time_limit, verbose)
         secs = time.perf_counter() - t0
-        if proc.returncode != 0 or not os.path.exists(sol):
+        if not ran or not os.path.exists(sol):
             status = "no solution" if interrupted else "error"
             return SolverResult(status, None, None, None, secs, log + ("\n[boostrank] CBC overran its time limit "
                                                                       "and was stopped\n" if interrupted else ""))
         header, x = read_cbc_solution(sol, model.c.shape[0])
+    return _cbc_result(model, header, x, log, has_int, time_limit, secs)
+
+
+def _cbc_args(mps, sol, mst, has_int, time_limit, threads, mip_gap) -> list:
+    """CBC's command line for the model file ``mps``, its solution to ``sol``, a start from ``mst``."""
+    args = [cbc_path(), mps]
+    if mst is not None:
+        args += ["-mips", mst]
+    if time_limit is not None:
+        args += ["-sec", _fmt(time_limit), "-timeMode", "elapsed"]
+    if threads is not None:
+        args += ["-threads", str(int(threads))]
+    if mip_gap is not None:
+        args += ["-ratio", _fmt(mip_gap)]
+    return args + ["-solve" if has_int else "-initialSolve", "-solution", sol]
+
+
+def _run_cbc(args, time_limit, verbose):
+    """Run CBC, its log read as it comes (printed with ``verbose``): (log, whether the time limit stopped it from
+    outside, whether it exited 0)."""
+    log_lines = []
+    kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                          text=True, errors="replace", **kwargs) as proc:
+        reader = threading.Thread(target=_read_log, args=(proc.stdout, log_lines, verbose), daemon=True)
+        reader.start()
+        try:
+            interrupted = _wait(proc, time_limit)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        reader.join()
+    return "".join(log_lines), interrupted, proc.returncode == 0
+
+
+def _cbc_result(model, header, x, log, has_int, time_limit, secs) -> SolverResult:
+    """The result of a CBC run that wrote a solution file: its status, the objective and CBC's bound."""
     status = _cbc_status(header, log, has_int)
     if status == "infeasible" and "Pre-processing says infeasible" in log and time_limit is not None \
             and secs >= 0.9 * float(time_limit):
         # CBC 2.10 reports infeasible when its preprocessing runs out of time
         status = "no solution"
+    bounds = _CBC_BOUND.findall(log)
     if status in ("infeasible", "no solution", "error"):
-        bounds = _CBC_BOUND.findall(log)
         bound = float(bounds[-1]) if bounds and status == "no solution" else None
         return SolverResult(status, None, None, bound, secs, log, cbc_trace(log))
     objective = float(model.c @ x)
-    bounds = _CBC_BOUND.findall(log)
     try:
         bound = float(bounds[-1]) if bounds else None
     except ValueError:
@@ -460,11 +476,9 @@ def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, v
     if bound is not None and not math.isfinite(bound):
         bound = None
     if status == "optimal":
-        # CBC says "Optimal" when it stopped within -ratio: the log's lower bound tells
-        if bound is None:  # "Result - Optimal solution found" prints no bound: CBC proved it at its own gap
-            bound = objective
-        elif bound is not None and bound > objective:
-            bound = objective
+        # CBC says "Optimal" when it stopped within -ratio: the log's lower bound tells; "Result - Optimal
+        # solution found" prints no bound: CBC proved it at its own gap
+        bound = objective if bound is None else min(bound, objective)
         if not proven(objective, bound):
             status = "feasible"
     return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log))
@@ -496,32 +510,8 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     import highspy
 
     t0 = time.perf_counter()
-    if threads is not None:
-        # HiGHS keeps one scheduler per process: a new thread count needs a reset
-        highspy.Highs.resetGlobalScheduler(True)
-    h = highspy.Highs() if verbose else _silent(highspy.Highs)
-    h.setOptionValue("output_flag", bool(verbose))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
-    if mip_gap is not None:
-        h.setOptionValue("mip_rel_gap", float(mip_gap))
-    A = model.A.tocsc()
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
-    lp.col_cost_ = model.c
-    lp.col_lower_, lp.col_upper_ = model.col_lo, model.col_hi
-    lp.row_lower_, lp.row_upper_ = model.row_lo, model.row_hi
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr
-    lp.a_matrix_.index_ = A.indices
-    lp.a_matrix_.value_ = A.data
-    has_int = bool(model.integer.any())
-    h.passModel(lp)
-    if has_int:
-        cols = np.flatnonzero(model.integer).astype(np.int32)
-        h.changeColsIntegrality(cols.size, cols, np.ones(cols.size, dtype=np.uint8))
+    h = _highs(highspy, time_limit, threads, mip_gap, verbose)
+    has_int = _pass_model(highspy, h, model)
     trace = []
     deadline = None if time_limit is None else t0 + float(time_limit) + 0.5
 
@@ -543,21 +533,62 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
         sol.value_valid = True
         h.setSolution(sol)
     h.run()
-    secs = time.perf_counter() - t0
+    return _highs_result(highspy, h, model, has_int, time.perf_counter() - t0, trace)
+
+
+def _highs(highspy, time_limit, threads, mip_gap, verbose):
+    """A HiGHS instance with the fit's options (silent unless ``verbose``)."""
+    if threads is not None:
+        # HiGHS keeps one scheduler per process: a new thread count needs a reset
+        highspy.Highs.resetGlobalScheduler(True)
+    h = highspy.Highs() if verbose else _silent(highspy.Highs)
+    h.setOptionValue("output_flag", bool(verbose))
+    for name, value in (("time_limit", time_limit), ("threads", threads), ("mip_rel_gap", mip_gap)):
+        if value is not None:
+            h.setOptionValue(name, int(value) if name == "threads" else float(value))
+    return h
+
+
+def _pass_model(highspy, h, model) -> bool:
+    """Hand HiGHS the model's arrays (column-wise); whether it has integer columns."""
+    A = model.A.tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = model.c
+    lp.col_lower_, lp.col_upper_ = model.col_lo, model.col_hi
+    lp.row_lower_, lp.row_upper_ = model.row_lo, model.row_hi
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr
+    lp.a_matrix_.index_ = A.indices
+    lp.a_matrix_.value_ = A.data
+    has_int = bool(model.integer.any())
+    h.passModel(lp)
+    if has_int:
+        cols = np.flatnonzero(model.integer).astype(np.int32)
+        h.changeColsIntegrality(cols.size, cols, np.ones(cols.size, dtype=np.uint8))
+    return has_int
+
+
+def _highs_status(highspy, st, has_sol) -> str:
+    """boostrank's status of a HiGHS model status."""
+    if st == highspy.HighsModelStatus.kOptimal:
+        return "optimal"
+    if st in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return "infeasible"
+    if has_sol:
+        return "feasible"
+    if st in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt,
+              highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit):
+        return "no solution"
+    return "error"
+
+
+def _highs_result(highspy, h, model, has_int, secs, trace) -> SolverResult:
+    """The result of a HiGHS run: its status, the solution, objective and dual bound."""
     st = h.getModelStatus()
     info = h.getInfo()
     has_sol = info.primal_solution_status == 2
-    if st == highspy.HighsModelStatus.kOptimal:
-        status = "optimal"
-    elif st in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
-        status = "infeasible"
-    elif has_sol:
-        status = "feasible"
-    elif st in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt,
-                highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit):
-        status = "no solution"
-    else:
-        status = "error"
+    status = _highs_status(highspy, st, has_sol)
     text = h.modelStatusToString(st)
     if not has_sol or status == "infeasible":
         bound = info.mip_dual_bound if has_int and math.isfinite(info.mip_dual_bound) else None
@@ -567,9 +598,7 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     if not has_int:
         bound = objective if status == "optimal" else None
     else:
-        bound = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else None
-        if bound is not None and bound > objective:
-            bound = objective
+        bound = min(info.mip_dual_bound, objective) if math.isfinite(info.mip_dual_bound) else None
         if status == "optimal" and not proven(objective, bound):
             status = "feasible"  # kOptimal within the user's mip_rel_gap is not a proof
     return SolverResult(status, x, objective, bound, secs, text, trace)
@@ -625,11 +654,30 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
     fill its ``threads`` and ``gapRel`` when the object leaves them unset; a start is
     passed as initial values with ``warmStart`` where the solver takes one.
     """
-    import copy
-
     import pulp
 
     t0 = time.perf_counter()
+    s = _pulp_solver(solver, time_limit, threads, mip_gap, verbose)
+    problem, cols = to_pulp(model)
+    if start is not None:
+        _pulp_start(s, cols, start)
+    with tempfile.TemporaryDirectory(prefix="boostrank_pulp_") as tmp:
+        if hasattr(s, "tmpDir"):  # the solver's files, and so its process, are recognisable by this folder
+            s.tmpDir = tmp
+        outcome = _solve_within(problem, s, time_limit, tmp)
+    if isinstance(outcome, pulp.PulpSolverError):
+        return SolverResult("error", None, None, None, time.perf_counter() - t0, str(outcome))
+    if outcome == "overran":
+        return SolverResult("no solution", None, None, None, time.perf_counter() - t0,
+                            f"[boostrank] {type(solver).__name__} overran the time limit of {time_limit:g} s and was "
+                            f"stopped (its own timeLimit was not kept)")
+    return _pulp_result(model, problem, cols, s, time.perf_counter() - t0)
+
+
+def _pulp_solver(solver, time_limit, threads, mip_gap, verbose):
+    """A copy of the user's PuLP solver object with the fit's limits where it sets none."""
+    import copy
+
     s = copy.copy(solver)
     if isinstance(getattr(solver, "optionsDict", None), dict):  # copy.copy shared it: the caller's kept our gap
         s.optionsDict = dict(solver.optionsDict)
@@ -644,26 +692,27 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
     elif threads is not None and getattr(s, "threads", None) is None:
         s.threads = threads
     s.msg = bool(verbose)
-    problem, cols = to_pulp(model)
-    takes_start = (isinstance(options, dict) and "warmStart" in options) or hasattr(s, "warmStart")
-    if start is not None and takes_start:
-        for v, x0 in zip(cols, np.asarray(start, dtype=np.float64)):
-            v.setInitialValue(float(x0))
-        if isinstance(options, dict) and "warmStart" in options:
-            options["warmStart"] = True
-        else:
-            s.warmStart = True
-    with tempfile.TemporaryDirectory(prefix="boostrank_pulp_") as tmp:
-        if hasattr(s, "tmpDir"):  # the solver's files, and so its process, are recognisable by this folder
-            s.tmpDir = tmp
-        outcome = _solve_within(problem, s, time_limit, tmp)
-    if isinstance(outcome, pulp.PulpSolverError):
-        return SolverResult("error", None, None, None, time.perf_counter() - t0, str(outcome))
-    if outcome == "overran":
-        return SolverResult("no solution", None, None, None, time.perf_counter() - t0,
-                            f"[boostrank] {type(solver).__name__} overran the time limit of {time_limit:g} s and was "
-                            f"stopped (its own timeLimit was not kept)")
-    secs = time.perf_counter() - t0
+    return s
+
+
+def _pulp_start(s, cols, start) -> None:
+    """Initial values and ``warmStart`` on, where the solver takes a start."""
+    options = getattr(s, "optionsDict", None)
+    in_options = isinstance(options, dict) and "warmStart" in options
+    if not (in_options or hasattr(s, "warmStart")):
+        return
+    for v, x0 in zip(cols, np.asarray(start, dtype=np.float64)):
+        v.setInitialValue(float(x0))
+    if in_options:
+        options["warmStart"] = True
+    else:
+        s.warmStart = True
+
+
+def _pulp_result(model, problem, cols, s, secs) -> SolverResult:
+    """The result of a PuLP solve: status (optimal only without a gap), solution and objective."""
+    import pulp
+
     sol = {pulp.LpSolutionOptimal: "optimal", pulp.LpSolutionIntegerFeasible: "feasible",
            pulp.LpSolutionInfeasible: "infeasible", pulp.LpSolutionNoSolutionFound: "no solution"}
     status = sol.get(problem.sol_status, "error")

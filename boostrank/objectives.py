@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numba
@@ -21,7 +22,7 @@ from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as offsets_of
 from .metrics import get_metric
-from .probit import lambda_auc_probit, pair_sum_max_rows
+from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES", "graded_auc_weights"]
 
@@ -172,27 +173,73 @@ def round_seed(random_state: int, call: int) -> np.uint64:
     return np.uint64(x ^ (x >> 31))
 
 
-def _logistic_auc(obj, s, y, offsets, gain, grad, hess, order, work):
-    tables = work.get("auc_tables")
-    if tables is None:  # labels never change: their class layout is computed once
-        start, weights = lambda_auc_tables(y, offsets)
-        tables = work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64),
-                                       np.empty((6, y.shape[0])))
-    stride = work.get("stride", 1)
-    call = work.get("calls", 0)
-    work["calls"] = call + 1  # each round draws other pairs; the same random_state repeats them
-    setting = LambdaSetting(obj.sigma, obj.norm, work.get("uniform", False), np.int64(stride),
+def _logistic_auc(obj, s, data, grad, hess, stride):
+    if data.tables is None:  # labels never change: their class layout is computed once
+        start, weights = lambda_auc_tables(data.labels, data.offsets)
+        data.tables = (start, weights)
+    n = data.labels.shape[0]
+    if data.scratch is None:
+        data.scratch = (np.empty(n, dtype=np.int64), np.empty((6, n)))
+    call = data.calls
+    data.calls = call + 1  # each round draws other pairs; the same random_state repeats them
+    setting = LambdaSetting(obj.sigma, obj.norm, data.uniform, np.int64(stride),
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
-    lambda_auc_kernel(s, y, offsets, setting, tables[:2], grad, hess, (order, *tables[2:]))
+    lambda_auc_kernel(s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
 
 
-def _logistic_ndcg(obj, s, y, offsets, gain, grad, hess, order, work):
-    lambda_ndcg_kernel(s, y, offsets, obj.sigma, obj.truncation_level, obj.norm, gain, grad, hess)
+def _logistic_ndcg(obj, s, data, grad, hess, stride):
+    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj.norm, data.gain, grad, hess)
 
 
-def _probit(obj, s, y, offsets, gain, grad, hess, order, work):
-    lambda_auc_probit(s, y, offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess, work,
-                      uniform=work.get("uniform", False))
+def _probit(obj, s, data, grad, hess, stride):
+    lambda_auc_probit(s, data.labels, data.offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess,
+                      data.series_work, uniform=data.uniform)
+
+
+@dataclass(eq=False)
+class ObjectiveData:
+    """One data set's labels, lists and buffers, checked once for one :class:`LambdaObjective`.
+
+    What :meth:`LambdaObjective.check_labels` builds and every round reuses: the labels as
+    the chosen kernel takes them (0/1, class ids or grades), the list offsets, per-row
+    weights, the kernel and its pair plan, and the buffers the kernels keep between
+    rounds (each list's last score order, the class layout, the probit series' arrays).
+    """
+
+    labels: np.ndarray
+    offsets: np.ndarray
+    weight: np.ndarray | None
+    gain: np.ndarray | None
+    kernel: Callable
+    #: the statistic's own pair weights (else Welleck's swap weights)
+    uniform: bool = False
+    #: every ``stride``-th partner per round (1: all)
+    stride: int = 1
+    #: λ-AUC's class layout (start, weights): computed from the labels on first use
+    tables: tuple | None = None
+    #: the constant of :meth:`LambdaObjective.hessian_scale`, once computed
+    scale: float | None = None
+    #: gradient calls so far (each draws its own pairs)
+    calls: int = 0
+    #: the λ kernels' threads when the engine fixed them (None: the objective's rule)
+    n_jobs: int | None = None
+    grad: np.ndarray = field(init=False, repr=False)
+    hess: np.ndarray = field(init=False, repr=False)
+    #: each list's last score order (the next round re-sorts it in near-linear time)
+    order: np.ndarray = field(init=False, repr=False)
+    #: the logistic kernel's scratch (doc ids, six rows of floats)
+    scratch: tuple | None = field(default=None, repr=False)
+    #: float32 copies handed to the engines
+    float32: tuple | None = field(default=None, repr=False)
+    #: every list takes the probit series (computed on first use)
+    series_only: bool | None = None
+    #: the probit series' work arrays and per-list class weights
+    series_work: SeriesWork = field(default_factory=SeriesWork, repr=False)
+
+    def __post_init__(self):
+        n = self.labels.shape[0]
+        self.grad, self.hess = np.empty(n), np.empty(n)
+        self.order = np.arange(n, dtype=np.int64) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
 
 
 @contextlib.contextmanager
@@ -386,11 +433,8 @@ class LambdaObjective:
 
         Returns
         -------
-        tuple
-            ``(labels, offsets, gain, weight, grad buffer, hess buffer, order, work)`` for
-            :meth:`gradients`; ``order`` keeps each query's last score order, which the
-            next round re-sorts in near-linear time, and ``work`` the long-list series'
-            work arrays.
+        ObjectiveData
+            What :meth:`gradients` takes, every round.
         """
         y = as_1d_float(labels, "labels")
         return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
@@ -401,18 +445,19 @@ class LambdaObjective:
 
         note_first_compile("λ", lambda_auc_kernel if self.link != "probit" else _both_sweeps)
         y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
-        gain = self._gain(y) if self.metric == "ndcg" else None
-        work = {}
-        if self.metric != "ndcg":
-            self._check_two_classes(y, offsets)
-            self._choose_kernel(y, offsets, work)
-            if self.metric == "auc" and self.grade_weight > 0 and work.get("kernel") is not _probit:
-                y = self._graded_classes(labels, offsets, y, work)
-            self._plan_pairs(work)
-        n = y.shape[0]
-        weight = _row_weights(weight, n)
-        order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
-        return y, offsets, gain, weight, np.empty(n), np.empty(n), order, work
+        weight = _row_weights(weight, y.shape[0])
+        if self.metric == "ndcg":
+            return ObjectiveData(y, offsets, weight, self._gain(y), self._kernel)
+        self._check_two_classes(y, offsets)
+        kernel = self._choose_kernel(y, offsets)
+        tables = None
+        if self.metric == "auc" and self.grade_weight > 0 and kernel is not _probit:
+            y, tables = self._graded_classes(labels, offsets, y)
+        uniform = self.pair_weight == "uniform" or (self.pair_weight == "auto" and kernel is _probit)
+        stride = self.pair_stride
+        if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
+            stride = 1 if kernel is _probit or uniform else round(1 / PAIR_FRACTION)
+        return ObjectiveData(y, offsets, weight, None, kernel, uniform=uniform, stride=stride, tables=tables)
 
     def _gain(self, y):
         """NDCG's gain of each grade: ``label_gain`` or 2^l − 1, checked against the labels."""
@@ -436,26 +481,26 @@ class LambdaObjective:
             raise ValueError(f"every query has {what}: every λ is 0 and the model would be constant"
                              + ("; set threshold between your grades" if self.metric == "auc" else ""))
 
-    def _choose_kernel(self, y, offsets, work) -> None:
-        """link="auto": the probit series where the lists hold many pairs a row; warn an explicit logistic
-        link about a list whose pair sums would cost seconds a round."""
+    def _choose_kernel(self, y, offsets) -> Callable:
+        """The λ kernel of the link: with link="auto" the probit series where the lists hold many pairs a row;
+        an explicit logistic link is warned about a list whose pair sums would cost seconds a round."""
         if self.link == "auto":
             # one link per data set: the logistic pair sums while they cost about a binary round, else
             # Raykar's O(n) probit series (one long list: ~10³ pairs per row, 30-100x binary's round)
             pairs = int(_pairs_per_list(y, offsets).sum())
-            if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1):
-                work["kernel"] = _probit
-        elif self.link == "logistic":
+            return _probit if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1) else self._kernel
+        if self.link == "logistic":
             rows, pairs = _most_pairs(y, offsets)
             if pairs > LOGISTIC_WARN_PAIRS:
                 warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
                               f"link='logistic' every round sums them all (seconds per round); link='probit' "
                               f"(Raykar's erfc series) or the default link='auto' costs O(n) per round",
                               UserWarning, stacklevel=_user_stacklevel())
+        return self._kernel
 
-    def _graded_classes(self, labels, offsets, y, work):
-        """Graded λ-AUC: class ids and :func:`graded_auc_weights` for the kernel, or the 0/1 labels ``y`` when
-        the labels are binary or not a few integer grades."""
+    def _graded_classes(self, labels, offsets, y):
+        """Graded λ-AUC: (class ids, (start, :func:`graded_auc_weights`)) for the kernel, or (the 0/1 labels
+        ``y``, None) when the labels are binary or not a few integer grades."""
         values, classes = np.unique(as_1d_float(labels, "labels"), return_inverse=True)
         classes = classes.reshape(-1).astype(np.int64)
         integral = bool(np.all(values == np.round(values)))
@@ -465,22 +510,11 @@ class LambdaObjective:
                              f"labels have {values.size} distinct values{'' if integral else ', not integers'}: "
                              f"use grade_weight=0 (λ-AUC on y > threshold)")
         if not graded or (values.size <= 2 and np.array_equal(values, [0.0, 1.0][:values.size])):
-            return y
+            return y, None
         start, _ = lambda_auc_tables(classes, offsets)
-        weights = graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight)
-        work["auc_tables"] = (start, weights, np.empty(y.shape[0], dtype=np.int64), np.empty((6, y.shape[0])))
-        return classes
+        return classes, (start, graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight))
 
-    def _plan_pairs(self, work) -> None:
-        """The pair weights (uniform or swap) and the partner stride the chosen link trains with."""
-        probit = work.get("kernel", self._kernel) is _probit
-        work["uniform"] = self.pair_weight == "uniform" or (self.pair_weight == "auto" and probit)
-        stride = self.pair_stride
-        if stride is None:
-            stride = 1 if probit or work["uniform"] else round(1 / PAIR_FRACTION)
-        work["stride"] = stride
-
-    def prepared(self, key, load):
+    def prepared(self, key, load) -> ObjectiveData:
         """Validated labels, offsets, weights and output buffers, cached on ``key``.
 
         Engines hand the same dataset object every round, so only the first round
@@ -492,20 +526,20 @@ class LambdaObjective:
         if hit is not None and hit[0] is key:
             return hit[1]
         labels, offsets, weight = load()
-        prep = self.check_labels(labels, offsets, weight)
+        data = self.check_labels(labels, offsets, weight)
         if len(self._cache) > 8:
             self._cache.clear()
-        self._cache[id(key)] = (key, prep)
-        return prep
+        self._cache[id(key)] = (key, data)
+        return data
 
-    def seed(self, key, prep) -> None:
+    def seed(self, key, data: ObjectiveData) -> None:
         """Hand :meth:`prepared` data checked already (by :meth:`check_labels`) for the dataset object ``key``,
         so the engine's first round does not read the labels back and check them again."""
         if len(self._cache) > 8:
             self._cache.clear()
-        self._cache[id(key)] = (key, prep)
+        self._cache[id(key)] = (key, data)
 
-    def gradients(self, scores, prep, dtype=np.float64, scaled=True):
+    def gradients(self, scores, data: ObjectiveData, dtype=np.float64, scaled=True):
         """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`.
 
         ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
@@ -523,7 +557,6 @@ class LambdaObjective:
         their own objectives.  Newton steps do not change.  ``scaled=False``: the λs of
         the papers (what :func:`lambda_gradients` returns).
         """
-        y, offsets, gain, weight, grad, hess, order, work = prep
         # engines hand raw scores every round; a diverged round must fail loudly here,
         # not sort NaN into the λs.  Engines pass contiguous float64, which needs no
         # conversion (half of a small call's glue); the full check runs on anything else.
@@ -534,25 +567,26 @@ class LambdaObjective:
             s = scores
         else:
             s = as_1d_float(np.reshape(scores, -1), "scores")
-        if s.shape[0] != y.shape[0]:
-            raise ValueError(f"{s.shape[0]} scores for {y.shape[0]} labels")
-        kernel = work.get("kernel", self._kernel)
+        n = data.labels.shape[0]
+        if s.shape[0] != n:
+            raise ValueError(f"{s.shape[0]} scores for {n} labels")
+        grad, hess = data.grad, data.hess
         if dtype == np.float32:
-            out = work.get("float32")
-            if out is None:
-                out = work["float32"] = (np.empty(y.shape[0], np.float32), np.empty(y.shape[0], np.float32))
-            # the probit kernels round their float64 sums into the engine's buffers as
-            # they scatter them: no float64 buffers to fill and copy (10⁶ rows: 0.7 ms,
+            if data.float32 is None:
+                data.float32 = (np.empty(n, np.float32), np.empty(n, np.float32))
+            out = data.float32
+            # the swap series rounds its float64 sums into the engine's buffers as it
+            # scatters them: no float64 buffers to fill and copy (10⁶ rows: 0.7 ms,
             # and 16 MB less to pass through the cache every round)
-            if weight is None and kernel is _probit and not work.get("uniform") and self._series_only(offsets, work):
+            if data.weight is None and data.kernel is _probit and not data.uniform and self._series_only(data):
                 grad, hess = out
         available = numba.get_num_threads()
-        threads = self._threads(s.shape[0], available, work.get("n_jobs", self.n_jobs))
+        threads = self._threads(n, available, self.n_jobs if data.n_jobs is None else data.n_jobs)
         with contextlib.nullcontext() if threads == available else numba_threads(threads):
-            scale = self.hessian_scale(prep) if scaled and self.metric != "ndcg" else 1.0
-            kernel(self, s, y, offsets, gain, grad, hess, order, work)
-        if weight is not None:
-            grad, hess = grad * weight, hess * weight
+            scale = self.hessian_scale(data) if scaled and self.metric != "ndcg" else 1.0
+            data.kernel(self, s, data, grad, hess, data.stride)
+        if data.weight is not None:
+            grad, hess = grad * data.weight, hess * data.weight
         if scale != 1.0:  # in place: grad and hess are this objective's own buffers (or weighted copies)
             grad *= scale
             hess *= scale
@@ -563,34 +597,29 @@ class LambdaObjective:
             return out
         return grad, hess
 
-    def hessian_scale(self, prep) -> float:
+    def hessian_scale(self, data: ObjectiveData) -> float:
         """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.
 
         0.25 × (rows in lists with two labels) / Σ hessians at tied scores, computed once
         (one call of the kernel on zeros, every pair counted) and kept with the data.
         """
-        y, offsets, gain, _, grad, hess, order, work = prep
-        scale = work.get("scale")
-        if scale is None:
-            kernel = work.get("kernel", self._kernel)
-            stride, calls = work.get("stride", 1), work.get("calls", 0)
-            work["stride"] = 1
+        if data.scale is None:
+            calls, order = data.calls, data.order
+            data.order = order.copy()  # the kernel's order state stays the engine's rounds'
             try:
-                kernel(self, np.zeros(y.shape[0]), y, offsets, gain, grad, hess, order.copy(), work)
+                data.kernel(self, np.zeros(data.labels.shape[0]), data, data.grad, data.hess, 1)
             finally:
-                work["stride"], work["calls"] = stride, calls
-            total = float(hess.sum())
-            active = int(np.count_nonzero(hess))
-            scale = work["scale"] = 0.25 * active / total if total > 0 else 1.0
-        return scale
+                data.calls, data.order = calls, order
+            total = float(data.hess.sum())
+            data.scale = 0.25 * int(np.count_nonzero(data.hess)) / total if total > 0 else 1.0
+        return data.scale
 
-    def _series_only(self, offsets, work):
+    def _series_only(self, data: ObjectiveData) -> bool:
         """Every list takes the series (none the pair sums, which accumulate in float64)."""
-        only = work.get("series_only")
-        if only is None:
-            limit = pair_sum_max_rows(self.method, self.auto_min_rows, int(offsets[-1]))
-            only = work["series_only"] = bool((np.diff(offsets) > limit).all())
-        return only
+        if data.series_only is None:
+            limit = pair_sum_max_rows(self.method, self.auto_min_rows, int(data.offsets[-1]))
+            data.series_only = bool((np.diff(data.offsets) > limit).all())
+        return data.series_only
 
     def _threads(self, n_rows, available, n_jobs=None):
         if n_jobs == -1:
@@ -670,8 +699,7 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     shape = np.shape(labels)
     if len(shape) != 1 or shape[0] != n:
         raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
-    prep = obj.check_labels(labels, group_offsets, weight)
-    grad, hess = obj.gradients(s, prep, scaled=False)
+    grad, hess = obj.gradients(s, obj.check_labels(labels, group_offsets, weight), scaled=False)
     return grad.copy(), hess.copy()
 
 

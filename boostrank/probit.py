@@ -84,20 +84,39 @@ def _cpus():
     return joblib.cpu_count()
 
 
-def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
+class SeriesWork:
+    """What the probit λ keeps between rounds for one data set (its labels and lists never change).
+
+    ``arrays``: the sweeps' work arrays (a fresh set every call cost page faults on long
+    lists); ``lists``: the class ids and weights of the lists that go through one call;
+    ``classes``: each long list's class ids and weights, by its rows (np.bincount alone is
+    2 ms a round at 10⁶ rows).
+    """
+
+    def __init__(self):
+        self.arrays = None
+        self.lists = None
+        self.classes: dict = {}
+
+    def class_weights(self, y, a, b):
+        """:func:`_class_weights` of rows ``a:b``, computed once."""
+        hit = self.classes.get((a, b))
+        if hit is None:
+            hit = self.classes[(a, b)] = _class_weights(y, b - a)
+        return hit
+
+
+def _class_weights_of(work, y, a, b):
+    return _class_weights(y, b - a) if work is None else work.class_weights(y, a, b)
+
+
+def _fast_one_list(s, y, sigma, eps, grad, hess, work, rows):
     n = s.shape[0]
     if n < 2:
         grad[:] = 0.0
         hess[:] = 0.0
         return
-    # an objective's labels never change: its lists' weights are kept in ``work``
-    # (np.bincount alone is 2 ms per round at 10⁶ rows)
-    cached = None if work is None or key is None else work.get(key)
-    if cached is None:
-        cached = _class_weights(y, n)
-        if work is not None and key is not None:
-            work[key] = cached
-    y, wmat, mixed = cached
+    y, wmat, mixed = _class_weights_of(work, y, *rows)
     threads = numba.get_num_threads()
     chunks = sweep_chunks(n, threads)
     if chunks is not None:  # chunks add work (a pass over the rows before each): a gain only with a CPU per thread
@@ -107,15 +126,9 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, key=None):
         _too_wide(s)
 
 
-def _uniform_one_list(s, y, sigma, eps, grad, hess, work, key):
-    """:func:`uniform_series_lambdas` of one list, its class weights cached in ``work``."""
-    n = s.shape[0]
-    cached = None if work is None else work.get(key)
-    if cached is None:
-        cached = _class_weights(y, n)
-        if work is not None:
-            work[key] = cached
-    cls, wmat, _ = cached
+def _uniform_one_list(s, y, sigma, eps, grad, hess, work, rows):
+    """:func:`uniform_series_lambdas` of one list, its class weights kept in ``work``."""
+    cls, wmat, _ = _class_weights_of(work, y, *rows)
     par, _, _ = _series(eps)
     t = (ERFC_ALPHA * sigma) * s
     if not uniform_series_lambdas(t, cls, wmat, par.r, par.h, par.p, sigma, probit_hessian_scale(sigma, ERFC_ALPHA),
@@ -132,12 +145,12 @@ def _too_wide(s):
 
 
 def _workspace(work, n):
-    """Work arrays for lists of up to ``n`` rows, kept in ``work`` (a dict) between calls."""
-    have = None if work is None else work.get("series")
+    """Work arrays for lists of up to ``n`` rows, kept in ``work`` between calls."""
+    have = None if work is None else work.arrays
     if have is None or have[0].shape[1] < n or have[0].dtype != index_dtype(n):
         have = (np.empty((3, n), dtype=index_dtype(n)), np.empty((2, n), dtype=np.uint64), np.empty((5, n)))
         if work is not None:
-            work["series"] = have
+            work.arrays = have
     return have
 
 
@@ -162,10 +175,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     grad, hess : ndarray of float64 or float32, default=None
         Output buffers (float64, allocated when None); float32 buffers receive the
         float64 sums rounded (what the engines take).
-    work : dict, default=None
+    work : SeriesWork, default=None
         Holds the series' work arrays and each list's class weights between calls, so
         it belongs to one ``labels``/``group_offsets`` pair: an objective keeps one per
-        data set (fresh arrays every call cost page faults on long lists).
+        data set.
     uniform : bool, default=False
         Weigh each pair by the statistic's own |ω_h − ω_l| (1/(mn) for AUC), not by
         Welleck's swap weight |p_h − p_l| |ω_h − ω_l|: the gradient of the erfc-smoothed
@@ -205,7 +218,7 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
             grad, hess = grad.astype(np.float64), hess.astype(np.float64)
         for g in routed:
             a, b = group_offsets[g], group_offsets[g + 1]
-            _uniform_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, ("classes", a, b))
+            _uniform_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, (a, b))
         routed = routed[:0]
     # lists a thread sorts alone go through one call, a list per thread; longer lists
     # (or a lone one) are each split over the threads
@@ -215,7 +228,7 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         routed = routed[sizes[routed] >= PARALLEL_SORT_MIN_ROWS]
     for g in routed:
         a, b = group_offsets[g], group_offsets[g + 1]
-        _fast_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, ("classes", a, b))
+        _fast_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, (a, b))
     if out is not None:
         np.copyto(out[0], grad, casting="same_kind")
         np.copyto(out[1], hess, casting="same_kind")
@@ -249,7 +262,7 @@ def pair_sum_max_rows(method, auto_min_rows, n):
 
 def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
     """:func:`_fast_one_list` for many lists at once (:func:`lambda_auc_series_lists`)."""
-    cached = None if work is None else work.get("lists")
+    cached = None if work is None else work.lists
     if cached is None or not np.array_equal(cached[0], lists):
         cls = np.zeros(s.shape[0], dtype=np.int32)
         n_classes = np.empty(lists.size, dtype=np.int64)
@@ -265,7 +278,7 @@ def _fast_lists(s, labels, offsets, lists, sigma, eps, grad, hess, work):
             wmats[j, :wmat.shape[0], :wmat.shape[0]] = wmat
         cached = (lists.copy(), cls, n_classes, wmats, mixed)
         if work is not None:
-            work["lists"] = cached
+            work.lists = cached
     _, cls, n_classes, wmats, mixed = cached
     bad = lambda_auc_series_lists(s, cls, offsets, lists, (n_classes, wmats, mixed), _probit_series(sigma, eps),
                                   (grad, hess), _workspace(work, s.shape[0]))

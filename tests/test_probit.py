@@ -12,7 +12,7 @@ import boostrank as br
 from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, ProbitSeries, SweepSeries
 from boostrank._kernels.lambda_series import _fresh_state, _sweep, _sweep_binary
 from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
-from boostrank.probit import fast_error_bound, lambda_auc_probit
+from boostrank.probit import SeriesWork, fast_error_bound, lambda_auc_probit
 
 from . import reference as ref
 
@@ -525,7 +525,7 @@ def test_series_work_arrays_are_reused_between_calls_without_changing_results(me
             np.testing.assert_array_equal(g, g0)
             np.testing.assert_array_equal(h, h0)
         if pair_weight == "swap":
-            assert prep[-1]["series"][0].shape[1] >= 400
+            assert prep.series_work.arrays[0].shape[1] >= 400
 
 
 def test_objective_default_accuracy_is_within_its_documented_bound():
@@ -585,7 +585,7 @@ def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
     g, h = lambda_auc_probit(s, grades, off, method="fast", eps=1e-6)
     for a, b in zip(off[:-1], off[1:]):
         g1, h1 = np.empty(b - a), np.empty(b - a)
-        _fast_one_list(s[a:b], grades[a:b].astype(np.int64), 1.0, 1e-6, g1, h1, None)
+        _fast_one_list(s[a:b], grades[a:b].astype(np.int64), 1.0, 1e-6, g1, h1, None, (a, b))
         np.testing.assert_allclose(g[a:b], g1, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h[a:b], h1, rtol=1e-12, atol=1e-15)
     ge, he = lambda_auc_probit(s, grades, off, method="exact")
@@ -604,9 +604,9 @@ def test_float32_buffers_receive_the_float64_sums_rounded(sizes):
     offsets = np.r_[0, np.cumsum(sizes)]
     n = offsets[-1]
     s, y = rng.normal(size=n), (rng.random(n) < 0.3).astype(np.float64)
-    g64, h64 = lambda_auc_probit(s, y, offsets, sigma=1.3, work={})
+    g64, h64 = lambda_auc_probit(s, y, offsets, sigma=1.3, work=SeriesWork())
     g32, h32 = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
-    out = lambda_auc_probit(s, y, offsets, sigma=1.3, grad=g32, hess=h32, work={})
+    out = lambda_auc_probit(s, y, offsets, sigma=1.3, grad=g32, hess=h32, work=SeriesWork())
     assert out[0] is g32 and out[1] is h32
     np.testing.assert_array_equal(g32, g64.astype(np.float32))
     np.testing.assert_array_equal(h32, h64.astype(np.float32))

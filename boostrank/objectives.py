@@ -333,8 +333,8 @@ class LambdaObjective:
         becomes the faster of the two (MEASUREMENTS.md).
     pair_weight : {"auto", "swap", "uniform"}, default="auto"
         ``"auc"`` and ``"mauc"``: what a pair of documents weighs.  ``"swap"``: Welleck's
-        |ΔM_ij| of swapping them, |p_i − p_j| |ω_{l_i} − ω_{l_j}| (Thm 4.1, eq. 19).
-        ``"uniform"``: the statistic's own weight |ω_{l_i} − ω_{l_j}| (AUC is the mean over
+        ``|ΔM_ij|`` of swapping them, ``|p_i − p_j| |ω_{l_i} − ω_{l_j}|`` (Thm 4.1, eq. 19).
+        ``"uniform"``: the statistic's own weight ``|ω_{l_i} − ω_{l_j}|`` (AUC is the mean over
         pairs, 1/(mn) each): the exact gradient of the link-smoothed statistic, RankNet's
         cost with AUC's pair weights and, with the probit link, Raykar et al.'s WMW
         objective.  ``"auto"``: ``"swap"`` with the logistic link (learning-to-rank lists),

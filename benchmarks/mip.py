@@ -1,6 +1,6 @@
 """Exact MIP ranking with the defaults a new user gets (issue: "search before proof").
 
-Every MIPRanker here is ``MIPRanker(statistic="auc", time_limit=cap)`` plus only the solver
+Every MIPRanker here is ``MIPRanker(objective="auc", time_limit=cap)`` plus only the solver
 name and ``algorithm="mip"`` where the MIP alone is measured; logistic regression (standardised, sklearn
 defaults) is fitted on the same rows in the same run.  AUC counts ties as misranks,
 as the MIP does.
@@ -41,7 +41,7 @@ def auc(y, s):
 def fit(X, y, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return br.MIPRanker(statistic="auc", **kw).fit(X, y)
+        return br.MIPRanker(objective="auc", **kw).fit(X, y)
 
 
 def part1(cap, seeds):

@@ -87,7 +87,7 @@ def datasets(quick=False):
 
 def make_methods(kind, cap, top):
     a = br.weights.dcg_at(top)
-    mip_kw = dict(statistic="auc") if kind == "auc" else dict(statistic="rank_risk", a=a)
+    mip_kw = dict(objective="auc") if kind == "auc" else dict(objective="rank_risk", a=a)
     methods = {
         "RB": lambda: br.RankBoost(n_estimators=50),
         "LR": Logistic,

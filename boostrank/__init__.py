@@ -24,6 +24,7 @@ _EXPORTS = {
     "lightgbm": ("lightgbm_metric", "lightgbm_objective",),
     "objectives": ("LambdaObjective", "lambda_gradients",),
     "mip": ("MIPRanker", "MIPResult",),
+    "base": ("RankingEstimator",),
     "ranker": ("LambdaRanker",),
     "rerank": ("RerankResult", "TopKReranker", "cross_fit_scores",),
     "rankncg": ("RankNCG",),

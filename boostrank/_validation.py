@@ -44,6 +44,8 @@ def predict_groups(estimator, n: int, qid, group, method: str = "predict") -> np
 
 def as_1d_float(x, name: str, allow_nonfinite: bool = False) -> np.ndarray:
     """Return ``x`` as a C-contiguous 1-D float64 array, rejecting NaN/inf."""
+    if x is None and name == "y":  # scikit-learn's wording, which its model selection recognises
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     try:
         arr = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
     except (TypeError, ValueError):

@@ -246,7 +246,7 @@ def cmd_demo(args) -> int:
             train.X, train.y, qid=train.qid).predict(test.X))
     from .rerank import TopKReranker, cross_fit_scores
 
-    rer = TopKReranker(k=args.rerank_k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit)
+    rer = TopKReranker(k=args.rerank_k, objective="rank_risk", a="dcg@5", time_limit=args.time_limit)
     label = f"LR + MIP re-rank top {args.rerank_k} (dcg@5)"
 
     def rerank():
@@ -330,7 +330,7 @@ def cmd_fit_linear(args) -> int:
     train = _load(args, args.train)
     qid = None if args.no_qid else train.qid
     model = RankNCG(alpha=args.alpha, link=args.link, method=args.method, eps=args.eps, tol=args.tol,
-                    max_iter=args.max_iter, verbose=args.verbose)
+                    max_iter=args.max_iter, verbose=2 if args.verbose else 0)
     model.fit(train.X, train.y, qid=qid)
     _write_atomic(args.out, model.save_model)
     print(f"RankNCG ({args.link} link, {args.method} sums): {model.n_iter_} CG iterations over {model.n_pairs_} pairs; "
@@ -370,9 +370,9 @@ def cmd_rerank(args) -> int:
         raise ValueError(f"--k must be >= 0, got {args.k}")
     l0 = args.l0 if args.l0 == "cv" else float(args.l0)
     left = max(args.time_limit - (time.monotonic() - started), 0.1 * args.time_limit)
-    model = TopKReranker(k=args.k, statistic=statistic, a=a, rank=args.rank, l0=l0, margin=args.margin,
+    model = TopKReranker(k=args.k, objective=statistic, a=a, rank=args.rank, l0=l0, margin=args.margin,
                          solver=args.solver, time_limit=left, n_jobs=args.threads, gate=args.gate,
-                         verbose=args.verbose, progress=True)
+                         verbose=2 if args.verbose else 1)  # the command shows its progress; --verbose: solver logs
     model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
               group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose
     print(f"top {args.k} of each training list: {model.result_.summary()}")

@@ -105,10 +105,10 @@ def _mip():
         for d in (2, 3):
             X = rng.normal(size=(40, d))
             y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
-            br.MIPRanker(statistic="auc", time_limit=5).fit(X, y)
+            br.MIPRanker(objective="auc", time_limit=5).fit(X, y)
         X = rng.normal(size=(30, 3))
         y = (X[:, 0] > 0).astype(int)
-        br.MIPRanker(statistic="rank_risk", a="dcg@5", time_limit=5).fit(X, y)
+        br.MIPRanker(objective="rank_risk", a="dcg@5", time_limit=5).fit(X, y)
 
 
 #: what ``--only`` names: the kernels each use of boostrank reaches

@@ -17,14 +17,13 @@ import re
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from .engines import ENGINES
 from ._deprecation import keyword_only_init
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
+from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 
@@ -97,7 +96,7 @@ def validation_split(offsets, fraction, random_state):
     return rows[~held], offs(~held_q), rows[held], offs(held_q), held_q
 
 
-class LambdaRanker(BaseEstimator):
+class LambdaRanker(RankingEstimator):
     """Gradient-boosted ranker trained with a λ objective on LightGBM or XGBoost.
 
     Parameters
@@ -159,11 +158,12 @@ class LambdaRanker(BaseEstimator):
         queries were held out.
     random_state : int, default=None
         The engine's seed and the seed of the λ objective's pair sample (None: the engine's
-        default seed, and 0 for the pairs).
+        default seeds, and 0 for the pairs: the same data fits the same model).
     n_jobs : int, default=None
         Engine threads.
-    verbose : bool, default=False
-        Show a progress bar with the last evaluation result.
+    verbose : int, default=0
+        1: a progress bar over the rounds with the last evaluation result; 2: also the
+        engine's own log.
     **engine_params
         Passed to the engine under its own names (``num_leaves``, ``min_data_in_leaf``,
         ``max_depth``, ``min_child_weight``, ...).  A name the engine does not know is an
@@ -210,14 +210,33 @@ class LambdaRanker(BaseEstimator):
     scikit-learn 1.8 the default scoring reaches :meth:`score` with ``qid`` too).
     """
 
-    __metadata_request__fit = {"qid": True}
-    __metadata_request__score = {"qid": True}
+    _parameter_constraints = {
+        "engine": [StrOptions(set(ENGINES))],
+        "objective": [str],  # boostrank's or the engine's own: _check_params asks the engine
+        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "threshold": [Real],
+        "norm": ["boolean", None],
+        "link": [StrOptions({"auto", "logistic", "probit"})],
+        "method": [StrOptions({"auto", "exact", "fast"})],
+        "grade_weight": [Interval(Real, 0, None, closed="left"), None],
+        "pair_weight": [StrOptions({"auto", "swap", "uniform"})],
+        "pair_fraction": [Interval(Real, 0, 1, closed="right"), None],
+        "eval_metric": [str, list, tuple, None],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "random_state": RANDOM_STATE,
+        "n_jobs": [Integral, None],  # the engines take any count (LightGBM: 0 and below, its default)
+        "verbose": VERBOSE,
+    }
+    _fitted_attribute = "booster_"
 
     @keyword_only_init
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
                  pair_weight="auto", pair_fraction=None, eval_metric=None, early_stopping_rounds=None,
-                 validation_fraction=0.2, random_state=None, n_jobs=None, verbose=False, **engine_params):
+                 validation_fraction=0.2, random_state=None, n_jobs=None, verbose=0, **engine_params):
         self.engine = engine
         self.objective = objective
         self.n_estimators = n_estimators
@@ -257,7 +276,6 @@ class LambdaRanker(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True  # both engines route missing values
         tags.input_tags.categorical = True
@@ -265,27 +283,20 @@ class LambdaRanker(BaseEstimator):
 
     def _check_params(self):
         """The engine adapter, metric names, λ objective parameters and engine parameters, all validated."""
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be 'lightgbm' or 'xgboost', got {self.engine!r}")
-        adapter = ENGINES[self.engine]
-        if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
-            raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
-                             f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
         if _is_int(self.n_estimators, 1) and self.n_estimators > MAX_ESTIMATORS:
             raise ValueError(f"n_estimators={self.n_estimators} is more rounds than this process can train "
                              f"(at most {MAX_ESTIMATORS}); with early_stopping_rounds, set n_estimators to the most "
                              f"rounds you would accept")
-        for name, value, ok in (("n_estimators", self.n_estimators, _is_int(self.n_estimators, 1)),
-                                ("learning_rate", self.learning_rate, _is_number(self.learning_rate) and
-                                 self.learning_rate > 0),
-                                ("early_stopping_rounds", self.early_stopping_rounds,
-                                 self.early_stopping_rounds is None or _is_int(self.early_stopping_rounds, 1))):
-            if not ok:
-                raise ValueError(f"{name} must be a positive {'number' if name == 'learning_rate' else 'integer'}"
-                                 f"{' or None' if name == 'early_stopping_rounds' else ''}, got {value!r}")
-        if self.validation_fraction is not None and not (_is_number(self.validation_fraction)
-                                                         and 0.0 < self.validation_fraction < 1.0):
-            raise ValueError(f"validation_fraction must be in (0, 1) or None, got {self.validation_fraction!r}")
+        self._validate_params()
+        for name in ("n_estimators", "early_stopping_rounds"):  # scikit-learn's integer intervals take True as 1
+            if isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if not math.isfinite(self.learning_rate) or not math.isfinite(self.sigma) or not math.isfinite(self.threshold):
+            raise ValueError("learning_rate, sigma and threshold must be finite")
+        adapter = ENGINES[self.engine]
+        if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
+            raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
+                             f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
         metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
         metrics = [EvalMetric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
         objective_kw, engine_params = self._objective_params()
@@ -319,8 +330,7 @@ class LambdaRanker(BaseEstimator):
         kw["pair_weight"] = self.pair_weight
         if self.pair_fraction is not None:
             kw["pair_fraction"] = self.pair_fraction
-        if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
-            kw["random_state"] = int(self.random_state) % 2**63  # the pair sample's seed
+        kw["random_state"] = seed_of(self.random_state)  # the pair sample's seed
         if self.link != "auto" or self.method != "auto":
             kw.update(link=self.link, method=self.method)
         for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():
@@ -397,9 +407,11 @@ class LambdaRanker(BaseEstimator):
             # as the engine holds them (float32), so the gradients are those of the engine's own labels
             prepared = objective.check_labels(adapter.held_labels(y), offsets, adapter.row_weights(sample_weight,
                                                                                                    offsets))
-        params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs), **engine_params}
+        params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs,
+                                           log=int(self.verbose) >= 2), **engine_params}
         # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
-        with tqdm(total=self.n_estimators, unit="round", desc="boosting", disable=None if self.verbose else True) as bar:
+        with tqdm(total=self.n_estimators, unit="round", desc="boosting",
+                  disable=None if int(self.verbose) >= 1 else True) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
                 X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
                 sample_weight=sample_weight, evals=evals, metrics=metrics, prepared=prepared,
@@ -434,52 +446,21 @@ class LambdaRanker(BaseEstimator):
 
     def predict(self, X):
         """Ranking scores (higher is better) of the rows of ``X``, with the best round if early-stopped."""
-        check_is_fitted(self, "booster_")
+        self._check_fitted()
         X = check_features(self, X, reset=False)
         scores = ENGINES[self.engine].predict(self.booster_, X, self.best_iteration_)
         if not np.isfinite(scores).all():  # only linear leaves' wᵀx can overflow (leaf sums are checked on load)
             raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores")
         return scores
 
-    def score(self, X, y, *, qid=None, group=None, sample_weight=None, metric: str | None = None) -> float:
-        """Mean per-query statistic of the objective: AUC, MAUC, else NDCG@10 (higher is better).
-
-        Parameters
-        ----------
-        X, y
-        qid, group : array-like, default=None
-            Query groups of ``X``.  Required when the model was trained on several
-            queries: scoring a fold as one list would silently measure something else.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Each query counts with the mean weight of its rows.
-        metric : str, default=None
-            Any :func:`boostrank.get_metric` name instead of the objective's statistic;
-            required for a model loaded from a file that does not say what it was trained
-            for (``objective_`` is None).
-
-        Returns
-        -------
-        float
-            ``boostrank.auc`` for ``objective="auc"``, ``boostrank.mauc`` for ``"mauc"``,
-            ``boostrank.ndcg(k=10)`` otherwise, averaged over the queries where defined.
-        """
-        if qid is None and group is None and getattr(self, "_n_groups", 1) > 1:
-            raise ValueError("score needs qid (or group): the model was trained on several queries.  In "
-                             "GridSearchCV, set sklearn.set_config(enable_metadata_routing=True) and pass qid to fit")
+    def _statistic(self, y, scores, offsets, sample_weight) -> float:
+        """Mean per-query AUC (``objective="auc"``), MAUC (``"mauc"``), else NDCG@10."""
         objective = getattr(self, "objective_", self.objective)
-        if metric is None and objective is None:
+        if objective is None:
             raise ValueError("this model was loaded from a file that does not say what it was trained for: pass "
                              "metric= (e.g. score(X, y, qid=qid, metric='ndcg@10'))")
-        y = as_1d_float(y, "y")
-        offsets = group_offsets(y.shape[0], qid=qid, group=group)
-        if metric is not None:
-            from .metrics import get_metric
-
-            statistic = get_metric(metric)
-        else:
-            statistic = {"auc": auc, "mauc": mauc}.get(objective, functools.partial(ndcg, k=10))
-        return query_mean(statistic(y, self.predict(X), GroupOffsets(offsets), per_query=True), offsets,
-                          sample_weight)
+        statistic = {"auc": auc, "mauc": mauc}.get(objective, functools.partial(ndcg, k=10))
+        return query_mean(statistic(y, scores, GroupOffsets(offsets), per_query=True), offsets, sample_weight)
 
     def save_model(self, path) -> None:
         """Write the booster in the engine's own format (never a pickle).
@@ -491,7 +472,7 @@ class LambdaRanker(BaseEstimator):
         ``rank:pairwise`` when trained with boostrank's objective (the raw margin, and a name the
         LTR plugins accept; XGBoost would write ``reg:squarederror``).
         """
-        check_is_fitted(self, "booster_")
+        self._check_fitted()
         if str(path) == "" or os.path.isdir(path):
             what = "an empty path" if str(path) == "" else f"the folder {path}"
             raise ValueError(f"save_model needs a file path, got {what}")

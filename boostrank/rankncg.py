@@ -20,14 +20,14 @@ from pathlib import Path
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
 
 from ._kernels.config import AUTO_PAIRS_PER_EDGE
 from ._kernels.rankncg import pair_coefficients
 from ._deprecation import keyword_only_init
-from ._validation import GroupOffsets, as_int_labels, group_offsets, predict_groups
+from ._validation import GroupOffsets, as_int_labels, group_offsets
+from .base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
 
@@ -193,7 +193,7 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-class RankNCG(BaseEstimator):
+class RankNCG(RankingEstimator):
     """Linear ranker maximising a lower bound of the generalised WMW (Raykar et al. 2007).
 
     Parameters
@@ -219,8 +219,9 @@ class RankNCG(BaseEstimator):
         Stop when ‖∇L‖ ≤ tol · ‖∇L(w₀)‖ (the paper's CG tolerance 1e-3).
     max_iter : int, default=200
         Conjugate-gradient iterations.
-    verbose : bool, default=False
-        Print the gradient norm every iteration.
+    verbose : int, default=0
+        1: a progress bar over the iterations with the gradient norm; 2: also a line per
+        iteration.
     gradient : {"fast", "exact"}, default=None
         Deprecated: ``"fast"`` is ``link="probit", method="fast"``, ``"exact"`` is
         ``link="logistic", method="exact"``.
@@ -252,9 +253,21 @@ class RankNCG(BaseEstimator):
     the direction stops ascending.
     """
 
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "graph": [StrOptions({"full"}), "array-like"],
+        "link": [StrOptions({"probit", "logistic"})],
+        "method": [StrOptions({"auto", "fast", "exact"})],
+        "eps": [Interval(Real, 1e-16, 0.5, closed="both")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "verbose": VERBOSE,
+        "gradient": [StrOptions({"fast", "exact"}), None],
+    }
+
     @keyword_only_init
     def __init__(self, *, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "auto",
-                 eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: bool = False,
+                 eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: int = 0,
                  gradient: str | None = None):
         self.alpha = alpha
         self.graph = graph
@@ -288,14 +301,11 @@ class RankNCG(BaseEstimator):
         from .precompile import note_first_compile
 
         note_first_compile("RankNCG", pair_coefficients)
-        if self.gradient == "erfc-direct":
-            raise ValueError("gradient must be 'fast' or 'exact'")
-        self._link, self._method = _link_method(self.link, self.method, self.gradient)
-        if not self.alpha >= 0:
-            raise ValueError(f"alpha must be >= 0, got {self.alpha}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            # zero iterations leave w = 0: every score ties, and Raykar's WMW credits every tie (1.0)
+        # zero iterations would leave w = 0: every score ties, and Raykar's WMW credits every tie (1.0)
+        self._validate_params()
+        if isinstance(self.max_iter, bool):  # scikit-learn's integer interval takes True as 1
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        self._link, self._method = _link_method(self.link, self.method, self.gradient)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         largest = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
         if largest > MAX_FEATURE:  # squared in the line search and the Gram terms: inf, then coef_ = 0
@@ -333,13 +343,16 @@ class RankNCG(BaseEstimator):
         d = g.copy()
         step = 1.0 / max(g0, 1e-300)
         it = 0
+        bar = self._progress(self.max_iter, "RankNCG")
         for it in range(1, self.max_iter + 1):
             gn = float(np.linalg.norm(g))
-            if self.verbose:
+            bar.set_postfix_str(f"|grad| = {gn:.4g}", refresh=False)
+            if int(self.verbose) >= 2:
                 print(f"RankNCG iter {it - 1}: |grad| = {gn:.4g}")
             if gn <= self.tol * g0 or gn == 0.0:
                 it -= 1
                 break
+            bar.update(1)
             fd = Xs @ d
 
             def slope(eta):  # φ'(η) = ∇L(w + ηd) · d, without a new Xᵀc
@@ -358,14 +371,13 @@ class RankNCG(BaseEstimator):
             if d @ g_new <= 0:
                 d = g_new.copy()
             g = g_new
+        bar.close()
         self.n_iter_ = it
         return w
 
     def decision_function(self, X) -> np.ndarray:
         """Scores wᵀx (higher ranks first)."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             scores = np.asarray(X @ self.coef_).reshape(-1) - self._offset
@@ -376,18 +388,14 @@ class RankNCG(BaseEstimator):
 
     predict = decision_function
 
-    def score(self, X, y, *, qid=None, group=None) -> float:
-        """Generalised WMW (Raykar eq. 1) of the scores on the fitted graph, within ``qid``/``group`` lists."""
+    def _statistic(self, y, scores, offsets, sample_weight) -> float:
+        """Generalised WMW (Raykar eq. 1) of the scores on the fitted graph, pairs within the lists."""
         graph = self.graph if isinstance(self.graph, str) else np.asarray(self.graph)
-        y = np.asarray(y)
-        groups = GroupOffsets(predict_groups(self, y.shape[0], qid, group, "score"))
-        return float(wmw(y, self.decision_function(X), groups, graph=graph))
+        return float(wmw(y, scores, GroupOffsets(offsets), graph=graph))
 
     def save_model(self, path) -> None:
         """Write the fitted model as JSON (``boostrank predict`` reads it)."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         params = self.get_params()
         if not isinstance(params["graph"], str):
             params["graph"] = np.asarray(params["graph"]).tolist()
@@ -423,7 +431,6 @@ class RankNCG(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         tags.input_tags.sparse = True
         return tags
 

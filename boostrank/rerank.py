@@ -26,13 +26,17 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
 from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from ._validation import as_1d_float, fit_groups, group_offsets, predict_groups
-from .metrics import auc, rank_risk
+from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
+from .metrics import auc, query_mean, rank_risk
+from .mip._data import STATISTICS
 from .mip.estimator import MIPRanker, TimeBudget
+from .mip.solvers import SOLVERS
 from .weights import weight_family
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
@@ -342,7 +346,7 @@ class RerankResult:
         return out
 
 
-class TopKReranker(BaseEstimator):
+class TopKReranker(RankingEstimator):
     """Re-rank the top K of every list with a linear model fitted exactly (Rudin & Wang §2).
 
     Parameters
@@ -350,7 +354,8 @@ class TopKReranker(BaseEstimator):
     k : int, None or list of int, default=20
         Rows re-ranked per list; None re-ranks whole lists; 0 keeps the base order;
         a list is chosen among by the held-out gate's folds.
-    statistic : {"rank_risk", "auc", "auc_pi"}, default="rank_risk"
+    objective : {"rank_risk", "auc", "auc_pi"}, default="rank_risk"
+        The statistic the second stage maximises on the top ``k`` of each list.
     a : str or WeightFamily, default="dcg@10"
         Rank-risk weights.
     rank : {"min", "resolved"}, default="min"
@@ -382,17 +387,17 @@ class TopKReranker(BaseEstimator):
         (each what is left of it, divided by the fits left), the final fit gets the rest.
         Every MIP fit gets at least 0.1 s, so a budget spent before the gate (a slow
         ``base_estimator``) is exceeded by about that much per fit.
-    random_state : int, default=0
-    verbose : bool, default=False
-        Stream the solver's logs.
-    progress : bool or None, default=None
-        Progress bar over the stages (None: on a terminal only).
+    random_state : int or None, default=None
+        Seeds the folds and the searches (None: a fixed default seed, 0).
+    verbose : int, default=0
+        1: a progress bar over the gate's and the final exact fits; 2: also the solvers' logs.
     gain : {"auto", "exponential", "binary"}, default="auto"
         Rank-risk credit of a row: 2^y − 1 (NDCG's gain, so graded relevance counts)
         or 1[y > 0]; the same on 0/1 labels.  ``"auto"``: exponential with minimum
         ranks, binary with resolved ranks (which need it).
-    eps, threads, warm_start : deprecated
-        0.1's names of ``margin``, ``n_jobs`` and ``init`` (FutureWarning; removed in 0.3).
+    statistic, progress, eps, threads, warm_start : deprecated
+        Old names of ``objective``, ``verbose`` (``progress=True`` is ``verbose=1``), ``margin``,
+        ``n_jobs`` and ``init`` (FutureWarning; removed in 0.3).
 
     Attributes
     ----------
@@ -410,12 +415,39 @@ class TopKReranker(BaseEstimator):
     order, ties in base score keep input order.
     """
 
+    _parameter_constraints = {
+        "k": [Interval(Integral, 0, None, closed="left"), None, list, tuple, np.ndarray],  # each entry: _ks
+        "objective": [StrOptions(set(STATISTICS))],
+        "a": "no_validation",  # a family name, a WeightFamily or weights: weight_family() checks it in fit
+        "rank": [StrOptions({"min", "resolved"})],
+        "l0": [Interval(Real, 0, None, closed="left"), StrOptions({"cv"})],
+        "include_base": ["boolean"],
+        "base_estimator": [HasMethods(["fit"]), None],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "gate": [Interval(Integral, 0, None, closed="left")],  # 1 is refused by _ks: a gate needs two folds
+        "margin": [Interval(Real, 0, 1, closed="neither")],
+        "solver": [StrOptions(set(SOLVERS)), HasMethods(["actualSolve"])],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), None],
+        "mip_gap": [Interval(Real, 0, None, closed="left"), None],
+        "init": [StrOptions({"auto", "logistic"}), "array-like", None],
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+        "gain": [StrOptions({"auto", "binary", "exponential"})],
+        "gate_alpha": [Interval(Real, 0, 1, closed="neither")],
+        # old names: resolved (and checked under their new names) by resolve_renamed
+        "statistic": "no_validation", "progress": "no_validation", "eps": "no_validation",
+        "threads": "no_validation", "warm_start": "no_validation",
+    }
+
     @keyword_only_init
-    def __init__(self, *, k=20, statistic="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
+    def __init__(self, *, k=20, objective="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, margin=1e-4, solver="highs", time_limit=60.0, n_jobs=None,
-                 mip_gap=None, init="auto", random_state=0, verbose=False, progress=None, gain="auto",
-                 gate_alpha=0.05, eps=DEPRECATED, threads=DEPRECATED, warm_start=DEPRECATED):
+                 mip_gap=None, init="auto", random_state=None, verbose=0, gain="auto",
+                 gate_alpha=0.05, statistic=DEPRECATED, progress=DEPRECATED, eps=DEPRECATED, threads=DEPRECATED,
+                 warm_start=DEPRECATED):
         self.k = k
+        self.objective = objective
         self.statistic = statistic
         self.a = a
         self.rank = rank
@@ -440,6 +472,25 @@ class TopKReranker(BaseEstimator):
         self.warm_start = warm_start
 
     # ------------------------------------------------------------ checks
+
+    def _resolve_params(self) -> None:
+        """The parameters under their current names (old names warn), validated once per fit."""
+        self._renamed = resolve_renamed(self, {"eps": "margin", "threads": "n_jobs", "warm_start": "init",
+                                               "statistic": "objective"})
+        progress = self.progress
+        if not (isinstance(progress, str) and progress == DEPRECATED):
+            warnings.warn("TopKReranker(progress=...) is now verbose=...: progress=True is verbose=1; 'progress' "
+                          "stops working in boostrank 0.3", FutureWarning, stacklevel=3)
+        self._renamed["verbose"] = 1 if progress is True else self.verbose
+        from sklearn.utils._param_validation import validate_parameter_constraints
+
+        validate_parameter_constraints({k: self._parameter_constraints[k] for k in self._renamed}, self._renamed,
+                                       caller_name=type(self).__name__)
+        self._validate_params()
+        for name in ("time_limit", "margin", "gate_alpha"):  # NaN and ±inf pass the intervals' comparisons
+            value = self._renamed.get(name, getattr(self, name))
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value!r}")
 
     def _ks(self):
         ks = list(self.k) if isinstance(self.k, (list, tuple, np.ndarray)) else [self.k]
@@ -475,17 +526,17 @@ class TopKReranker(BaseEstimator):
 
     def _mip(self, l0, time_limit):
         p = self._renamed
-        return MIPRanker(statistic=self.statistic, a=self.a, rank=self.rank, l0=l0, margin=p["margin"],
+        return MIPRanker(objective=p["objective"], a=self.a, rank=self.rank, l0=l0, margin=p["margin"],
                          solver=self.solver, time_limit=time_limit, n_jobs=p["n_jobs"], mip_gap=self.mip_gap,
-                         init=p["init"], verbose=self.verbose, random_state=self.random_state,
-                         gain=self._gain())
+                         init=p["init"], verbose=2 if int(p["verbose"]) >= 2 else 0,
+                         random_state=seed_of(self.random_state), gain=self._gain())
 
     def _list_value(self, y, scores, offsets, per_list=False):
         """The statistic of ``scores`` per list (rank risk, or AUC with 0 where undefined), or its sum."""
         qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if self.statistic == "rank_risk":
+            if self._renamed["objective"] == "rank_risk":
                 per = rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid, per_query=True,
                                 gain=self._gain())
             else:
@@ -519,8 +570,8 @@ class TopKReranker(BaseEstimator):
         -------
         self
         """
+        self._resolve_params()
         clock = TimeBudget(self.time_limit)
-        self._renamed = resolve_renamed(self, {"eps": "margin", "threads": "n_jobs", "warm_start": "init"})
         ks = self._ks()
         prob = self._prepare(X, y, qid, group, base_scores)
         if all(k == 0 for k in ks) or prob.n == 0:
@@ -536,8 +587,8 @@ class TopKReranker(BaseEstimator):
         n_fits = (sum(kind == "exact" for kind, _, _ in cands) * gate) + 1
         from tqdm.auto import tqdm
 
-        with tqdm(total=n_fits, desc="re-ranker", leave=False,
-                  disable=None if self.progress is None else not self.progress) as bar:
+        with tqdm(total=n_fits, desc="re-ranker", leave=False, disable=None if int(self._renamed["verbose"]) >= 1
+                  else True) as bar:
             choice = self._gate(prob, cands, gate, clock, n_fits - 1, bar) if gate else _Choice(cands[0])
             if choice.rejected(self.gate_alpha):
                 self.result_ = choice.base_order_result(gate, self.gate_alpha, prob.cross_fitted, clock.elapsed())
@@ -563,7 +614,8 @@ class TopKReranker(BaseEstimator):
         if base_scores is None:
             if self.base_estimator is None:
                 raise ValueError("pass base_scores or set base_estimator (cross-fitted over queries)")
-            base, _ = cross_fit_scores(self.base_estimator, X, y, qid, cv=self.cv, random_state=self.random_state)
+            base, _ = cross_fit_scores(self.base_estimator, X, y, qid, cv=self.cv,
+                                       random_state=seed_of(self.random_state))
         else:
             base = as_1d_float(base_scores, "base_scores")
             if base.shape[0] != n:
@@ -734,8 +786,8 @@ class TopKReranker(BaseEstimator):
         n_lists = offsets.shape[0] - 1
         n = int(offsets[-1])
         if n_lists >= 2 * gate:
-            return np.repeat(_list_folds(n_lists, gate, self.random_state + 1), np.diff(offsets))
-        rng = np.random.default_rng(self.random_state + 1)
+            return np.repeat(_list_folds(n_lists, gate, seed_of(self.random_state) + 1), np.diff(offsets))
+        rng = np.random.default_rng(seed_of(self.random_state) + 1)
         folds = np.empty(n, dtype=np.int64)
         folds[rng.permutation(n)] = np.arange(n) % gate
         return folds
@@ -794,6 +846,20 @@ class TopKReranker(BaseEstimator):
         first = pos[order][~tied]
         pos[order] = first[np.cumsum(~tied) - 1]
         return (sizes[lists] - pos).astype(np.float64)
+
+    def _ranking_scores(self, X, qid, group, base_scores=None) -> np.ndarray:
+        return self.predict(X, base_scores, qid=qid, group=group)
+
+    def _statistic(self, y, scores, offsets, sample_weight) -> float:
+        """What the second stage maximises, averaged over the lists: the rank risk, or AUC (ties as
+        misranks; lists with one class left out), of the re-ranked order."""
+        per = self._list_value(y, scores, offsets, per_list=True)
+        if self._renamed["objective"] != "rank_risk":
+            qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                per = auc(y, scores, qid, ties="pessimistic", per_query=True)
+        return query_mean(per, offsets, sample_weight)
 
     def _check_fitted(self):
         if getattr(self, "coef_", None) is None:

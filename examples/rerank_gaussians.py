@@ -25,8 +25,8 @@ X, y = br.make_gaussians(10, 300, 300, 20, random_state=0)
 base = LogisticRegression().fit(X, y).decision_function(X)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    reranker = br.TopKReranker(k=args.k, statistic="rank_risk", a="dcg@5", time_limit=args.time_limit,
-                               verbose=args.verbose).fit(X, y, base_scores=base)
+    reranker = br.TopKReranker(k=args.k, objective="rank_risk", a="dcg@5", time_limit=args.time_limit,
+                               verbose=2 if args.verbose else 0).fit(X, y, base_scores=base)
 new = reranker.predict(X, base)
 print(f"{len(y)} rows; top {args.k}: {reranker.result_.summary()}")
 for name, s in (("logistic regression", base), (f"re-ranked top {args.k}", new)):

@@ -72,7 +72,7 @@ def test_one_group_rule_everywhere():
     X = np.random.default_rng(0).normal(size=(6, 2))
     y = np.array([1, 0, 1, 0, 1, 0])
     q = [1, 1, 2, 2, 1, 1]
-    for call in (lambda: br.auc(y, X[:, 0], q), lambda: br.MIPRanker(statistic="auc", time_limit=1).fit(X, y, qid=q),
+    for call in (lambda: br.auc(y, X[:, 0], q), lambda: br.MIPRanker(objective="auc", time_limit=1).fit(X, y, qid=q),
                  lambda: br.LambdaRanker(n_estimators=1).fit(X, y, qid=q), lambda: br.RankNCG().fit(X, y, qid=q)):
         with pytest.raises(ValueError, match="qid 1 is not contiguous"):
             call()

@@ -184,7 +184,7 @@ def test_validation_split_is_skipped_or_refused_where_it_must_be(letor):
     r = br.LambdaRanker(**es).fit(letor.X, letor.y, qid=letor.qid)
     assert r.validation_queries_ is not None and r.best_iteration_ is not None
     for bad in (0.0, 1.0, -0.1, 2):
-        with pytest.raises(ValueError, match="validation_fraction must be in"):
+        with pytest.raises(ValueError, match="'validation_fraction' parameter of LambdaRanker must be"):
             br.LambdaRanker(validation_fraction=bad).fit(letor.X, letor.y, qid=letor.qid)
     # one list: rows are held out, the split is one list too
     from boostrank.ranker import validation_split
@@ -213,7 +213,7 @@ def test_ranker_misuse(letor):
         br.LambdaRanker().fit(X, y, group=[2, 3])
     with pytest.raises(ValueError, match="not available on xgboost"):
         br.LambdaRanker(engine="xgboost", objective="lambdarank").fit(X, y)
-    with pytest.raises(ValueError, match="engine must be"):
+    with pytest.raises(ValueError, match="'engine' parameter of LambdaRanker must be"):
         br.LambdaRanker(engine="catboost").fit(X, y)
     with pytest.raises(ValueError, match="non-negative integer"):
         br.LambdaRanker(objective="mauc").fit(X, y + 0.5, group=[6])

@@ -43,7 +43,7 @@ def test_linear_models_score_the_same_in_the_engines(data, kind):
         model = br.RankNCG().fit(train.X, train.y, qid=train.qid)
         want = X @ model.coef_
     elif kind == "mip":
-        model = br.MIPRanker(statistic="auc", time_limit=5).fit(train.X[:200, :3], train.y[:200] > 0)
+        model = br.MIPRanker(objective="auc", time_limit=5).fit(train.X[:200, :3], train.y[:200] > 0)
         X, names = X[:, :3], names[:3]
         want = X @ model.coef_
     else:  # fitted on a DataFrame: its column names are the engine's

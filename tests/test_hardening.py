@@ -274,9 +274,9 @@ def test_rank_risk_weights_that_make_lists_too_long_are_refused():
     w = np.ones(20)
     w[0] = 3e7
     with pytest.raises(ValueError, match="scale sample_weight down"):
-        br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, sample_weight=w)
+        br.MIPRanker(objective="rank_risk", time_limit=5).fit(X, y, sample_weight=w)
     w[0] = 30
-    br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, sample_weight=w)
+    br.MIPRanker(objective="rank_risk", time_limit=5).fit(X, y, sample_weight=w)
 
 
 @pytest.mark.parametrize("spec", ["local_auc@-1", "local_auc@0", "pnorm@nan", "pnorm@inf", "mrr@-3", "wta@0",
@@ -288,7 +288,7 @@ def test_weight_family_parameters_that_mean_nothing_are_refused(spec):
     with pytest.raises(ValueError, match="weight family"):
         weight_family(spec)
     with pytest.raises(ValueError, match="weight family"):
-        br.MIPRanker(statistic="rank_risk", a=spec, time_limit=1).fit(np.eye(4), np.array([1, 0, 1, 0]))
+        br.MIPRanker(objective="rank_risk", a=spec, time_limit=1).fit(np.eye(4), np.array([1, 0, 1, 0]))
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])

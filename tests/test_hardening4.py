@@ -205,7 +205,7 @@ def test_optimal_means_the_brute_force_optimum_for_any_gap_and_time_limit(seed, 
     best = max(br.auc(y, X @ w, ties="pessimistic") for w in candidate_directions(X))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = br.MIPRanker(statistic="auc", algorithm="mip", solver=solver, mip_gap=gap, time_limit=limit,
+        res = br.MIPRanker(objective="auc", algorithm="mip", solver=solver, mip_gap=gap, time_limit=limit,
                            init=None).fit(X, y).result_
     assert res.statistic <= best + 1e-9
     if res.status == "optimal":
@@ -220,8 +220,8 @@ def test_optimal_means_the_brute_force_optimum_for_any_gap_and_time_limit(seed, 
 def test_a_mip_ranker_with_a_large_gap_reports_the_true_bound():
     """The issue's case: status=optimal, bound=objective, gap=0 while a better w exists."""
     X, y = _gap_case()
-    res = br.MIPRanker(statistic="auc", algorithm="mip", mip_gap=0.5, time_limit=20).fit(X, y).result_
-    full = br.MIPRanker(statistic="auc", time_limit=20).fit(X, y).result_
+    res = br.MIPRanker(objective="auc", algorithm="mip", mip_gap=0.5, time_limit=20).fit(X, y).result_
+    full = br.MIPRanker(objective="auc", time_limit=20).fit(X, y).result_
     if res.statistic < full.statistic - 1e-9:
         assert res.status == "feasible" and res.gap > 0
     assert res.bound is None or res.bound >= full.statistic - 1e-9
@@ -235,7 +235,7 @@ def test_a_pulp_solver_object_keeps_its_own_options_and_gap_is_not_optimal():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(14, 2))
     y = (X[:, 0] + rng.normal(size=14) > 0).astype(int)
-    res = br.MIPRanker(statistic="auc", algorithm="mip", solver=solver, mip_gap=0.9, time_limit=5).fit(X, y)
+    res = br.MIPRanker(objective="auc", algorithm="mip", solver=solver, mip_gap=0.9, time_limit=5).fit(X, y)
     assert solver.optionsDict == before
     assert res.result_.solver_status in ("feasible", "optimal")
     assert res.result_.solver_status == "feasible" or res.result_.status == "optimal"
@@ -266,11 +266,14 @@ def test_top_k_reranker_predict_without_qid_warns_as_fit_does():
     assert not np.array_equal(one, per_list)  # the list structure changes the answer
 
 
-def test_rankncg_score_without_qid_warns_when_fitted_on_lists():
+def test_rankncg_score_without_qid_is_refused_when_fitted_on_lists():
+    """One contract (#44): every estimator's score refuses to pool the lists of a model fitted on several (RankNCG
+    warned and pooled them), and with one list given as such scores it as one."""
     X, y, qid = _lists(1)
     model = br.RankNCG().fit(X, y, qid=qid)
-    with pytest.warns(br.OneListWarning, match="RankNCG.score"):
-        pooled = model.score(X, y)
+    with pytest.raises(ValueError, match=r"score needs qid .*\(RankNCG\)"):
+        model.score(X, y)
+    pooled = model.score(X, y, group=[len(y)])
     assert pooled != pytest.approx(model.score(X, y, qid=qid))
 
 
@@ -435,7 +438,7 @@ def test_write_model_is_atomic_and_reads_back(tmp_path, suffix, monkeypatch):
 
     X, y, _ = _lists(9, n_q=1, size=12)
     path = tmp_path / f"model{suffix}"
-    model = br.MIPRanker(statistic="auc")
+    model = br.MIPRanker(objective="auc")
     model.write_model(path, X, y)
     good = path.read_bytes()
     h = highspy.Highs()
@@ -444,7 +447,7 @@ def test_write_model_is_atomic_and_reads_back(tmp_path, suffix, monkeypatch):
     h.readModel(str(path))
     h.run()
     assert h.getNumCol() > X.shape[1] and h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    best = br.MIPRanker(statistic="auc").fit(X, y).result_.statistic
+    best = br.MIPRanker(objective="auc").fit(X, y).result_.statistic
     assert br.auc(y, X @ (np.asarray(h.getSolution().col_value[:X.shape[1]]) / np.abs(X).max(0)),
                   ties="pessimistic") == pytest.approx(best)
 
@@ -473,7 +476,7 @@ def test_lp_and_mps_files_give_the_same_optimum():
     with tempfile.TemporaryDirectory() as tmp:
         for suffix in (".lp", ".mps"):
             path = f"{tmp}/m{suffix}"
-            br.MIPRanker(statistic="auc").write_model(path, X, y)
+            br.MIPRanker(objective="auc").write_model(path, X, y)
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
             h.readModel(path)

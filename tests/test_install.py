@@ -102,8 +102,8 @@ def test_cbc_is_an_extra_and_the_defaults_never_need_it(monkeypatch):
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
     qid = np.repeat(np.arange(4), 10)
-    br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y, qid=qid)
+    br.MIPRanker(objective="rank_risk", time_limit=5).fit(X, y, qid=qid)
     br.TopKReranker(k=4, time_limit=5, gate=0).fit(X, y, qid=qid, base_scores=X[:, 0])
     monkeypatch.delenv("BOOSTRANK_CBC", raising=False)
     with pytest.raises(RuntimeError, match=r"boostrank\[cbc\]"):
-        br.MIPRanker(solver="cbc", statistic="rank_risk", time_limit=5).fit(X, y, qid=qid)
+        br.MIPRanker(solver="cbc", objective="rank_risk", time_limit=5).fit(X, y, qid=qid)

@@ -97,7 +97,7 @@ def test_exact_2d_solver_equals_exhaustive_enumeration(case, seed):
     X = rng.integers(0, 5, size=(n, 2)).astype(float) if seed % 2 else rng.normal(size=(n, 2))
     y = (rng.random(n) < 0.4).astype(int)
     y[0] = 1
-    m = br.MIPRanker(statistic=statistic, **kw).fit(X, y)
+    m = br.MIPRanker(objective=statistic, **kw).fit(X, y)
     best = _best(make(y), X)
     assert m.result_.status == "optimal" and m.result_.solver == "exact"
     assert m.result_.statistic == pytest.approx(best)
@@ -163,12 +163,12 @@ def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     X, y, qid = _pair_set(seed, 3, n=10)
     labels = (y > 1).astype(int)
     best = max(br.auc(labels, X @ w, qid, ties="pessimistic") for w in candidate_directions_3d(X))
-    m = br.MIPRanker(statistic="auc").fit(X, labels, qid=qid)
+    m = br.MIPRanker(objective="auc").fit(X, labels, qid=qid)
     res = m.result_
     assert res.status == "optimal" and res.solver == "branch and bound" and res.solver_status is None
     assert res.statistic == pytest.approx(best) and res.bound == pytest.approx(best) and res.gap == 0
     assert res.source in ("branch and bound", "search", "warm start") and res.bnb_time > 0
-    mip = br.MIPRanker(statistic="auc", algorithm="mip").fit(X, labels, qid=qid).result_
+    mip = br.MIPRanker(objective="auc", algorithm="mip").fit(X, labels, qid=qid).result_
     assert mip.solver_status == "optimal" and res.statistic >= mip.statistic - 1e-12
 
 
@@ -215,15 +215,15 @@ def test_mip_optimum_equals_exhaustive_search_and_the_exact_sweep(case, seed, d)
     statistic, kw, make = CASES[case]
     X, y = _small(seed, d)
     best = _best(make(y), X)
-    res = br.MIPRanker(statistic=statistic, algorithm="mip", **kw).fit(X, y).result_
+    res = br.MIPRanker(objective=statistic, algorithm="mip", **kw).fit(X, y).result_
     assert res.status == "optimal" and res.solver_status == "optimal"
     assert res.statistic == pytest.approx(best, abs=1e-9)
     assert res.objective == pytest.approx(best, abs=1e-6)
-    assert br.MIPRanker(statistic=statistic, **kw).fit(X, y).result_.statistic == pytest.approx(best)
-    lp = br.MIPRanker(statistic=statistic, relax=True, **kw).fit(X, y).result_
+    assert br.MIPRanker(objective=statistic, **kw).fit(X, y).result_.statistic == pytest.approx(best)
+    lp = br.MIPRanker(objective=statistic, relax=True, **kw).fit(X, y).result_
     assert lp.objective >= res.objective - 1e-6
     if statistic != "rank_risk" or kw["rank"] == "min":
-        unmerged = br.MIPRanker(statistic=statistic, merge_duplicates=False, algorithm="mip", **kw).fit(X, y).result_
+        unmerged = br.MIPRanker(objective=statistic, merge_duplicates=False, algorithm="mip", **kw).fit(X, y).result_
         assert unmerged.objective == pytest.approx(res.objective, abs=1e-6)
 
 
@@ -231,8 +231,8 @@ def test_thesis_table_2_2_resolved_prefers_minus_one_min_prefers_plus_one():
     X = np.array([[3], [3], [2], [1], [1], [1], [1]], dtype=float)
     y = np.array([1, 1, 0, 1, 1, 1, 1])
     for method in ("auto", "mip"):
-        rr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="resolved", algorithm=method).fit(X, y)
-        mr = br.MIPRanker(statistic="rank_risk", a=local_auc(5), rank="min", algorithm=method).fit(X, y)
+        rr = br.MIPRanker(objective="rank_risk", a=local_auc(5), rank="resolved", algorithm=method).fit(X, y)
+        mr = br.MIPRanker(objective="rank_risk", a=local_auc(5), rank="min", algorithm=method).fit(X, y)
         assert rr.coef_[0] < 0 and mr.coef_[0] > 0
         assert rr.result_.objective == pytest.approx(18) and mr.result_.objective == pytest.approx(12)
         assert rr.result_.statistic == pytest.approx(18) and not rr.result_.mismatch
@@ -245,7 +245,7 @@ def test_auc_pi_on_graded_labels_both_solvers(solver):
     y = rng.integers(0, 3, size=8)
     best = max(br.wmw(y, X @ w, ties="pessimistic", average="pairs")
                for w in rng.normal(size=(4000, 3)))
-    res = br.MIPRanker(statistic="auc_pi", solver=solver, algorithm="mip").fit(X, y).result_
+    res = br.MIPRanker(objective="auc_pi", solver=solver, algorithm="mip").fit(X, y).result_
     assert res.status == "optimal" and res.statistic >= best - 1e-12
 
 
@@ -254,7 +254,7 @@ def test_l0_penalty_drops_a_useless_feature():
     X = np.column_stack([np.arange(8.0), rng.normal(size=8), rng.normal(size=8)])
     y = (np.arange(8) >= 4).astype(int)
     for method in ("auto", "mip"):
-        m = br.MIPRanker(statistic="auc", l0=0.05, algorithm=method).fit(X, y)
+        m = br.MIPRanker(objective="auc", l0=0.05, algorithm=method).fit(X, y)
         assert m.result_.statistic == 1.0 and np.count_nonzero(m.coef_) == 1
 
 
@@ -311,7 +311,7 @@ def test_coef_never_scores_below_logistic_regression_or_the_warm_start(seed, d, 
     w0 = rng.normal(size=d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = br.MIPRanker(statistic=statistic, time_limit=1, init=w0, **kw).fit(X, y)
+        m = br.MIPRanker(objective=statistic, time_limit=1, init=w0, **kw).fit(X, y)
     got = stat(m.decision_function(X))
     assert got >= _logistic_value(X, y, stat) - 1e-9
     assert got >= stat(X @ w0) - 1e-9
@@ -328,21 +328,21 @@ def test_degenerate_inputs_have_a_defined_result(statistic, kw):
     X = rng.normal(size=(6, 3))
     y = np.array([1, 0, 1, 0, 1, 0])
     with pytest.warns(UserWarning, match="every w is optimal"):
-        const = br.MIPRanker(statistic=statistic, **kw).fit(np.ones((6, 3)), y)  # constant features
+        const = br.MIPRanker(objective=statistic, **kw).fit(np.ones((6, 3)), y)  # constant features
     assert not np.any(const.coef_) and const.result_.status == "optimal"
     with pytest.warns(UserWarning, match="every w is optimal"):
-        one_class = br.MIPRanker(statistic=statistic, **kw).fit(X, np.zeros(6))
+        one_class = br.MIPRanker(objective=statistic, **kw).fit(X, np.zeros(6))
     assert not np.any(one_class.coef_)
     with pytest.warns(UserWarning, match="every w is optimal"):
-        singletons = br.MIPRanker(statistic=statistic, **kw).fit(X, y, qid=np.arange(6))  # one row per list
+        singletons = br.MIPRanker(objective=statistic, **kw).fit(X, y, qid=np.arange(6))  # one row per list
     assert not np.any(singletons.coef_)
-    fitted = br.MIPRanker(statistic=statistic, time_limit=2, **kw).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
+    fitted = br.MIPRanker(objective=statistic, time_limit=2, **kw).fit(X, y, qid=[0, 0, 0, 1, 1, 1])
     assert fitted.result_.status in ("optimal", "feasible")
 
 
 def test_bad_parameters_and_inputs_raise():
     X, y = np.arange(6.0).reshape(-1, 1), [0, 1, 0, 1, 0, 1]
-    for kw, match in [({"statistic": "median"}, "statistic"), ({"time_limit": float("nan")}, "time_limit"),
+    for kw, match in [({"objective": "median"}, "'objective' parameter of MIPRanker must be"), ({"time_limit": float("nan")}, "time_limit"),
                       ({"time_limit": 0}, "time_limit"), ({"margin": 0.0}, "margin"), ({"algorithm": "x"}, "algorithm"),
                       ({"solver": "gurobi"}, "solver"), ({"init": "lr"}, "init"),
                       ({"init": [1.0, 2.0]}, "init"), ({"l0": -1}, "l0")]:
@@ -353,9 +353,9 @@ def test_bad_parameters_and_inputs_raise():
     with pytest.raises(ValueError, match="not contiguous"):
         br.MIPRanker().fit(X, y, qid=[1, 2, 1, 2, 1, 2])
     with pytest.raises(ValueError, match="integer sample_weight"):
-        br.MIPRanker(statistic="rank_risk").fit(X, y, sample_weight=np.full(6, 0.5))
+        br.MIPRanker(objective="rank_risk").fit(X, y, sample_weight=np.full(6, 0.5))
     with pytest.raises(ValueError, match="pairs"):
-        br.MIPRanker(statistic="auc_pi").fit(X, y, pairs=[[0, 99]])
+        br.MIPRanker(objective="auc_pi").fit(X, y, pairs=[[0, 99]])
 
 
 # ------------------------------------------------------------------ solvers
@@ -367,7 +367,7 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
     for solver in ("cbc", "highs"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = br.MIPRanker(statistic="auc", time_limit=1, solver=solver, algorithm="mip").fit(X, y).result_
+            res = br.MIPRanker(objective="auc", time_limit=1, solver=solver, algorithm="mip").fit(X, y).result_
         assert res.solver_status in ("feasible", "no solution", "optimal")
         assert res.status in ("feasible", "optimal")
         if res.status == "feasible" and res.bound is not None:
@@ -494,7 +494,7 @@ def test_fractional_sample_weights_give_the_weighted_statistic():
     X = rng.normal(size=(20, 3))
     y = (X[:, 0] > 0).astype(int)
     sw = rng.uniform(0.1, 2.0, size=20)
-    res = br.MIPRanker(statistic="auc", time_limit=2).fit(X, y, sample_weight=sw).result_
+    res = br.MIPRanker(objective="auc", time_limit=2).fit(X, y, sample_weight=sw).result_
     s = X @ res.w
     pos, neg = y > 0, y <= 0
     num = sum(sw[i] * sw[k] * (s[i] > s[k]) for i in np.flatnonzero(pos) for k in np.flatnonzero(neg))
@@ -513,12 +513,12 @@ def test_highs_prints_nothing_unless_verbose():
         import numpy as np, boostrank as br
         rng = np.random.default_rng(0)
         X = rng.normal(size=(30, 3)); y = (X[:, 0] > 0).astype(int)
-        br.MIPRanker(statistic="rank_risk", time_limit=5).fit(X, y)
+        br.MIPRanker(objective="rank_risk", time_limit=5).fit(X, y)
         print("done")
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "done", out.stdout + out.stderr[-500:]
-    verbose = script.replace("time_limit=5", "time_limit=5, verbose=True")
+    verbose = script.replace("time_limit=5", "time_limit=5, verbose=2")
     out = subprocess.run([sys.executable, "-c", verbose], capture_output=True, text=True, timeout=300)
     assert "HiGHS" in out.stdout
 
@@ -540,7 +540,7 @@ def test_pulp_solver_objects_solve_the_same_model(statistic):
         assert via.status == "optimal", (solver, via.log)
         assert via.objective == pytest.approx(direct.objective, abs=1e-6)
         assert np.all(model.A @ via.x >= model.row_lo - 1e-6) and np.all(model.A @ via.x <= model.row_hi + 1e-6)
-    fit = br.MIPRanker(statistic=statistic, a="dcg@3" if statistic == "rank_risk" else None,
+    fit = br.MIPRanker(objective=statistic, a="dcg@3" if statistic == "rank_risk" else None,
                        solver=pulp.HiGHS(msg=False), algorithm="mip", time_limit=30).fit(X, y, qid=qid)
     assert fit.result_.status in ("optimal", "feasible") and np.isfinite(fit.coef_).all()
 
@@ -551,7 +551,7 @@ def test_write_model_as_mps_and_lp_reads_back_in_highs(tmp_path):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(14, 3))
     y = (X[:, 0] + rng.normal(size=14) > 0).astype(int)
-    ranker = br.MIPRanker(statistic="auc", time_limit=30)
+    ranker = br.MIPRanker(objective="auc", time_limit=30)
     optima = []
     for suffix in (".mps", ".lp"):
         path = tmp_path / f"model{suffix}"

@@ -106,17 +106,6 @@ def test_explicit_graph_and_errors():
         br.RankNCG().fit(X[:4], [0, 0, 1, 1], qid=[1, 1, 2, 2])
 
 
-def test_sklearn_api():
-    from sklearn.base import clone
-    from sklearn.utils.estimator_checks import check_estimator
-
-    est = br.RankNCG(max_iter=20)
-    assert clone(est).get_params() == est.get_params()
-    failed = {r["check_name"]: str(r["exception"])[:300]
-              for r in check_estimator(est, on_fail=None) if r["status"] == "failed"}
-    assert not failed, failed
-
-
 def test_fit_keeps_blas_on_one_thread_and_restores_it(monkeypatch):
     # OpenBLAS threads spinning beside the parallel kernels made fits up to 10x slower
     from threadpoolctl import threadpool_info

@@ -161,9 +161,9 @@ def test_the_whole_fit_keeps_to_its_time_limit():
 
 def test_bad_input_raises():
     X, y, base, qid = _lists(4, n_lists=4)
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="'k' parameter of TopKReranker must be"):
         br.TopKReranker(k=-1).fit(X, y, base_scores=base, qid=qid)
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="'k' parameter of TopKReranker must be"):
         br.TopKReranker(k=2.5).fit(X, y, base_scores=base, qid=qid)
     with pytest.raises(ValueError, match="base_scores or set base_estimator"):
         br.TopKReranker().fit(X, y, qid=qid)

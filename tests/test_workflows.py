@@ -153,48 +153,6 @@ def test_unknown_engine_parameters_raise(engine):
         br.LambdaRanker(engine=engine, n_estimators=2, num_leafs=7).fit(d.X, d.y, qid=d.qid)
 
 
-# per-query weights are XGBoost's ranking rule: these checks give per-row weights that vary within a query
-XGBOOST_WEIGHT_CHECKS = {
-    "check_sample_weights_not_overwritten": "XGBoost ranking weights are per query",
-    "check_sample_weight_equivalence_on_dense_data": "XGBoost ranking weights are per query",
-    "check_sample_weight_equivalence_on_sparse_data": "XGBoost ranking weights are per query",
-}
-
-
-#: these checks fit labels 1 and 2 only: every row is relevant at threshold=0, which objective="auc" refuses
-#: (#43 item 11: it trained a constant model); test_one_class_checks_pass_with_a_threshold runs them at 1.5
-ONE_CLASS_CHECKS = {name: "labels 1 and 2 are one class at threshold=0" for name in (
-    "check_estimators_dtypes", "check_sample_weights_not_an_array", "check_sample_weights_shape",
-    "check_sample_weights_not_overwritten", "check_sample_weights_pandas_series", "check_sample_weights_list")}
-
-
-@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
-def test_one_class_checks_pass_with_a_threshold(engine):
-    from sklearn.utils import estimator_checks
-
-    est = br.LambdaRanker(engine=engine, n_estimators=3, threshold=1.5)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in ONE_CLASS_CHECKS:
-            if engine == "xgboost" and name in XGBOOST_WEIGHT_CHECKS:
-                continue
-            getattr(estimator_checks, name)("LambdaRanker", est)
-
-
-@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
-def test_lambda_ranker_passes_check_estimator(engine):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    expected = {**(XGBOOST_WEIGHT_CHECKS if engine == "xgboost" else {}), **ONE_CLASS_CHECKS}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = check_estimator(br.LambdaRanker(engine=engine, n_estimators=3), on_fail=None,
-                                  expected_failed_checks=expected)
-    failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
-    assert not failed
-    assert len(results) >= 45
-
-
 # ------------------------------------------------------------------ pandas
 
 

@@ -297,13 +297,16 @@ def portable_model_string(booster) -> str:
     return "\n".join(lines) + sep + rest.replace("\n[objective: custom]\n", "\n[objective: lambdarank]\n", 1)
 
 
-def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
-    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as LightGBM parameters."""
+def sklearn_params(learning_rate, random_state=None, n_jobs=None, log=False) -> dict:
+    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as LightGBM parameters;
+    ``log``: the engine's own log on (``verbose=2`` of the estimators)."""
     params = {"learning_rate": learning_rate}
     if random_state is not None:
         params["seed"] = random_state
     if n_jobs is not None:
         params["num_threads"] = n_jobs
+    if log:
+        params["verbose"] = 1
     return params
 
 

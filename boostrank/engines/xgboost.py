@@ -292,13 +292,16 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     return booster, record, (booster.best_iteration if stop else None)
 
 
-def sklearn_params(learning_rate, random_state=None, n_jobs=None) -> dict:
-    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as XGBoost parameters."""
+def sklearn_params(learning_rate, random_state=None, n_jobs=None, log=False) -> dict:
+    """scikit-learn's names (``learning_rate``, ``random_state``, ``n_jobs``) as XGBoost parameters;
+    ``log``: the engine's own log on (``verbose=2`` of the estimators)."""
     params = {"eta": learning_rate}
     if random_state is not None:
         params["seed"] = random_state
     if n_jobs is not None:
         params["nthread"] = n_jobs
+    if log:
+        params["verbosity"] = 2
     return params
 
 

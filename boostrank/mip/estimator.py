@@ -19,11 +19,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import HasMethods, validate_parameter_constraints
 from sklearn.utils.validation import check_array
 
 from .._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from .._validation import as_1d_float, group_offsets
+from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
@@ -33,8 +34,10 @@ from .solvers import SOLVERS, is_pulp_solver, solve, write_model
 __all__ = ["MIPRanker", "MIPResult"]
 
 ALGORITHMS = ("auto", "mip", "search")
-#: 0.1's parameter names → today's (the old ones warn until 0.3)
-RENAMED = {"eps": "margin", "threads": "n_jobs", "warm_start": "init", "method": "algorithm"}
+#: old parameter names → today's (the old ones warn until 0.3): 0.1's, and ``statistic``, the target's name
+#: before one vocabulary (``objective``) for all four estimators
+RENAMED = {"eps": "margin", "threads": "n_jobs", "warm_start": "init", "method": "algorithm",
+           "statistic": "objective"}
 MAX_MIP_PAIRS = 20_000
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
@@ -123,6 +126,7 @@ class _Settings:
     init: object
     algorithm: str
     gain: str
+    objective: str
 
 
 @dataclass
@@ -274,12 +278,12 @@ def _logistic_starts(Xs, X, y, scale, sw):
     return out
 
 
-class MIPRanker(BaseEstimator):
+class MIPRanker(RankingEstimator):
     """Linear ranker whose weights maximise a rank statistic exactly (thesis §2.2).
 
     Parameters
     ----------
-    statistic : {"auc", "auc_pi", "rank_risk"}, default="auc"
+    objective : {"auc", "auc_pi", "rank_risk"}, default="auc"
         AUC (2.6), the mean over lists with ties counted as misranks; AUC over
         preference pairs π_ik = 1[y_i > y_k] (thesis §2.2.4); a rank risk functional
         with weights ``a`` (2.18 or 2.9), summed over lists.
@@ -317,17 +321,17 @@ class MIPRanker(BaseEstimator):
         ``l0``) the branch and bound over directions, then the MIP unless the optimum
         is proven; ``"mip"``: the MIP alone (with ``init``); ``"search"``: the
         search alone, no solver.
-    verbose : bool, default=False
-        Stream the solver's log.
-    random_state : int, default=0
-        Seeds the search's random directions.
+    verbose : int, default=0
+        1: a progress bar over the fit's stages; 2: also the solver's log.
+    random_state : int or None, default=None
+        Seeds the search's random directions (None: a fixed default seed, 0).
     gain : {"auto", "binary", "exponential"}, default="auto"
         Rank risk credit per example: 1[y > 0] (the thesis) or 2^y − 1 (NDCG's gain;
         the same on 0/1 labels; minimum ranks only).  ``"auto"``: exponential with
         minimum ranks, binary with resolved ranks (as :class:`boostrank.TopKReranker`).
-    eps, threads, warm_start, method : deprecated
-        0.1's names of ``margin``, ``n_jobs``, ``init`` and ``algorithm`` (FutureWarning;
-        removed in 0.3).  ``warm_start=False``, scikit-learn's "no incremental fit", is
+    statistic, eps, threads, warm_start, method : deprecated
+        Old names of ``objective``, ``margin``, ``n_jobs``, ``init`` and ``algorithm``
+        (FutureWarning; removed in 0.3).  ``warm_start=False``, scikit-learn's "no incremental fit", is
         accepted as what every fit does.
 
     Attributes
@@ -340,16 +344,39 @@ class MIPRanker(BaseEstimator):
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
-    >>> m = MIPRanker(statistic="auc").fit(X, [0, 0, 1, 1])
+    >>> m = MIPRanker(objective="auc").fit(X, [0, 0, 1, 1])
     >>> m.result_.status, m.result_.statistic
     ('optimal', 1.0)
     """
 
+    _parameter_constraints = {
+        "objective": [StrOptions(set(STATISTICS))],
+        "a": "no_validation",  # a family name, a WeightFamily or weights: weight_family() checks it in fit
+        "rank": [StrOptions({"min", "resolved"})],
+        "l0": [Interval(Real, 0, None, closed="left")],
+        "margin": [Interval(Real, 0, 1, closed="neither")],
+        "relax": ["boolean"],
+        "solver": [StrOptions(set(SOLVERS)), HasMethods(["actualSolve"])],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), None],
+        "mip_gap": [Interval(Real, 0, None, closed="left"), None],
+        "merge_duplicates": ["boolean"],
+        "init": [StrOptions({"auto", "logistic"}), "array-like", None],
+        "algorithm": [StrOptions(set(ALGORITHMS))],
+        "verbose": VERBOSE,
+        "random_state": RANDOM_STATE,
+        "gain": [StrOptions({"auto", "binary", "exponential"})],
+        # old names: resolved (and checked under their new names) by resolve_renamed
+        "statistic": "no_validation", "eps": "no_validation", "threads": "no_validation",
+        "warm_start": "no_validation", "method": "no_validation",
+    }
+
     @keyword_only_init
-    def __init__(self, *, statistic="auc", a=None, rank="min", l0=0.0, margin=1e-4, relax=False, solver="highs",
+    def __init__(self, *, objective="auc", a=None, rank="min", l0=0.0, margin=1e-4, relax=False, solver="highs",
                  time_limit=60.0, n_jobs=None, mip_gap=None, merge_duplicates=True, init="auto",
-                 algorithm="auto", verbose=False, random_state=0, gain="auto", eps=DEPRECATED,
+                 algorithm="auto", verbose=0, random_state=None, gain="auto", statistic=DEPRECATED, eps=DEPRECATED,
                  threads=DEPRECATED, warm_start=DEPRECATED, method=DEPRECATED):
+        self.objective = objective
         self.statistic = statistic
         self.a = a
         self.rank = rank
@@ -372,31 +399,19 @@ class MIPRanker(BaseEstimator):
         self.method = method
 
     def _check_params(self) -> _Settings:
-        """The parameters under their current names (0.1's names warn), validated."""
+        """The parameters under their current names (old names warn), validated."""
         p = resolve_renamed(self, RENAMED)
-        margin, init, algorithm = p["margin"], p["init"], p["algorithm"]
-        if self.statistic not in STATISTICS:
-            raise ValueError(f"statistic must be one of {STATISTICS}, got {self.statistic!r}")
-        if self.rank not in ("min", "resolved"):
-            raise ValueError(f"rank must be 'min' or 'resolved', got {self.rank!r}")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-        if not (is_pulp_solver(self.solver) or (isinstance(self.solver, str) and self.solver in SOLVERS)):
-            raise ValueError(f"solver must be one of {sorted(SOLVERS)} or a PuLP solver object, got {self.solver!r}")
-        tl = self.time_limit
-        if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or not math.isfinite(tl)
-                               or tl <= 0):
-            raise ValueError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
-        if not (isinstance(margin, (int, float)) and math.isfinite(margin) and 0 < margin < 1):
-            raise ValueError(f"margin must be in (0, 1), got {margin!r}")
-        if not (isinstance(self.l0, (int, float)) and math.isfinite(self.l0) and self.l0 >= 0):
-            raise ValueError(f"l0 must be a finite number >= 0, got {self.l0!r}")
-        if self.gain not in ("auto", "binary", "exponential"):
-            raise ValueError(f"gain must be 'auto', 'binary' or 'exponential', got {self.gain!r}")
-        if isinstance(init, str) and init not in ("auto", "logistic"):
-            raise ValueError(f"init must be 'auto', 'logistic', None or an array, got {init!r}")
+        validate_parameter_constraints({k: self._parameter_constraints[k] for k in p},
+                                       p, caller_name=type(self).__name__)  # an old name's value, checked as the new
+        self._validate_params()
+        for name in ("time_limit", "l0", "margin"):  # NaN and ±inf pass the intervals' comparisons
+            value = p.get(name, getattr(self, name))
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value!r}")
         gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
-        return _Settings(margin=margin, n_jobs=p["n_jobs"], init=init, algorithm=algorithm, gain=gain)
+        self._objective = p["objective"]
+        return _Settings(margin=p["margin"], n_jobs=p["n_jobs"], init=p["init"], algorithm=p["algorithm"],
+                         gain=gain, objective=p["objective"])
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, pairs=None):
         """Maximise the statistic on ``X, y``.
@@ -429,8 +444,8 @@ class MIPRanker(BaseEstimator):
         from ..precompile import note_first_compile
 
         note_first_compile("MIP", direction_bnb)
-        clock = TimeBudget(self.time_limit)
         settings = self._check_params()
+        clock = TimeBudget(self.time_limit)
         prob = self._prepare(X, y, qid, group, sample_weight, pairs, settings)
         if prob.data.pu.size == 0 and not self.relax:
             # nothing to order (one class, one distinct row per list): every w scores the same
@@ -440,12 +455,17 @@ class MIPRanker(BaseEstimator):
         if self.relax:
             return self._fit_relaxation(prob, settings, clock)
         out = _Outcome()
-        starts = self._starts(prob, settings, out)
-        self._exact_stage(prob, settings, out)
-        if out.exact is None:
-            self._search_stage(prob, settings, clock, starts, out)
-            self._bnb_stage(prob, clock, starts, out)
-            self._solver_stage(prob, settings, clock, out)
+        with self._progress(4, "MIPRanker") as bar:  # starts, exact sweep or search, branch and bound, solver
+            starts = self._starts(prob, settings, out)
+            self._exact_stage(prob, settings, out)
+            bar.update(1)
+            if out.exact is None:
+                self._search_stage(prob, settings, clock, starts, out)
+                bar.update(1)
+                self._bnb_stage(prob, clock, starts, out)
+                bar.update(1)
+                self._solver_stage(prob, settings, clock, out)
+            bar.update(4 - bar.n)
         return self._report(prob, settings, clock, out)
 
     def write_model(self, path, X, y, *, qid=None, group=None, sample_weight=None, pairs=None) -> None:
@@ -470,7 +490,7 @@ class MIPRanker(BaseEstimator):
             del self.n_features_in_  # writing a model is not a fit
         else:
             self.n_features_in_ = had
-        model = build_problem(prob.Xs, prob.y, self.statistic, a=self.a, rank=self.rank, l0=self.l0,
+        model = build_problem(prob.Xs, prob.y, self._objective, a=self.a, rank=self.rank, l0=self.l0,
                               eps=settings.margin, groups=prob.groups, sample_weight=prob.sw,
                               merge=self.merge_duplicates, pairs=prob.pairs, gain=settings.gain)
         write_model(model, path)
@@ -489,7 +509,7 @@ class MIPRanker(BaseEstimator):
             raise ValueError("sample_weight must hold one non-negative weight per row")
         if not sw.any():
             raise ValueError("sample_weight is zero everywhere: there is nothing to rank")
-        if self.statistic == "rank_risk" and np.any(sw != np.round(sw)):
+        if self._objective == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
         offsets = group_offsets(n, qid=qid, group=group)
         groups = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)).astype(np.int64)
@@ -501,6 +521,7 @@ class MIPRanker(BaseEstimator):
                                or pairs.min() < 0 or pairs.max() >= n):
                 raise ValueError(f"pairs must be an (m, 2) array of row indices in [0, {n})")
         self.n_features_in_ = d
+        self._n_groups = offsets.shape[0] - 1  # several lists: score needs their qid
         scale = np.abs(X).max(axis=0)
         scale[scale == 0] = 1.0
         tiny = np.flatnonzero(scale < _MIN_FEATURE_SCALE)
@@ -509,11 +530,11 @@ class MIPRanker(BaseEstimator):
                              f"absolute value: their coefficients would overflow float64.  Multiply them by a "
                              f"constant (the optimal ranking does not change)")
         Xs = X / scale
-        data = rank_data(Xs, y, groups, sw, self.statistic, a=self.a, rank=self.rank, pairs=pairs,
+        data = rank_data(Xs, y, groups, sw, self._objective, a=self.a, rank=self.rank, pairs=pairs,
                          gain=settings.gain)
         solver = self.solver if isinstance(self.solver, str) else getattr(self.solver, "name", type(self.solver).__name__)
         report = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=solver,
-                      merged_duplicates=self.merge_duplicates and not (self.statistic == "rank_risk"
+                      merged_duplicates=self.merge_duplicates and not (self._objective == "rank_risk"
                                                                        and self.rank == "resolved"))
         return _Problem(X, Xs, y, scale, offsets, groups, qid, sw, pairs, data, report)
 
@@ -553,12 +574,12 @@ class MIPRanker(BaseEstimator):
             out.found = search(prob.data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
         else:
             budget = clock.search_share(alone=settings.algorithm == "search", before_bnb=out.pair_bnb)
-            out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=self.random_state)
+            out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=seed_of(self.random_state))
         out.search_time += time.perf_counter() - t0
 
     def _bnb_stage(self, prob, clock, starts, out) -> None:
         """The branch and bound over directions (AUC, AUC_π without l0); if it proves nothing, more search."""
-        out.subset = _list_subset(prob.data, prob.groups, self.random_state) if prob.data.pu.size > MAX_MIP_PAIRS \
+        out.subset = _list_subset(prob.data, prob.groups, seed_of(self.random_state)) if prob.data.pu.size > MAX_MIP_PAIRS \
             else None
         out.mip_possible = prob.data.pu.size <= MAX_MIP_PAIRS or out.subset is not None
         if not out.pair_bnb or clock.expired(0.05):
@@ -575,7 +596,7 @@ class MIPRanker(BaseEstimator):
             return
         t0 = time.perf_counter()
         more = search(prob.data, {out.found.origin: out.found.w}, l0=self.l0,
-                      time_budget=clock.search_after_bnb(out.mip_possible), random_state=self.random_state)
+                      time_budget=clock.search_after_bnb(out.mip_possible), random_state=seed_of(self.random_state))
         if more.value > out.found.value + 1e-12 * (1 + abs(out.found.value)):
             out.found = SearchResult(more.w, more.value, "search", True, False, more.seconds, more.lines)
         out.search_time += time.perf_counter() - t0
@@ -588,14 +609,14 @@ class MIPRanker(BaseEstimator):
         t0 = time.perf_counter()
         rows = slice(None) if out.subset is None else out.subset
         groups = prob.groups if out.subset is None else np.unique(prob.groups[out.subset], return_inverse=True)[1]
-        out.model = build_problem(prob.Xs[rows], prob.y[rows], self.statistic, a=self.a, rank=self.rank,
+        out.model = build_problem(prob.Xs[rows], prob.y[rows], self._objective, a=self.a, rank=self.rank,
                                   l0=self.l0, eps=settings.margin, groups=groups, sample_weight=prob.sw[rows],
                                   merge=self.merge_duplicates, pairs=prob.pairs if out.subset is None else None,
                                   gain=settings.gain)
         out.build_time = time.perf_counter() - t0
         start = out.model.start(out.found.w) if out.found is not None else None
         out.sol = solve(out.model, self.solver, time_limit=clock.rest(floor=0.05), threads=settings.n_jobs,
-                        mip_gap=self.mip_gap, verbose=self.verbose, start=start)
+                        mip_gap=self.mip_gap, verbose=int(self.verbose) >= 2, start=start)
 
     # ------------------------------------------------------ selection and report
 
@@ -698,10 +719,11 @@ class MIPRanker(BaseEstimator):
         return self
 
     def _fit_relaxation(self, prob, settings, clock):
-        model = build_problem(prob.Xs, prob.y, self.statistic, a=self.a, rank=self.rank, l0=self.l0,
+        model = build_problem(prob.Xs, prob.y, self._objective, a=self.a, rank=self.rank, l0=self.l0,
                               eps=settings.margin, relax=True, groups=prob.groups, sample_weight=prob.sw,
                               merge=self.merge_duplicates, pairs=prob.pairs, gain=settings.gain)
-        sol = solve(model, self.solver, time_limit=self.time_limit, threads=settings.n_jobs, verbose=self.verbose)
+        sol = solve(model, self.solver, time_limit=self.time_limit, threads=settings.n_jobs,
+                    verbose=int(self.verbose) >= 2)
         d = prob.X.shape[1]
         w = _snap_zeros(sol.x[:d]) if sol.x is not None else np.zeros(d)
         self.coef_ = w / prob.scale
@@ -725,9 +747,9 @@ class MIPRanker(BaseEstimator):
                 return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if self.statistic == "auc":
+            if self._objective == "auc":
                 return float(auc(y, s, qid, ties="pessimistic"))
-            if self.statistic == "auc_pi":
+            if self._objective == "auc_pi":
                 if pairs is not None:
                     p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
                     if qid is not None:
@@ -749,9 +771,7 @@ class MIPRanker(BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         X = check_array(X, dtype=np.float64)
         if X.shape[1] != self.coef_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but MIPRanker is expecting {self.coef_.shape[0]} "
@@ -759,6 +779,14 @@ class MIPRanker(BaseEstimator):
         return X @ self.coef_
 
     predict = decision_function
+
+    def _statistic(self, y, scores, offsets, sample_weight) -> float:
+        """The statistic the fit maximises (``objective``; AUC with ties as misranks), by the metrics."""
+        qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+        sw = np.ones(y.shape[0]) if sample_weight is None else as_1d_float(sample_weight, "sample_weight")
+        gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
+        value = self._exact(y, scores, qid, sw, None, gain)
+        return float("nan") if value is None else value
 
 
 def _snap_zeros(w):

@@ -1,0 +1,136 @@
+"""What boostrank's four estimators share: the ranking ``fit``/``predict``/``score`` contract.
+
+:class:`RankingEstimator` is to :class:`boostrank.LambdaRanker`, :class:`boostrank.RankNCG`,
+:class:`boostrank.MIPRanker` and :class:`boostrank.TopKReranker` what scikit-learn's
+``BaseEstimator`` and its mixins are to its estimators:
+
+* parameters declared as data (``_parameter_constraints``, scikit-learn's constraint
+  types) and checked once at the start of ``fit`` (:meth:`RankingEstimator._validate_params`);
+* ``fit(X, y, *, qid=None, group=None, ...)``: query ids or sizes by keyword, ``qid``
+  requested as fit and score metadata; ``sample_weight`` is a parameter of the estimators
+  that use it (LambdaRanker, MIPRanker) and of no other (scikit-learn's checks read the
+  signature: a parameter that refused weights would fail them);
+* one fitted check, one ``score`` (the estimator's own statistic, or any
+  :func:`boostrank.get_metric` name, averaged over queries);
+* one vocabulary: ``objective`` is what the estimator optimises, ``verbose`` is 0 (silent),
+  1 (a progress bar) or 2 (also the engine's or solver's own log), ``random_state=None``
+  is a fixed default seed (LightGBM's convention: the same data fits the same model).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import as_1d_float, group_offsets, predict_groups
+from .metrics import GroupOffsets, query_mean
+
+__all__ = ["RankingEstimator", "Interval", "StrOptions", "Integral", "Real", "VERBOSE", "RANDOM_STATE",
+           "DEFAULT_SEED", "seed_of"]
+
+#: ``verbose``: 0, 1, 2 (True is 1)
+VERBOSE = [Interval(Integral, 0, 2, closed="both"), "boolean"]
+#: ``random_state``: None (a fixed default seed) or a seed
+RANDOM_STATE = [Interval(Integral, 0, 2**32 - 1, closed="both"), None]
+#: the seed ``random_state=None`` stands for
+DEFAULT_SEED = 0
+
+
+def seed_of(random_state) -> int:
+    """The seed of boostrank's own random draws: ``random_state``, or :data:`DEFAULT_SEED` for None."""
+    return DEFAULT_SEED if random_state is None else int(random_state)
+
+
+class RankingEstimator(BaseEstimator):
+    """Base class of boostrank's estimators (see the module docstring).
+
+    Subclasses declare ``_parameter_constraints`` and ``_fitted_attribute``, and implement
+    ``fit``, the scores (``predict`` or ``decision_function``) and :meth:`_statistic` (what
+    ``score`` reports by default).
+    """
+
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
+    #: {parameter: [allowed kinds]}, scikit-learn's constraint types; every constructor parameter has an entry
+    _parameter_constraints: dict = {}
+    #: the attribute a fit sets (what ``NotFittedError`` checks)
+    _fitted_attribute = "coef_"
+
+    def _validate_params(self) -> None:
+        """Every parameter against ``_parameter_constraints`` (scikit-learn's ``InvalidParameterError``, a
+        ``ValueError``, names the parameter, what it must be and what it got)."""
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
+                                       caller_name=type(self).__name__)
+
+    def _check_fitted(self) -> None:
+        check_is_fitted(self, self._fitted_attribute)
+
+    def _ranking_scores(self, X, qid, group, **params) -> np.ndarray:
+        """The scores ``score`` ranks by (``decision_function`` or ``predict``)."""
+        return self.decision_function(X) if hasattr(self, "decision_function") else self.predict(X)
+
+    def _statistic(self, y, scores, offsets, sample_weight) -> float:
+        """What ``score`` reports without ``metric``: the estimator's own statistic (subclasses)."""
+        raise NotImplementedError
+
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None, metric: str | None = None,
+              **predict_params) -> float:
+        """The estimator's statistic of its scores on ``X, y`` (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        qid, group : array-like, default=None
+            Query groups of ``X``.  Required when the model was trained on several
+            queries: scoring a fold as one list would silently measure something else.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each query counts with the mean weight of its rows (with ``metric``, or
+            the estimator's own per-query statistic).
+        metric : str, default=None
+            Any :func:`boostrank.get_metric` name (``"auc"``, ``"ndcg@10"``, ...), averaged
+            over the queries where defined; None: what the estimator optimises
+            (``objective``).
+        **predict_params
+            What the estimator's ``predict`` takes besides ``X`` (:class:`boostrank.TopKReranker`:
+            ``base_scores``).
+
+        Returns
+        -------
+        float
+        """
+        self._check_fitted()
+        if qid is None and group is None and getattr(self, "_n_groups", 1) > 1:
+            raise ValueError(f"score needs qid (or group): the model was trained on several queries.  In "
+                             f"GridSearchCV, set sklearn.set_config(enable_metadata_routing=True) and pass qid to "
+                             f"fit ({type(self).__name__})")
+        y = as_1d_float(y, "y")
+        offsets = group_offsets(y.shape[0], qid=qid, group=group)
+        scores = self._ranking_scores(X, qid, group, **predict_params)
+        if metric is None:
+            return float(self._statistic(y, scores, offsets, sample_weight))
+        from .metrics import get_metric
+
+        values = get_metric(metric)(y, scores, GroupOffsets(offsets), per_query=True)
+        return query_mean(values, offsets, sample_weight)
+
+    def _scoring_groups(self, n, qid, group, method="predict"):
+        """Offsets of the lists a fitted model scores, said aloud when one list replaces several."""
+        return predict_groups(self, n, qid, group, method)
+
+    def _progress(self, total, desc):
+        """A tqdm bar over ``total`` steps when ``verbose`` ≥ 1 (on a terminal; none in logs and pipes)."""
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc=desc, unit="step", leave=False,
+                    disable=None if int(self.verbose) >= 1 else True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 
+from .queries import offsets_of
+
 
 _NOTED: set = set()  # first-compile notices already given in this process
 
@@ -159,7 +161,7 @@ def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
         sizes = raw.astype(np.int64).ravel()
         if sizes.size and sizes.min() < 0:
             raise ValueError("group sizes must be non-negative")
-        off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        off = offsets_of(sizes)
         if off[-1] != n:
             raise ValueError(f"group sizes add up to {int(off[-1])} rows but there are {n} rows")
     elif offsets is not None:

@@ -22,6 +22,7 @@ from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
 from ._kernels.order import sort_within_groups
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets
+from .queries import list_index
 from .weights import WeightFamily, weight_family
 
 __all__ = [
@@ -804,7 +805,7 @@ def trec_ties(y, s, offsets, docid, stacklevel=3):
     :class:`TieWarning` says so."""
     if docid is None:
         if s.size > 1:
-            lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+            lists = list_index(offsets)
             order = np.lexsort((s, lists))
             tied = (lists[order][1:] == lists[order][:-1]) & (s[order][1:] == s[order][:-1])
             if tied.any():
@@ -824,7 +825,7 @@ def trec_ties(y, s, offsets, docid, stacklevel=3):
 def docid_desc_order(offsets, docid) -> np.ndarray:
     """Each list's rows by document id descending (``strcmp``), lists in place."""
     rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
-    lists = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+    lists = list_index(offsets)
     return np.lexsort((-rank, lists))
 
 

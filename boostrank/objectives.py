@@ -20,9 +20,10 @@ from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
 from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
-from ._validation import group_offsets as offsets_of
+from ._validation import group_offsets as _group_offsets
 from .metrics import get_metric
 from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
+from .queries import list_index
 
 __all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES", "graded_auc_weights"]
 
@@ -96,7 +97,7 @@ def _pairs_per_list(y, offsets) -> np.ndarray:
     sizes = np.diff(offsets).astype(np.int64)
     if y.size == 0:
         return np.zeros(sizes.shape[0], dtype=np.int64)
-    lists = np.repeat(np.arange(sizes.shape[0]), sizes)
+    lists = list_index(offsets)
     cls = np.unique(y, return_inverse=True)[1].reshape(-1)
     width = int(cls.max()) + 1
     counts = np.bincount(lists * width + cls, minlength=sizes.shape[0] * width).reshape(-1, width).astype(np.int64)
@@ -437,7 +438,7 @@ class LambdaObjective:
             What :meth:`gradients` takes, every round.
         """
         y = as_1d_float(labels, "labels")
-        return self._prepare(y, offsets_of(y.shape[0], offsets=group_offsets), weight)
+        return self._prepare(y, _group_offsets(y.shape[0], offsets=group_offsets), weight)
 
     def _prepare(self, labels, offsets, weight=None):
         from ._kernels.lambda_series import _both_sweeps
@@ -754,7 +755,7 @@ class EvalMetric:
         if hit is None or hit[0] is not key:
             labels, offsets, _ = load()
             y = as_1d_float(labels, "labels")
-            hit = (key, y, GroupOffsets(offsets_of(y.shape[0], offsets=offsets)))
+            hit = (key, y, GroupOffsets(_group_offsets(y.shape[0], offsets=offsets)))
             if len(self._cache) > 8:
                 self._cache.clear()
             self._cache[id(key)] = hit

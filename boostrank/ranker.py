@@ -17,7 +17,7 @@ import re
 import warnings
 
 import numpy as np
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import _safe_indexing
 from tqdm.auto import tqdm
 
 from .engines import ENGINES
@@ -26,6 +26,7 @@ from ._validation import as_1d_float, check_features, check_sample_weight, fit_g
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+from .queries import HOLDOUT_MIN_QUERIES, HOLDOUT_MIN_ROWS, validation_split
 
 #: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
 #: typo such as 10**9 would otherwise train for days without a word
@@ -49,53 +50,6 @@ OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, 
                     "norm": (None, ("auc", "mauc", "ndcg")), "link": ("auto", ("auc", "mauc")),
                     "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",)),
                     "pair_weight": ("auto", ("auc", "mauc")), "pair_fraction": (None, ("auc", "mauc"))}
-#: below these sizes the automatic validation split is skipped (too little to hold out)
-HOLDOUT_MIN_QUERIES = 10
-HOLDOUT_MIN_ROWS = 100
-
-
-def validation_split(offsets, fraction, random_state):
-    """Rows of an automatic early-stopping split: a share of whole queries (one list: of rows).
-
-    Parameters
-    ----------
-    offsets : ndarray of int64
-    fraction : float
-        Share of the queries (one list: of the rows) held out, in (0, 1).
-    random_state : int, RandomState or None
-
-    Returns
-    -------
-    (train_rows, train_offsets, valid_rows, valid_offsets, valid_queries) or None
-        None when the data is too small to hold anything out (fewer than
-        ``HOLDOUT_MIN_QUERIES`` queries, or one list of fewer than ``HOLDOUT_MIN_ROWS`` rows).
-        ``valid_queries`` is a boolean mask over queries (None for one list).
-    """
-    rng = check_random_state(random_state)
-    n_queries = offsets.shape[0] - 1
-    n = int(offsets[-1])
-    if n_queries == 1:
-        if n < HOLDOUT_MIN_ROWS:
-            return None
-        held = np.zeros(n, dtype=bool)
-        held[rng.choice(n, size=max(1, int(round(fraction * n))), replace=False)] = True
-        rows = np.arange(n)
-        return (rows[~held], np.array([0, n - held.sum()], dtype=np.int64), rows[held],
-                np.array([0, held.sum()], dtype=np.int64), None)
-    if n_queries < HOLDOUT_MIN_QUERIES:
-        return None
-    held_q = np.zeros(n_queries, dtype=bool)
-    held_q[rng.choice(n_queries, size=max(1, int(round(fraction * n_queries))), replace=False)] = True
-    sizes = np.diff(offsets)
-    held = np.repeat(held_q, sizes)
-    rows = np.arange(n)
-
-    def offs(mask):
-        return np.r_[0, np.cumsum(sizes[mask])].astype(np.int64)
-
-    return rows[~held], offs(~held_q), rows[held], offs(held_q), held_q
-
-
 class LambdaRanker(RankingEstimator):
     """Gradient-boosted ranker trained with a λ objective on LightGBM or XGBoost.
 

@@ -30,6 +30,7 @@ from ._validation import GroupOffsets, as_int_labels, group_offsets
 from .base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
+from .queries import list_index
 
 __all__ = ["RankNCG", "pair_gradient", "load_linear_model", "ERFC_ALPHA"]
 
@@ -64,7 +65,7 @@ class _Pairs:
         self.prefer = prefer
         self.edges = np.argwhere(prefer)  # rows (a, b): class a above class b
         n_groups = self.offsets.shape[0] - 1
-        self.group = np.repeat(np.arange(n_groups), np.diff(self.offsets))
+        self.group = list_index(self.offsets)
         # counts[g, c]: documents of class c in query g
         self.counts = np.zeros((n_groups + 1, S), dtype=np.float64)
         np.add.at(self.counts, (self.group, self.cls), 1.0)

@@ -19,7 +19,6 @@ every training list.  Its defaults carry what real search data taught:
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 import warnings
@@ -31,11 +30,15 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
 from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
-from ._validation import as_1d_float, fit_groups, group_offsets, predict_groups
+from ._validation import as_1d_float, fit_groups, predict_groups
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import auc, query_mean, rank_risk
 from .mip._data import STATISTICS
-from .mip.estimator import MIPRanker, TimeBudget
+from .budget import TimeBudget
+from .crossfit import cross_fit_scores, fit_base, score_base
+from .gate import choose
+from .mip.estimator import MIPRanker
+from .queries import list_index, offsets_of, row_folds, subset
 from .mip.solvers import SOLVERS
 from .weights import weight_family
 
@@ -69,30 +72,6 @@ def top_k_rows(base_scores, offsets, k):
     return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
 
-def _list_folds(n_lists, n_folds, random_state):
-    """Fold number of every list (lists dealt at random, as equal as possible)."""
-    rng = np.random.default_rng(random_state)
-    folds = np.empty(n_lists, dtype=np.int64)
-    folds[rng.permutation(n_lists)] = np.arange(n_lists) % max(n_folds, 1)
-    return folds
-
-
-def _rows_of(offsets, lists):
-    """Row indices of the given lists, in list order (queries stay contiguous)."""
-    if len(lists) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([np.arange(offsets[g], offsets[g + 1]) for g in lists]).astype(np.int64)
-
-
-def _subset(offsets, keep):
-    """Rows where ``keep`` (list order kept) and the offsets of the lists they form."""
-    rows = np.flatnonzero(keep).astype(np.int64)
-    counts = np.add.reduceat(keep.astype(np.int64), offsets[:-1]) if offsets.shape[0] > 1 and keep.size else \
-        np.zeros(0, dtype=np.int64)
-    counts = np.where(np.diff(offsets) > 0, counts, 0)
-    return rows, np.r_[0, np.cumsum(counts)].astype(np.int64)
-
-
 def _blend(w_exact, w_logistic, Z, rows):
     """The mean of the two second stages' scores, each scaled to unit spread on ``rows``."""
     if w_exact is None or w_logistic is None:
@@ -103,103 +82,6 @@ def _blend(w_exact, w_logistic, Z, rows):
         if sd > 0:
             out = out + w / sd
     return out
-
-
-def _one_sided_p(diffs):
-    """p-value of a one-sided paired t-test that the mean per-list gain is positive."""
-    from scipy import stats
-
-    diffs = np.asarray(diffs, dtype=np.float64)
-    if diffs.size < 2:
-        return 1.0
-    sd = diffs.std(ddof=1)
-    if sd == 0:
-        return 0.0 if diffs.mean() > 0 else 1.0
-    t = diffs.mean() / (sd / np.sqrt(diffs.size))
-    return float(stats.t.sf(t, diffs.size - 1))
-
-
-def _fit_base(est, X, y, qid):
-    """Fit any ranker: ``fit(X, y, qid=...)``, ``fit(X, y, group=...)`` (LGBMRanker) or ``fit(X, y)``.
-
-    ``qid=None`` is one list, said explicitly to the ranker.
-    """
-    qid = np.zeros(X.shape[0], dtype=np.int64) if qid is None else qid
-    params = inspect.signature(est.fit).parameters
-    if "qid" in params:
-        return est.fit(X, y, qid=qid)
-    if "group" in params:
-        offsets = group_offsets(X.shape[0], qid=qid)
-        return est.fit(X, y, group=np.diff(offsets))
-    return est.fit(X, y)
-
-
-def _score_base(est, X):
-    """One score per row: a ranker's ``predict``, a classifier's decision function, or
-    the expected class of a multi-class classifier (graded labels)."""
-    fn = getattr(est, "decision_function", None) or est.predict
-    out = np.asarray(fn(X), dtype=np.float64)
-    if out.ndim == 2 and out.shape[1] > 1:
-        classes = np.asarray(getattr(est, "classes_", np.arange(out.shape[1])), dtype=np.float64)
-        proba = est.predict_proba(X) if hasattr(est, "predict_proba") else np.exp(out) / np.exp(out).sum(1, keepdims=True)
-        out = proba @ classes
-    return out.reshape(-1)
-
-
-def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_limit=None):
-    """Out-of-fold base scores: each row scored by a model that never saw its query.
-
-    Parameters
-    ----------
-    estimator : object
-        Any ranker with ``fit(X, y, qid=...)`` (or ``group=`` sizes, or plain
-        ``fit(X, y)``) and ``predict`` / ``decision_function``; cloned per fold.
-    X, y : array-like
-    qid : array-like, default=None
-        Contiguous query ids.  Without it, or with one query, the rows are one list:
-        the folds are folds of its rows and each fold's model is fitted on one list.
-    cv : int, default=5
-        Folds over queries (one list: over rows).
-    random_state : int, default=0
-    time_limit : float, default=None
-        Seconds the ``cv`` fits may take: after each fold the time of the rest is projected
-        from the folds so far, and a projection past the limit raises ``TimeoutError`` then,
-        not after the last fold.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_samples,)
-    folds : ndarray of int64, shape (n_lists,)
-        The fold of every query (one list: of every row).
-    """
-    import time
-
-    t0 = time.perf_counter()
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y).reshape(-1)
-    n = X.shape[0]
-    offsets = group_offsets(n, qid=qid)
-    one_list = offsets.shape[0] <= 2
-    units = np.arange(n + 1, dtype=np.int64) if one_list else offsets  # one list: fold its rows
-    n_units = units.shape[0] - 1
-    cv = int(cv)
-    if cv < 2 or cv > n_units:
-        what = "rows of the one list (n_samples = " if one_list else "queries ("
-        raise ValueError(f"cv must be between 2 and the number of {what}{n_units}), got {cv}")
-    q = np.zeros(n, dtype=np.int64) if one_list else np.asarray(qid)
-    folds = _list_folds(n_units, cv, random_state)
-    scores = np.empty(n)
-    for f in range(cv):
-        test_rows = _rows_of(units, np.flatnonzero(folds == f))
-        train_rows = _rows_of(units, np.flatnonzero(folds != f))
-        model = _fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
-        scores[test_rows] = _score_base(model, X[test_rows])
-        spent = time.perf_counter() - t0
-        if time_limit is not None and f + 1 < cv and spent * cv / (f + 1) > time_limit:
-            raise TimeoutError(f"cross-fitting the base model: {f + 1} of {cv} folds took {spent:.1f} s, so all "
-                               f"{cv} would take about {spent * cv / (f + 1):.0f} s, past the {time_limit:g} s "
-                               f"allowed; give precomputed out-of-fold scores, a faster base model or more time")
-    return scores, folds
 
 
 def refit_estimator(model):
@@ -533,7 +415,7 @@ class TopKReranker(RankingEstimator):
 
     def _list_value(self, y, scores, offsets, per_list=False):
         """The statistic of ``scores`` per list (rank risk, or AUC with 0 where undefined), or its sum."""
-        qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+        qid = list_index(offsets)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if self._renamed["objective"] == "rank_risk":
@@ -608,7 +490,7 @@ class TopKReranker(RankingEstimator):
         offsets = fit_groups(self, n, qid, group)
         self._n_groups = offsets.shape[0] - 1
         if qid is None and group is not None:
-            qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+            qid = list_index(offsets)
         self.n_features_in_ = d
         self.base_estimator_ = None
         if base_scores is None:
@@ -621,7 +503,7 @@ class TopKReranker(RankingEstimator):
             if base.shape[0] != n:
                 raise ValueError(f"X has {n} rows but base_scores has {base.shape[0]}")
         if self.base_estimator is not None:
-            self.base_estimator_ = _fit_base(clone(self.base_estimator), X, y, qid)
+            self.base_estimator_ = fit_base(clone(self.base_estimator), X, y, qid)
         self.ranker_ = None
         self.fallback_ = "base order"
         self.coef_ = np.r_[np.zeros(d), 1.0] if self.include_base else np.zeros(d)
@@ -649,12 +531,12 @@ class TopKReranker(RankingEstimator):
 
     def _gate(self, prob, cands, gate, clock, n_exact, bar) -> _Choice:
         """Every candidate's per-list held-out gain over the base order, over ``gate`` folds."""
-        row_fold = self._row_folds(prob.offsets, gate)
+        row_fold = row_folds(prob.offsets, gate, seed_of(self.random_state) + 1)
         per_list = {c: [] for c in cands}
         fits_left = n_exact
         for f in range(gate):
-            tr_rows, tr_off = _subset(prob.offsets, row_fold != f)
-            te_rows, te_off = _subset(prob.offsets, row_fold == f)
+            tr_rows, tr_off = subset(prob.offsets, row_fold != f)
+            te_rows, te_off = subset(prob.offsets, row_fold == f)
             yt, bt, Zt = prob.y[te_rows], prob.base[te_rows], prob.Z[te_rows]
             before = self._list_value(yt, self._positions(bt, te_off, None), te_off, per_list=True)
             fitted = {}
@@ -673,11 +555,7 @@ class TopKReranker(RankingEstimator):
                 fitted[(kind, k, l0)] = w
                 new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
                 per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
-        diffs = {c: np.concatenate(v) for c, v in per_list.items()}
-        gains = {c: float(v.sum()) for c, v in diffs.items()}
-        best = max(cands, key=lambda c: gains[c])
-        # the best of len(cands) candidates: Bonferroni keeps the selection honest
-        return _Choice(best, gains, min(1.0, len(cands) * _one_sided_p(diffs[best])))
+        return _Choice(*choose({c: np.concatenate(v) for c, v in per_list.items()}))
 
     def _final_fit(self, prob, best, clock, bar):
         """The chosen second stage fitted on every training list (exact fits get the time left)."""
@@ -725,8 +603,7 @@ class TopKReranker(RankingEstimator):
     @staticmethod
     def _sub_offsets(offsets, k):
         sizes = np.diff(offsets)
-        sizes = sizes if k is None else np.minimum(sizes, k)
-        return np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        return offsets_of(sizes if k is None else np.minimum(sizes, k))
 
     def _fit_w(self, prob, rows_all, sub_off, k, l0, time_limit, keep=False):
         """w of the second stage on the top k rows of the lists ``rows_all`` / ``sub_off``
@@ -734,8 +611,7 @@ class TopKReranker(RankingEstimator):
         Z, y, base = prob.Z, prob.y, prob.base
         top = top_k_rows(base[rows_all], sub_off, k)
         rows = rows_all[top]
-        sizes = np.diff(sub_off) if k is None else np.minimum(np.diff(sub_off), k)
-        qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+        qid = list_index(self._sub_offsets(sub_off, k))
         start = np.zeros(Z.shape[1])
         if self.include_base:
             start[-1] = 1.0
@@ -780,17 +656,6 @@ class TopKReranker(RankingEstimator):
             warnings.simplefilter("ignore")
             lr = LogisticRegression(max_iter=2000).fit((Z[rows] - Z[rows].mean(axis=0)) / sd, labels)
         return lr.coef_.ravel() / sd
-
-    def _row_folds(self, offsets, gate):
-        """Fold of every row: whole queries when there are enough, else rows within lists."""
-        n_lists = offsets.shape[0] - 1
-        n = int(offsets[-1])
-        if n_lists >= 2 * gate:
-            return np.repeat(_list_folds(n_lists, gate, seed_of(self.random_state) + 1), np.diff(offsets))
-        rng = np.random.default_rng(seed_of(self.random_state) + 1)
-        folds = np.empty(n, dtype=np.int64)
-        folds[rng.permutation(n)] = np.arange(n) % gate
-        return folds
 
     def _warn_in_sample(self, y, base, offsets, k):
         """Warn when the base order's top k is already perfect on nearly every training list."""
@@ -855,7 +720,7 @@ class TopKReranker(RankingEstimator):
         misranks; lists with one class left out), of the re-ranked order."""
         per = self._list_value(y, scores, offsets, per_list=True)
         if self._renamed["objective"] != "rank_risk":
-            qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+            qid = list_index(offsets)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 per = auc(y, scores, qid, ties="pessimistic", per_query=True)
@@ -871,7 +736,7 @@ class TopKReranker(RankingEstimator):
         if base_scores is None:
             if self.base_estimator_ is None:
                 raise ValueError("pass base_scores (the reranker has no base_estimator to score with)")
-            return _score_base(self.base_estimator_, X)
+            return score_base(self.base_estimator_, X)
         base = as_1d_float(base_scores, "base_scores")
         if base.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but base_scores has {base.shape[0]}")

@@ -315,8 +315,9 @@ def test_integer_weights_are_repeated_rows_for_the_statistic():
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
     w = rng.integers(1, 4, size=40)
-    weighted = br.MIPRanker(time_limit=5).fit(X, y, sample_weight=w)
-    repeated = br.MIPRanker(time_limit=5).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    # a fresh Numba cache compiles the branch and bound inside the first fit's budget: room for it
+    weighted = br.MIPRanker(time_limit=60).fit(X, y, sample_weight=w)
+    repeated = br.MIPRanker(time_limit=60).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     assert weighted.result_.status == repeated.result_.status == "optimal"
     assert weighted.result_.statistic == pytest.approx(repeated.result_.statistic, abs=1e-12)
     assert br.auc(np.repeat(y, w), np.repeat(weighted.decision_function(X), w), ties="pessimistic") == \

@@ -187,7 +187,7 @@ def test_validation_split_is_skipped_or_refused_where_it_must_be(letor):
         with pytest.raises(ValueError, match="'validation_fraction' parameter of LambdaRanker must be"):
             br.LambdaRanker(validation_fraction=bad).fit(letor.X, letor.y, qid=letor.qid)
     # one list: rows are held out, the split is one list too
-    from boostrank.ranker import validation_split
+    from boostrank.queries import validation_split
 
     tr, tr_off, va, va_off, held = validation_split(np.array([0, 500]), 0.2, 0)
     assert held is None and va.shape == (100,) and np.array_equal(np.sort(np.r_[tr, va]), np.arange(500))

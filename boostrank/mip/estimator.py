@@ -28,8 +28,10 @@ from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, 
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
+from ..budget import TimeBudget
+from ..queries import list_index, list_subset
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
-from .solvers import SOLVERS, is_pulp_solver, solve, write_model
+from .solvers import SOLVERS, solve, write_model
 
 __all__ = ["MIPRanker", "MIPResult"]
 
@@ -42,77 +44,9 @@ MAX_MIP_PAIRS = 20_000
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
 before its first interrupt check, whatever its time limit."""
-BNB_SHARE = 0.4
-"""Share of the time left after the search that the branch and bound may use (30 s
-without a time limit); the MIP gets the rest when nothing is proven.  When no MIP
-can follow (one list with more than ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
 
 
-def _list_subset(data, groups, random_state):
-    """Rows of a random set of lists whose pairs stay within MAX_MIP_PAIRS (None for one list)."""
-    n_lists = data.offsets.shape[0] - 1
-    if n_lists < 2:
-        return None
-    row_list = np.repeat(np.arange(n_lists), np.diff(data.offsets))
-    per_list = np.bincount(row_list[data.pu], minlength=n_lists)
-    order = np.random.default_rng(random_state).permutation(n_lists)
-    keep = order[np.cumsum(per_list[order]) <= MAX_MIP_PAIRS]
-    if keep.size == 0:
-        return None
-    return np.flatnonzero(np.isin(groups, keep))
 
-
-class TimeBudget:
-    """One clock for a fit: the seconds left of ``time_limit`` and each stage's share of them.
-
-    Without a time limit every stage gets a fixed allowance instead (``UNLIMITED``), so a
-    fit without one still ends.
-    """
-
-    UNLIMITED = {"search": 10.0, "search before bnb": 2.0, "bnb": 30.0, "search after bnb": 8.0}
-    #: the search's share of the time before the branch and bound (which often proves in well
-    #: under a second) and before the MIP; never less than ``MIN_SEARCH`` seconds
-    SEARCH_SHARE = {"before bnb": 0.1, "before mip": 0.25}
-    MIN_SEARCH = 0.1
-
-    def __init__(self, time_limit):
-        self.start = time.perf_counter()
-        self.deadline = None if time_limit is None else self.start + float(time_limit)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def left(self):
-        """Seconds left, or None without a time limit."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
-
-    def expired(self, floor: float) -> bool:
-        """Fewer than ``floor`` seconds are left (never without a time limit)."""
-        left = self.left()
-        return left is not None and left < floor
-
-    def search_share(self, alone: bool, before_bnb: bool) -> float:
-        left = self.left()
-        if left is None:
-            return self.UNLIMITED["search before bnb" if before_bnb else "search"]
-        if alone:
-            return left
-        return max(self.SEARCH_SHARE["before bnb" if before_bnb else "before mip"] * left, self.MIN_SEARCH)
-
-    def bnb_share(self, mip_follows: bool) -> float:
-        left = self.left()
-        return self.UNLIMITED["bnb"] if left is None else (BNB_SHARE if mip_follows else 1.0) * left
-
-    def search_after_bnb(self, mip_follows: bool) -> float:
-        left = self.left()
-        if left is None:
-            return self.UNLIMITED["search after bnb"]
-        return left * (0.25 / (1 - BNB_SHARE) if mip_follows else 1.0)
-
-    def rest(self, floor: float):
-        """All the time left (at least ``floor``), or None without a time limit."""
-        left = self.left()
-        return None if left is None else max(left, floor)
 
 
 _MIN_FEATURE_SCALE = 1e-290  # 1 / scale stays far below the largest float, with room for w
@@ -512,7 +446,7 @@ class MIPRanker(RankingEstimator):
         if self._objective == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
         offsets = group_offsets(n, qid=qid, group=group)
-        groups = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)).astype(np.int64)
+        groups = list_index(offsets)
         if qid is None and group is not None:
             qid = groups
         if pairs is not None:
@@ -579,7 +513,7 @@ class MIPRanker(RankingEstimator):
 
     def _bnb_stage(self, prob, clock, starts, out) -> None:
         """The branch and bound over directions (AUC, AUC_π without l0); if it proves nothing, more search."""
-        out.subset = _list_subset(prob.data, prob.groups, seed_of(self.random_state)) if prob.data.pu.size > MAX_MIP_PAIRS \
+        out.subset = list_subset(prob.data.offsets, prob.data.pu, prob.groups, MAX_MIP_PAIRS, seed_of(self.random_state)) if prob.data.pu.size > MAX_MIP_PAIRS \
             else None
         out.mip_possible = prob.data.pu.size <= MAX_MIP_PAIRS or out.subset is not None
         if not out.pair_bnb or clock.expired(0.05):
@@ -782,7 +716,7 @@ class MIPRanker(RankingEstimator):
 
     def _statistic(self, y, scores, offsets, sample_weight) -> float:
         """The statistic the fit maximises (``objective``; AUC with ties as misranks), by the metrics."""
-        qid = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+        qid = list_index(offsets)
         sw = np.ones(y.shape[0]) if sample_weight is None else as_1d_float(sample_weight, "sample_weight")
         gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
         value = self._exact(y, scores, qid, sw, None, gain)

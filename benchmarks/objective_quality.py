@@ -571,6 +571,57 @@ def print_summary(name, desc, summary, repeats, folds):
               f"{t['losses']} losses of {t['n']}): {verdict}")
 
 
+#: the README's short name of each set (real sets in bold)
+README_NAMES = {
+    "sample": "bundled sample (lists of 5–30, grades 0–2)",
+    "mq2008": "**MQ2008** vali + test (real, 313 queries)",
+    "catboost": "**CatBoost querywise** (real, 117 queries, grades 0–3)",
+    "cal-ambiguous": "calibrated to MQ2008: noisy near grade cuts",
+    "cal-many-relevant": "calibrated to CatBoost: many relevant, sparse",
+    "cal-sparse-redundant": "calibrated to MQ2008's features: redundant, sparse",
+    "cal-one-list": "one list of 20 000 rows, 6 % positive",
+    "cal-long-many-relevant": "calibrated to CatBoost: lists of 60–300, 44 % relevant",
+    "cal-mostly-relevant": "calibrated to CatBoost: 5 grades, 75 % relevant",
+    "gen-10-graded": "600 lists of 5–20, grades 0–2",
+    "gen-100-binary": "200 lists of 50–150, binary",
+    "gen-1000-graded": "40 lists of 500–1 000, grades 0–4",
+    "gen-30-noisy": "300 lists of 10–60, 15 % labels redrawn",
+    "gen-30-linear-binary": "400 lists of 10–50, binary, 24 noise features",
+    "one-list": "one list of 4 000 rows",
+}
+
+
+def markdown(path):
+    """The README's table of a results file: per set, the best engine objective, λ-AUC / λ-MAUC and the paired
+    test; then the mean, the worst difference and the counts over all sets."""
+    sets = json.loads(Path(path).read_text())["sets"]
+
+    def num(x):
+        return f"{x:.4f}".replace("0.", ".", 1)
+
+    def diff(t):
+        star = " *" if t["t_p"] < 0.05 else ""
+        return f"{t['diff']:+.4f}".replace("0.", ".", 1).replace("-", "−") + f" ({t['t_p']:.2g}){star}"
+
+    lines = ["| data set | best engine objective, AUC | λ-AUC | Δ (p) | best engine objective, MAUC | λ-MAUC | Δ (p) |",
+             "|---|---|---|---|---|---|---|"]
+    summary = {}
+    for name, s in sets.items():
+        cells = [README_NAMES.get(name, name)]
+        for ours, metric in (("λ-AUC", "auc"), ("λ-MAUC", "mauc")):
+            t = s["tests"][ours]
+            cells += [f"{t['best_engine']} {num(s['table'][t['best_engine']][metric]['mean'])}",
+                      num(s["table"][ours][metric]["mean"]), diff(t)]
+            summary.setdefault(ours, []).append(t)
+        lines.append("| " + " | ".join(cells) + " |")
+    for ours, tests in summary.items():
+        d = np.array([t["diff"] for t in tests])
+        below = sum(t["diff"] < 0 and t["t_p"] < 0.05 for t in tests)
+        lines.append(f"\n{ours}: mean Δ {d.mean():+.4f}, worst {d.min():+.4f}, ahead on {(d > 0).sum()} of "
+                     f"{d.size} sets, significantly behind on {below}")
+    return "\n".join(lines)
+
+
 def figure(all_summaries, path, metric="auc"):
     """Per data set, each objective's mean test AUC (± one standard error over queries)."""
     plt = pyplot()
@@ -616,11 +667,15 @@ def main(argv=None):
                     help="early stopping on an inner fifth of the training queries, per method and metric; or "
                          f"every method read at {' and '.join(map(str, FIXED_ROUNDS))} rounds on all training "
                          "queries, keeping the better count (the same rule for all)")
+    ap.add_argument("--markdown", metavar="JSON", help="print the README's table of a results file and stop")
     ap.add_argument("--resume", action="store_true",
                     help="keep the sets already in --json (same protocol) and run only the others")
     ap.add_argument("--json", default=str(HERE / "results" / "objective_quality.json"))
     ap.add_argument("--figure", default=str(HERE / "figures" / "objective_quality.png"))
     args = ap.parse_args(argv)
+    if args.markdown:
+        print(markdown(args.markdown))
+        return
     names = args.sets.split(",") if args.sets else list(QUICK_SETS if args.quick else DATASETS)
     for k in range(args.sample_seeds):
         name = f"sample-draw-{k + 1}"

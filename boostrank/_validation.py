@@ -217,20 +217,29 @@ def repeated_query(qid: np.ndarray, starts: np.ndarray):
     return dup, int(rows[0]), int(rows[1])
 
 
-def check_ranking_inputs(y, scores, qid=None):
-    """Validate ``(y, scores, qid)`` and return float arrays plus group offsets."""
-    if "metrics" not in _NOTED:
-        _NOTED.add("metrics")
-        from ._kernels.metrics import auc_pair_counts
-        from .precompile import note_first_compile
+def check_ranking_inputs(y, scores, qid=None, *, kernels: bool = True):
+    """Validate ``(y, scores, qid)`` and return float arrays plus group offsets.
 
-        note_first_compile("metrics", auc_pair_counts)
+    ``kernels``: the caller goes on to the metric kernels (their first compile is said once).
+    """
+    if kernels:
+        note_metric_kernels()
     y = as_1d_float(y, "y")
     scores = as_1d_float(scores, "scores")
     if y.shape[0] != scores.shape[0]:
         raise ValueError(f"y has {y.shape[0]} entries but scores has {scores.shape[0]}")
     offsets = group_offsets(y.shape[0], qid=qid)
     return y, scores, offsets
+
+
+def note_metric_kernels() -> None:
+    """Say once per process, on stderr, when the metric kernels compile now (no cache yet)."""
+    if "metrics" not in _NOTED:
+        _NOTED.add("metrics")
+        from ._kernels.metrics import auc_pair_counts
+        from .precompile import note_first_compile
+
+        note_first_compile("metrics", auc_pair_counts)
 
 
 def check_features(estimator, X, reset: bool):

@@ -21,7 +21,8 @@ from ._kernels import judged as _kj
 from ._kernels import metrics as _km
 from ._kernels import ranks as _kr
 from ._kernels.order import sort_within_groups
-from ._validation import GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets
+from ._validation import (GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets,
+                          note_metric_kernels)
 from .queries import list_index
 from .weights import WeightFamily, weight_family
 
@@ -53,6 +54,41 @@ __all__ = [
 ]
 
 _AUC_TIES = {"pessimistic": 0.0, "average": 0.5}
+#: below this many rows :func:`auc` counts pairs in NumPy (at most ~20 ms; the kernel is 5-8x faster warm, but
+#: its first call in a process loads or compiles it: 0.3 s warm cache, ~3 s cold; MEASUREMENTS.md)
+AUC_NUMPY_MAX_ROWS = 100_000
+
+
+def auc_pair_counts_numpy(positive: np.ndarray, scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """:func:`boostrank._kernels.metrics.auc_pair_counts` in NumPy: one ``lexsort`` and ``bincount`` per count.
+
+    Returns the same (n_groups, 4) counts: pairs with the positive strictly above, tied
+    pairs, n_pos, n_neg (thesis §2.1.2), equal to the kernel's to the bit (integer-valued
+    float sums below 2**53).
+    """
+    n_groups = offsets.shape[0] - 1
+    out = np.zeros((n_groups, 4))
+    n = scores.shape[0]
+    if n == 0:
+        return out
+    group = list_index(offsets)
+    order = np.lexsort((scores, group))
+    g, s, p = group[order], scores[order], positive[order].astype(np.float64)
+    first = np.empty(n, dtype=bool)  # first row of each (group, score) tie block
+    first[0] = True
+    first[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
+    block = np.cumsum(first) - 1
+    pos = np.bincount(block, weights=p)
+    neg = np.bincount(block, weights=1.0 - p)
+    block_group = g[first]
+    neg_before = np.cumsum(neg) - neg  # negatives in earlier blocks, over all groups
+    group_first = np.flatnonzero(np.r_[True, block_group[1:] != block_group[:-1]])
+    neg_before -= np.repeat(neg_before[group_first], np.diff(np.r_[group_first, block_group.shape[0]]))
+    out[:, 0] = np.bincount(block_group, weights=pos * neg_before, minlength=n_groups)
+    out[:, 1] = np.bincount(block_group, weights=pos * neg, minlength=n_groups)
+    out[:, 2] = np.bincount(group, weights=positive.astype(np.float64), minlength=n_groups)
+    out[:, 3] = np.diff(offsets) - out[:, 2]
+    return out
 _WMW_TIES = {"pessimistic": 0.0, "average": 0.5, "optimistic": 1.0}
 _CONVENTIONS = {"lightgbm", "trec"}
 
@@ -105,9 +141,12 @@ def auc(y, scores, qid=None, *, ties: str = "average", threshold: float = 0.0,
     0.75
     """
     w = _AUC_TIES[_choice(ties, _AUC_TIES, "ties")]
-    y, s, offsets = check_ranking_inputs(y, scores, qid)
-    order = sort_within_groups(s, offsets, False)
-    c = _km.auc_pair_counts(y > threshold, s, order, offsets)
+    y, s, offsets = check_ranking_inputs(y, scores, qid, kernels=False)
+    if y.shape[0] < AUC_NUMPY_MAX_ROWS:
+        c = auc_pair_counts_numpy(y > threshold, s, offsets)
+    else:
+        note_metric_kernels()
+        c = _km.auc_pair_counts(y > threshold, s, sort_within_groups(s, offsets, False), offsets)
     pairs = c[:, 2] * c[:, 3]
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(pairs > 0, (c[:, 0] + w * c[:, 1]) / pairs, np.nan)

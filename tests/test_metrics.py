@@ -19,9 +19,16 @@ def close(a, b):
     return a == pytest.approx(b, rel=1e-12, abs=1e-12)
 
 
+@pytest.fixture(params=["numpy", "kernel"])
+def auc_path(request, monkeypatch):
+    """br.auc through its NumPy counts (small inputs) and through the kernel (large ones)."""
+    monkeypatch.setattr(M, "AUC_NUMPY_MAX_ROWS", 10**18 if request.param == "numpy" else 0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed,levels", CASES)
 @pytest.mark.parametrize("ties", ["average", "pessimistic"])
-def test_auc_matches_pair_count(seed, levels, ties):
+def test_auc_matches_pair_count(seed, levels, ties, auc_path):
     y, s, qid = random_ranking(seed, tie_levels=levels)
     expect = ref.per_query(ref.auc_list, y, s, qid, ties=ties)
     got = br.auc(y, s, qid, ties=ties, per_query=True)
@@ -42,6 +49,36 @@ def test_auc_pessimistic_penalises_constant_scores():
     y = [1, 0, 1, 0]
     assert br.auc(y, np.zeros(4), ties="pessimistic") == 0.0
     assert br.auc(y, np.zeros(4)) == 0.5
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_numpy_auc_counts_equal_the_kernels_to_the_bit(seed):
+    """Random lists, heavy ties (and ±0.0), single-class and empty lists, lists of one row."""
+    from boostrank._kernels.metrics import auc_pair_counts
+    from boostrank._kernels.order import sort_within_groups
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 9, size=rng.integers(1, 15))
+    off = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(off[-1])
+    s = rng.integers(-2, 3, size=n).astype(np.float64) if seed % 2 else rng.normal(size=n)
+    if seed % 5 == 0:
+        s[::2] = -0.0
+    pos = rng.random(n) < [0.0, 1.0, 0.3, 0.7][seed % 4] if seed % 3 else rng.random(n) < 0.5
+    np.testing.assert_array_equal(M.auc_pair_counts_numpy(pos, s, off),
+                                  auc_pair_counts(pos, s, sort_within_groups(s, off, False), off))
+
+
+def test_a_small_first_auc_compiles_nothing():
+    """The first br.auc of a process on a small input runs without the metric kernels (#47 item 3)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, boostrank as br\nfrom boostrank._kernels import metrics as km\n"
+            "v = br.auc([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.4], [1, 1, 2, 2])\n"
+            "print(v, len(km.auc_pair_counts.signatures))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0.75", "0"] and "compiling" not in out.stderr
 
 
 def test_auc_counts_only_two_class_queries():

@@ -284,8 +284,9 @@ def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
     np.testing.assert_allclose(got, booster.predict(d.X.astype(np.float32)), atol=1e-5)
 
 
+@pytest.mark.parametrize("constructed", [False, True])  # a Dataset built before lgb.train carries no params
 @pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {-1})])
-def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected):
+def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected, constructed):
     """#47 item 4: all of Numba's threads beside one engine thread waited for descheduled threads under load."""
     import lightgbm as lgb
 
@@ -301,9 +302,19 @@ def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatc
     monkeypatch.setattr(LambdaObjective, "_threads", spy)
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
-    lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params},
-              lgb.Dataset(X, y, group=[20] * 10), 2)
+    data = lgb.Dataset(X, y, group=[20] * 10, free_raw_data=False)
+    if constructed:
+        data.construct()
+    lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params}, data, 2)
     assert seen == expected
+    seen.clear()  # LGBMRanker's objective form: its n_jobs is the engine's thread count
+    n_jobs = params.get("num_threads", params.get("n_jobs"))
+    lgb.LGBMRanker(objective=br.lightgbm_objective("auc"), n_estimators=2, verbose=-1,
+                   **({} if n_jobs is None else {"n_jobs": n_jobs})).fit(X, y, group=[20] * 10)
+    if n_jobs is not None:
+        assert seen == {n_jobs}
+    else:  # LGBMRanker's n_jobs=None is LightGBM's count of physical cores, passed as num_threads
+        assert len(seen) == 1 and next(iter(seen)) >= 1
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])

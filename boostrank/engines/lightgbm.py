@@ -56,12 +56,34 @@ def _engine_threads(train_data, default):
     """The λ kernels' threads: the engine's own count when the user set one (a Dataset carries lgb.train's
     params), else ``default``: under load, all of Numba's threads against one engine thread make each short call
     wait for descheduled threads (MEASUREMENTS.md, "threads")."""
-    params = getattr(train_data, "params", None) or {}
+    params = getattr(train_data, "params", None) or _calling_booster_params()
     for name in _THREAD_ALIASES:
         value = params.get(name)
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
             return int(value)
     return default
+
+
+def _calling_booster_params(depth: int = 4) -> dict:
+    """The parameters of the ``lgb.Booster`` whose ``update`` called the objective, or {}.
+
+    A Dataset constructed before ``lgb.train`` carries no parameters into the callback (LightGBM 4), so
+    the engine's thread count is read from the Booster in the caller's frame (``Booster.update`` calls
+    ``fobj(preds, self.train_set)``; through ``LGBMRanker`` one wrapper frame lies between).
+    """
+    import sys
+
+    import lightgbm as lgb
+
+    frame = sys._getframe(2)  # above _engine_threads and the objective's __call__
+    for _ in range(depth):
+        if frame is None:
+            break
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, lgb.Booster):
+            return dict(getattr(owner, "params", None) or {})
+        frame = frame.f_back
+    return {}
 
 
 class LightGBMObjective:

@@ -216,14 +216,20 @@ def _query_normalised(X, sizes):
     return X
 
 
-def _long_many_relevant(rng):
-    n_q = 110
-    sizes = np.clip(np.round(rng.lognormal(np.log(140), 0.35, size=n_q)), 60, 300).astype(np.int64)
+def _graded_lists(rng, n_q, median, spread, size_range, query_scale, noise, shares):
+    """Lognormal list sizes, a latent utility with a per-list shift, and grades cut at the pooled quantiles of
+    the judged (noisy) utility: ``shares`` are the cumulative shares below each grade boundary."""
+    sizes = np.clip(np.round(rng.lognormal(np.log(median), spread, size=n_q)), *size_range).astype(np.int64)
     n = int(sizes.sum())
     qid = np.repeat(np.arange(n_q), sizes)
-    Z = rng.normal(size=(n, 6)) + rng.normal(scale=0.7, size=(n_q, 6))[qid]
-    judged = _utility(Z) + rng.normal(size=n) * 2.2
-    y = np.digitize(judged, np.quantile(judged, [0.56, 0.76])).astype(np.int64)
+    Z = rng.normal(size=(n, 6)) + rng.normal(scale=query_scale, size=(n_q, 6))[qid]
+    judged = _utility(Z) + rng.normal(size=n) * noise
+    y = np.digitize(judged, np.quantile(judged, shares)).astype(np.int64)
+    return Z, y, sizes, n
+
+
+def _long_many_relevant(rng):
+    Z, y, sizes, n = _graded_lists(rng, 110, 140, 0.35, (60, 300), 0.7, 2.2, [0.56, 0.76])
     informative = Z + rng.normal(scale=0.5, size=Z.shape)
     copies = informative[:, rng.integers(0, 6, 20)] + rng.normal(scale=0.3, size=(n, 20))
     X = np.column_stack([informative, copies, rng.normal(size=(n, 19))])
@@ -231,13 +237,7 @@ def _long_many_relevant(rng):
 
 
 def _mostly_relevant(rng):
-    n_q = 400
-    sizes = np.clip(np.round(rng.lognormal(np.log(14), 0.7, size=n_q)), 2, 55).astype(np.int64)
-    n = int(sizes.sum())
-    qid = np.repeat(np.arange(n_q), sizes)
-    Z = rng.normal(size=(n, 6)) + rng.normal(scale=0.4, size=(n_q, 6))[qid]
-    judged = _utility(Z) + rng.normal(size=n) * 1.1
-    y = np.digitize(judged, np.quantile(judged, np.cumsum([0.25, 0.35, 0.25, 0.10]))).astype(np.int64)
+    Z, y, sizes, n = _graded_lists(rng, 400, 14, 0.7, (2, 55), 0.4, 1.1, np.cumsum([0.25, 0.35, 0.25, 0.10]))
     informative = Z + rng.normal(scale=0.3, size=Z.shape)
     # sparse non-negative columns (a count or a score that is 0 when absent): exp of a noisy informative column
     present = [np.where(rng.random(n) < 0.4, np.exp(informative[:, k % 6] + rng.normal(scale=0.2, size=n)), 0.0)

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -61,11 +62,23 @@ class RankingEstimator(BaseEstimator):
     #: the attribute a fit sets (what ``NotFittedError`` checks)
     _fitted_attribute = "coef_"
 
-    def _validate_params(self) -> None:
+    def _validate_params(self, renamed: dict | None = None, finite: tuple = ()) -> None:
         """Every parameter against ``_parameter_constraints`` (scikit-learn's ``InvalidParameterError``, a
-        ``ValueError``, names the parameter, what it must be and what it got)."""
-        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
-                                       caller_name=type(self).__name__)
+        ``ValueError``, names the parameter, what it must be and what it got).
+
+        ``renamed``: values set under an old name, checked under the new one; ``finite``: names whose value
+        must not be NaN or ±inf (they pass the intervals' comparisons).
+        """
+        name = type(self).__name__
+        params = self.get_params(deep=False)
+        if renamed:
+            validate_parameter_constraints({k: self._parameter_constraints[k] for k in renamed}, renamed,
+                                           caller_name=name)
+        validate_parameter_constraints(self._parameter_constraints, params, caller_name=name)
+        values = {**params, **(renamed or {})}
+        for key in finite:
+            if values[key] is not None and not math.isfinite(values[key]):
+                raise ValueError(f"{key} must be finite, got {values[key]!r}")
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, self._fitted_attribute)

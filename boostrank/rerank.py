@@ -32,14 +32,14 @@ from sklearn.utils.validation import check_array
 from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from ._validation import as_1d_float, fit_groups, predict_groups
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
-from .metrics import auc, query_mean, rank_risk
-from .mip._data import STATISTICS
 from .budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, score_base
 from .gate import choose
+from .metrics import auc, query_mean, rank_risk
+from .mip._data import STATISTICS
 from .mip.estimator import MIPRanker
-from .queries import list_index, offsets_of, row_folds, subset
 from .mip.solvers import SOLVERS
+from .queries import list_index, offsets_of, row_folds, subset
 from .weights import weight_family
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
@@ -364,15 +364,7 @@ class TopKReranker(RankingEstimator):
             warnings.warn("TopKReranker(progress=...) is now verbose=...: progress=True is verbose=1; 'progress' "
                           "stops working in boostrank 0.3", FutureWarning, stacklevel=3)
         self._renamed["verbose"] = 1 if progress is True else self.verbose
-        from sklearn.utils._param_validation import validate_parameter_constraints
-
-        validate_parameter_constraints({k: self._parameter_constraints[k] for k in self._renamed}, self._renamed,
-                                       caller_name=type(self).__name__)
-        self._validate_params()
-        for name in ("time_limit", "margin", "gate_alpha"):  # NaN and ±inf pass the intervals' comparisons
-            value = self._renamed.get(name, getattr(self, name))
-            if value is not None and not math.isfinite(value):
-                raise ValueError(f"{name} must be finite, got {value!r}")
+        self._validate_params(self._renamed, finite=("time_limit", "margin", "gate_alpha"))
 
     def _ks(self):
         ks = list(self.k) if isinstance(self.k, (list, tuple, np.ndarray)) else [self.k]

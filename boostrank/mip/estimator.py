@@ -19,7 +19,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, validate_parameter_constraints
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
 from .._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
@@ -335,13 +335,7 @@ class MIPRanker(RankingEstimator):
     def _check_params(self) -> _Settings:
         """The parameters under their current names (old names warn), validated."""
         p = resolve_renamed(self, RENAMED)
-        validate_parameter_constraints({k: self._parameter_constraints[k] for k in p},
-                                       p, caller_name=type(self).__name__)  # an old name's value, checked as the new
-        self._validate_params()
-        for name in ("time_limit", "l0", "margin"):  # NaN and ±inf pass the intervals' comparisons
-            value = p.get(name, getattr(self, name))
-            if value is not None and not math.isfinite(value):
-                raise ValueError(f"{name} must be finite, got {value!r}")
+        self._validate_params(p, finite=("time_limit", "l0", "margin"))
         gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
         self._objective = p["objective"]
         return _Settings(margin=p["margin"], n_jobs=p["n_jobs"], init=p["init"], algorithm=p["algorithm"],

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from ._deprecation import DEPRECATED
-from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
+from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
 from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as _group_offsets
@@ -185,7 +185,35 @@ def _logistic_auc(obj, s, data, grad, hess, stride):
     data.calls = call + 1  # each round draws other pairs; the same random_state repeats them
     setting = LambdaSetting(obj.sigma, obj.norm, data.uniform, np.int64(stride),
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
-    lambda_auc_kernel(s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
+    args = (s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
+    threads = numba.get_num_threads()
+    if threads == 1:  # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs)
+        lambda_auc_kernel(*args, (0, data.offsets.shape[0] - 1))
+        return
+    if data.chunks is None or data.chunks[0] != threads:
+        data.chunks = (threads, query_chunks(data.tables[0], CHUNKS_PER_THREAD * threads))
+    lambda_auc_kernel_parallel(*args, data.chunks[1])
+
+
+#: Tasks per Numba thread of the parallel λ kernel: queries differ in cost, and a thread that
+#: finishes early takes the next chunk
+CHUNKS_PER_THREAD = 4
+
+
+def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
+    """Query boundaries 0 = b_0 < … < b_k = n_groups that split the λ work into about ``n_chunks`` even parts.
+
+    A query's work is its rows (ordering, bucketing) plus its pairs of differing labels,
+    counted from the class layout ``start`` of :func:`lambda_auc_tables`.
+    """
+    counts = np.diff(start, axis=1).astype(np.float64)
+    rows = counts.sum(axis=1)
+    work = np.cumsum(rows + (rows ** 2 - (counts ** 2).sum(axis=1)) / 2.0)
+    n_groups = start.shape[0]
+    if n_groups == 0:
+        return np.zeros(1, dtype=np.int64)
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, n_chunks) / n_chunks, side="right")
+    return np.unique(np.r_[0, cuts, n_groups]).astype(np.int64)
 
 
 def _logistic_ndcg(obj, s, data, grad, hess, stride):
@@ -224,6 +252,8 @@ class ObjectiveData:
     calls: int = 0
     #: the λ kernels' threads when the engine fixed them (None: the objective's rule)
     n_jobs: int | None = None
+    #: (threads, query bounds) of the parallel λ kernel's tasks (:func:`query_chunks`)
+    chunks: tuple | None = None
     grad: np.ndarray = field(init=False, repr=False)
     hess: np.ndarray = field(init=False, repr=False)
     #: each list's last score order (the next round re-sorts it in near-linear time)

@@ -18,8 +18,8 @@ import numpy as np
 
 __all__ = ["warmup", "WARMUP_GROUPS", "note_first_compile"]
 
-#: seconds a first use compiled on a fresh cache (2 cores; README "Development notes")
-COMPILE_SECONDS = {"metrics": 5, "λ": 15, "MIP": 15, "RankNCG": 20}
+#: seconds a first use compiled on a fresh cache (2 cores; benchmarks/MEASUREMENTS.md, "first compile")
+COMPILE_SECONDS = {"metrics": 5, "λ": 5, "MIP": 6, "RankNCG": 8}
 _ANNOUNCED: set = set()
 
 

@@ -100,6 +100,7 @@ def test_exp_nonpositive_matches_libm():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_class_tables_count_each_query(seed):
+    """NumPy's tables equal the per-query count and MAUC weights of the metrics kernel, empty query included."""
     from boostrank._kernels.lambdas import lambda_auc_tables
     from boostrank._kernels.metrics import mauc_class_weights
 
@@ -441,6 +442,33 @@ def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride
             np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
             np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
             assert abs(g[a:b].sum()) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("metric,grades,fraction", [("auc", 2, 1.0), ("mauc", 4, 1.0), ("auc", 4, 0.5)])
+def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grades, fraction):
+    """Numba's threads only spread the queries: the same λs and hessians, bit for bit, and the same
+    order state for the next round (ties, single-class, one-row and empty queries included)."""
+    import numba
+
+    from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
+
+    y, s, qid = random_ranking(seed, n_queries=40, max_len=30, n_grades=grades, tie_levels=5)
+    off = np.r_[offsets_of(qid), len(y)]  # an empty query at the end
+    out = {}
+    for n_jobs in (1, -1):
+        obj = LambdaObjective(metric, pair_fraction=fraction, random_state=seed, n_jobs=n_jobs)
+        prep = obj.check_labels(y, off)
+        out[n_jobs] = [obj.gradients(s + k * np.sin(np.arange(len(s))), prep, scaled=False) for k in range(3)]
+        out[n_jobs].append(prep.order.copy())
+    if numba.get_num_threads() > 1:
+        assert lambda_auc_kernel_parallel.signatures
+        bounds = prep.chunks[1]
+        assert bounds[0] == 0 and bounds[-1] == len(off) - 1 and np.all(np.diff(bounds) > 0)
+    for (g1, h1), (g2, h2) in zip(out[1][:3], out[-1][:3]):
+        np.testing.assert_array_equal(g1, g2)
+        np.testing.assert_array_equal(h1, h2)
+    np.testing.assert_array_equal(out[1][3], out[-1][3])
 
 
 def test_sampled_lambdas_average_to_the_full_lambdas():

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .order import tie_end
+from .order import merge_order, tie_end
 
 
 @njit(cache=True)
@@ -314,10 +314,10 @@ def _ndcg(labels, order_desc, a, n, kk, exp_gain, empty_value):
     dcg = 0.0
     for i in range(kk):
         dcg += _gain(labels[order_desc[a + i]], exp_gain) / math.log2(i + 2.0)
-    ideal = np.sort(labels[a:a + n])
+    ideal = merge_order(labels, np.empty(0, dtype=np.int64), a, n, False)
     idcg = 0.0
     for i in range(kk):
-        idcg += _gain(ideal[n - 1 - i], exp_gain) / math.log2(i + 2.0)
+        idcg += _gain(labels[a + ideal[n - 1 - i]], exp_gain) / math.log2(i + 2.0)
     return dcg / idcg if idcg > 0.0 else empty_value
 
 

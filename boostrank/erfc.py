@@ -7,10 +7,14 @@ import math
 import warnings
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy.special import erfc, erfcinv
 
-from ._kernels.erfc import erfc_sum_direct, erfc_sum_fast, side_sums_sorted
+from ._kernels.config import ERFC_PARALLEL_MIN_POINTS
+from ._kernels.erfc import (erfc_sum_direct, series_blocks, series_targets, side_sums_sorted,
+                            source_coefficients_parallel, source_coefficients_serial, target_sums_parallel,
+                            target_sums_serial)
 from ._kernels.link import ERFC_ALPHA
 
 __all__ = ["erfc_sum", "series_parameters", "SeriesParameters", "ERFC_ALPHA"]
@@ -170,7 +174,7 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
         raise ValueError(f"points span {span:.3g}, over 2^40 cut-off radii ({par.r:.3g}): the fast sum's block "
                          f"numbers would lose precision; use method='exact' or rescale the points")
     if sd == 0:
-        erfc_sum_fast(y, z, q, lo, par.r, par.h, par.p, kd, out)
+        _fast_sum(y, z, q, lo, par, kd, out)
         return out
     # One-sided: one pass on sorted points gives the sum below and the total; "above"
     # (z ≥ y) is their difference.
@@ -180,6 +184,23 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
     side_sums_sorted(y[oy], z[oz], q[oz], lo, par.r, par.h, par.p, kd, below, total)
     out[oy] = below if sd == 1 else total - below
     return out
+
+
+def _fast_sum(y, z, q, lo, par, kind, out):
+    """The two-sided blocked Fourier-series sum (``_kernels/erfc.py``) into ``out``.
+
+    Its steps run from here so that sums below ``ERFC_PARALLEL_MIN_POINTS`` points never
+    compile (or wait for) the parallel loops; both paths give the same bits.
+    """
+    occ, centres, zs, z_sorted, q_sorted, ys, y_sorted, yp = series_blocks(y, z, q, lo, par.r)
+    nb = occ.shape[0]
+    C, S, QB = np.zeros((nb, par.p)), np.zeros((nb, par.p)), np.zeros(nb)
+    parallel = y.shape[0] + z.shape[0] >= ERFC_PARALLEL_MIN_POINTS and numba.get_num_threads() > 1
+    coefficients = source_coefficients_parallel if parallel else source_coefficients_serial
+    coefficients(z_sorted, q_sorted, zs, centres, par.h, par.p, C, S, QB)
+    coef = series_targets(C, S, QB, occ, centres, par.h, par.p, kind)
+    targets = target_sums_parallel if parallel else target_sums_serial
+    targets(y_sorted, yp, ys, centres, par.h, par.p, coef, kind, out)
 
 
 def joint_parameters(eps: float) -> SeriesParameters:

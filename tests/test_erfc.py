@@ -46,6 +46,28 @@ def test_fast_within_eps_of_direct(eps, kind, side, kernel):
     assert np.max(np.abs(fast - direct)) <= (eps + ROUNDING) * qabs
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kernel", ["erfc", "gauss"])
+def test_the_parallel_and_serial_fast_sums_give_the_same_bits(kind, kernel, monkeypatch):
+    """Below ERFC_PARALLEL_MIN_POINTS the sum runs on one thread; the batches' partial sums add in batch
+    order either way, so the thread count never changes a bit (many batches: 4 000 sources)."""
+    import boostrank.erfc as erfc_module
+    from boostrank._kernels.erfc import source_coefficients_parallel, target_sums_parallel
+
+    rng = np.random.default_rng(len(kind))
+    y, z = _points(kind, rng, 4000, 3000)
+    q = rng.normal(size=z.size)
+    out = {}
+    for name, limit in (("serial", 10**12), ("parallel", 0)):
+        monkeypatch.setattr(erfc_module, "ERFC_PARALLEL_MIN_POINTS", limit)
+        out[name] = br.erfc_sum(y, z, q, eps=1e-8, kernel=kernel)
+    np.testing.assert_array_equal(out["serial"], out["parallel"])
+    import numba
+
+    if numba.get_num_threads() > 1:
+        assert source_coefficients_parallel.signatures and target_sums_parallel.signatures
+
+
 @pytest.mark.parametrize("side", ["both", "below", "above"])
 @pytest.mark.parametrize("kernel", ["erfc", "gauss"])
 def test_direct_matches_fsum_oracle(side, kernel):

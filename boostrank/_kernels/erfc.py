@@ -9,7 +9,8 @@ than L above it (erfc = 2 within ε), sources in blocks ≤ k − 2 more than L 
 and moved to the neighbour's centre by an exact rotation.  Odd harmonics come from
 a rotation recurrence, so each point costs two trigonometric calls, not 2p.
 
-:func:`erfc_sum_fast` sums over all sources in any order; :func:`side_sums_sorted`
+:func:`series_blocks` … :func:`target_sums_serial` sum over all sources in any order
+(``boostrank.erfc`` drives the steps); :func:`side_sums_sorted`
 gives, on sorted inputs, the sums over the sources below each target and over all
 of them.  Both share the blocks, the per-block coefficients and their neighbourhoods.
 ``kind``: 0 erfc, 1 Gaussian exp(−s²).
@@ -175,7 +176,7 @@ def _occupied(y, z, lo, width):
 def _sorted_unique(ids):
     """``np.unique`` of block ids (below 2⁴⁰, so exact as float64 keys of the package's one merge sort:
     Numba's ``np.unique`` compiled a quicksort of its own, 1.5 s of a first RankNCG fit)."""
-    order = merge_order(ids.astype(np.float64), np.empty(0, dtype=np.int64), 0, ids.shape[0], False)
+    order = merge_order(ids.astype(np.float64), None, 0, ids.shape[0], False)
     out = np.empty(ids.shape[0], dtype=np.int64)
     m = 0
     for i in range(order.shape[0]):
@@ -228,109 +229,152 @@ def _batch_rotations(x, bk, b0, bm, t, centres, h, th, c, s, c2, s2):
     return k, first, m
 
 
-@njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
-def _source_coefficients(z, q, start, centres, h, p, C, S, QB):
+@njit(cache=True, parallel=True)
+def source_coefficients_parallel(z, q, start, centres, h, p, C, S, QB):
     """C[k, n] += Σ q cos((2n+1)θ), S[k, n] += Σ q sin((2n+1)θ), θ = 2h(z − c_k), per block.
 
     Batches run in parallel, each into its own row of partial sums; the rows are
-    then added per block.
+    then added per block, in batch order, so the result does not depend on the
+    thread count (:func:`source_coefficients_serial` gives the same bits).
     """
-    bk, b0, bm = _batches(start)
-    nbat = bk.shape[0]
-    Cp = np.zeros((nbat, p))
-    Sp = np.zeros((nbat, p))
-    Qp = np.zeros(nbat)
-    n_chunks = min(ERFC_CHUNKS, nbat)
+    bat = _batches(start)
+    part = _partials(bat[0].shape[0], p)
+    n_chunks = min(ERFC_CHUNKS, bat[0].shape[0])
     for chunk in prange(n_chunks):
-        th, c, s, c2, s2, w = _batch_scratch()
-        for t in range(chunk, nbat, n_chunks):
-            k, first, m = _batch_rotations(z, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
-            qsum = 0.0
-            for b in range(m):
-                w[b] = q[first + b]
-                qsum += w[b]
-            Qp[t] = qsum
-            for n in range(p):
-                sc = 0.0
-                ss = 0.0
-                for b in range(m):
-                    sc += w[b] * c[b]
-                    ss += w[b] * s[b]
-                    u = c[b] * c2[b] - s[b] * s2[b]
-                    s[b] = s[b] * c2[b] + c[b] * s2[b]
-                    c[b] = u
-                Cp[t, n] = sc
-                Sp[t, n] = ss
-    for t in range(nbat):
+        _source_chunk(z, q, bat, centres, h, p, part, chunk, n_chunks)
+    _add_partials(bat[0], part, C, S, QB)
+
+
+@njit(cache=True)
+def source_coefficients_serial(z, q, start, centres, h, p, C, S, QB):
+    """:func:`source_coefficients_parallel` on one thread (compiled without a parallel loop: 1 s less, cold)."""
+    bat = _batches(start)
+    part = _partials(bat[0].shape[0], p)
+    _source_chunk(z, q, bat, centres, h, p, part, 0, 1)
+    _add_partials(bat[0], part, C, S, QB)
+
+
+@njit(cache=True)
+def _partials(nbat, p):
+    """Per-batch partial sums (C, S, Q rows) of :func:`_source_chunk`."""
+    return np.zeros((nbat, p)), np.zeros((nbat, p)), np.zeros(nbat)
+
+
+@njit(cache=True)
+def _add_partials(bk, part, C, S, QB):
+    """Add each batch's partial sums to its block, in batch order."""
+    Cp, Sp, Qp = part
+    for t in range(bk.shape[0]):
         k = bk[t]
         QB[k] += Qp[t]
-        for n in range(p):
+        for n in range(C.shape[1]):
             C[k, n] += Cp[t, n]
             S[k, n] += Sp[t, n]
 
 
-@njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
-def _target_sums(y, perm, start, centres, h, p, TC, TS, const, kind, out):
-    """The series at every target of each block from its neighbourhood's weighted coefficients."""
-    bk, b0, bm = _batches(start)
-    nbat = bk.shape[0]
-    n_chunks = min(ERFC_CHUNKS, nbat)
+@njit(cache=True, fastmath=SERIES_FASTMATH)
+def _source_chunk(z, q, bat, centres, h, p, part, chunk, n_chunks):
+    """The partial sums of batches chunk, chunk + n_chunks, … (see :func:`source_coefficients_parallel`)."""
+    bk, b0, bm = bat
+    Cp, Sp, Qp = part
+    th, c, s, c2, s2, w = _batch_scratch()
+    for t in range(chunk, bk.shape[0], n_chunks):
+        k, first, m = _batch_rotations(z, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
+        qsum = 0.0
+        for b in range(m):
+            w[b] = q[first + b]
+            qsum += w[b]
+        Qp[t] = qsum
+        for n in range(p):
+            sc = 0.0
+            ss = 0.0
+            for b in range(m):
+                sc += w[b] * c[b]
+                ss += w[b] * s[b]
+                u = c[b] * c2[b] - s[b] * s2[b]
+                s[b] = s[b] * c2[b] + c[b] * s2[b]
+                c[b] = u
+            Cp[t, n] = sc
+            Sp[t, n] = ss
+
+
+@njit(cache=True, parallel=True)
+def target_sums_parallel(y, perm, start, centres, h, p, coef, kind, out):
+    """The series at every target of each block from its neighbourhood's weighted coefficients
+    ``coef`` = (TC, TS, const) of :func:`series_targets`; batches spread over Numba's threads."""
+    bat = _batches(start)
+    n_chunks = min(ERFC_CHUNKS, bat[0].shape[0])
     for chunk in prange(n_chunks):
-        th, c, s, c2, s2, acc = _batch_scratch()
-        for t in range(chunk, nbat, n_chunks):
-            k, first, m = _batch_rotations(y, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
-            for b in range(m):
-                acc[b] = 0.0
-            for n in range(p):
-                tc = TC[k, n]
-                ts = TS[k, n]
-                if kind == 0:
-                    for b in range(m):
-                        acc[b] += s[b] * tc - c[b] * ts
-                        u = c[b] * c2[b] - s[b] * s2[b]
-                        s[b] = s[b] * c2[b] + c[b] * s2[b]
-                        c[b] = u
-                else:
-                    for b in range(m):
-                        acc[b] += c[b] * tc + s[b] * ts
-                        u = c[b] * c2[b] - s[b] * s2[b]
-                        s[b] = s[b] * c2[b] + c[b] * s2[b]
-                        c[b] = u
-            for b in range(m):
-                out[perm[first + b]] = const[k] - acc[b] if kind == 0 else acc[b]
+        _target_chunk(y, perm, bat, centres, h, p, coef, kind, out, chunk, n_chunks)
 
 
 @njit(cache=True)
-def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
-    """Two-sided blocked Fourier-series sum over all sources; see the module docstring.
+def target_sums_serial(y, perm, start, centres, h, p, coef, kind, out):
+    """:func:`target_sums_parallel` on one thread (the same bits)."""
+    _target_chunk(y, perm, _batches(start), centres, h, p, coef, kind, out, 0, 1)
 
-    Points are bucketed by block (a counting sort, O(N + M)); each block's sources and
-    targets then run through the harmonics in batches whose inner loops are
-    element-wise over the batch, so they vectorise, with the first harmonic from a
-    polynomial instead of two libm calls per point.
 
-    Parameters
-    ----------
-    lo : float
-        Lower end of the first block (≤ every y and z).
-    width : float
-        Block width L, at least the cut-off radius.
-    h, p : float, int
-        Series step and truncation: harmonics 2n+1 for n < p, valid for |s| < 2L.
+@njit(cache=True, fastmath=SERIES_FASTMATH)
+def _target_chunk(y, perm, bat, centres, h, p, coef, kind, out, chunk, n_chunks):
+    """The targets of batches chunk, chunk + n_chunks, … (see :func:`target_sums_parallel`)."""
+    bk, b0, bm = bat
+    TC, TS, const = coef
+    th, c, s, c2, s2, acc = _batch_scratch()
+    for t in range(chunk, bk.shape[0], n_chunks):
+        k, first, m = _batch_rotations(y, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
+        for b in range(m):
+            acc[b] = 0.0
+        for n in range(p):
+            tc = TC[k, n]
+            ts = TS[k, n]
+            if kind == 0:
+                for b in range(m):
+                    acc[b] += s[b] * tc - c[b] * ts
+                    u = c[b] * c2[b] - s[b] * s2[b]
+                    s[b] = s[b] * c2[b] + c[b] * s2[b]
+                    c[b] = u
+            else:
+                for b in range(m):
+                    acc[b] += c[b] * tc + s[b] * ts
+                    u = c[b] * c2[b] - s[b] * s2[b]
+                    s[b] = s[b] * c2[b] + c[b] * s2[b]
+                    c[b] = u
+        for b in range(m):
+            out[perm[first + b]] = const[k] - acc[b] if kind == 0 else acc[b]
+
+
+@njit(cache=True)
+def series_blocks(y, z, q, lo, width):
+    """Blocks of the two-sided fast sum: (occupied blocks, centres, source block offsets, sources and
+    weights in block order, target block offsets, targets in block order, their permutation).
+
+    The steps of the fast sum (Python drives them so that a small sum never compiles the
+    parallel loops): :func:`series_blocks`; the source coefficients
+    (:func:`source_coefficients_serial` or :func:`source_coefficients_parallel`), zeroed
+    (n_blocks, p), (n_blocks, p), (n_blocks,) arrays; :func:`series_targets`; the target
+    sums (:func:`target_sums_serial` or :func:`target_sums_parallel`).  Points are bucketed
+    by block (a counting sort, O(N + M)); each block's sources and targets then run
+    through the harmonics in batches whose inner loops are element-wise over the batch,
+    so they vectorise, with the first harmonic from a polynomial instead of two libm
+    calls per point.  ``lo``: lower end of the first block (≤ every y and z); ``width``:
+    block width L, at least the cut-off radius.
     """
-    if y.shape[0] == 0:
-        return
     occ, centres, bz, by = _occupied(y, z, lo, width)
-    nb = occ.shape[0]
     zs, z_sorted, q_sorted, _ = _bucket(z, q, lo, width, bz, occ, False)
     ys, y_sorted, _, yp = _bucket(y, q[:0], lo, width, by, occ, True)
-    C = np.zeros((nb, p))
-    S = np.zeros((nb, p))
-    QB = np.zeros(nb)
-    _source_coefficients(z_sorted, q_sorted, zs, centres, h, p, C, S, QB)
+    return occ, centres, zs, z_sorted, q_sorted, ys, y_sorted, yp
+
+
+@njit(cache=True)
+def series_targets(C, S, QB, occ, centres, h, p, kind):
+    """(TC, TS, const): each block's neighbourhood coefficients weighted by the series (one product
+    per harmonic at each target) and the constant of the blocks wholly above and its own weight.
+
+    ``h``, ``p``: series step and truncation (harmonics 2n+1 for n < p, valid for |s| < 2L).
+    """
+    nb = occ.shape[0]
     ae, ag = series_weights(h, p)
     LC, LS, LQ, UC, US, UQ, FQ = _neighbours(C, S, QB, occ, centres, h, p)
-    # the neighbourhood's coefficients weighted by the series: one product per harmonic at each target
     a = ae if kind == 0 else ag
     # loops, not array expressions: each of those compiled a kernel of its own (0.3 s apiece, cold)
     TC = np.empty((nb, p))
@@ -341,7 +385,7 @@ def erfc_sum_fast(y, z, q, lo, width, h, p, kind, out):
             TC[k, n] = (C[k, n] + UC[k, n] + LC[k, n]) * a[n]
             TS[k, n] = (S[k, n] + US[k, n] + LS[k, n]) * a[n]
         const[k] = 2.0 * FQ[k] + QB[k] + UQ[k] + LQ[k]
-    _target_sums(y_sorted, yp, ys, centres, h, p, TC, TS, const, kind, out)
+    return TC, TS, const
 
 
 @njit(cache=True)
@@ -386,7 +430,7 @@ def side_sums_sorted(y, z, q, lo, width, h, p, kind, below, total):
     """One-sided sums: ``below[j]`` over the sources z_i < y_j, ``total[j]`` over all.
 
     ``y`` (targets) and ``z`` (sources) sorted ascending; the rest as in
-    :func:`erfc_sum_fast`, whose blocks, coefficients and neighbourhoods this shares.
+    :func:`series_blocks`, whose blocks, coefficients and neighbourhoods this shares.
     Within a block the sources below each target are added to running coefficients
     as the targets ascend; the block below is wholly below, the blocks above not at all.
     """
@@ -399,7 +443,7 @@ def side_sums_sorted(y, z, q, lo, width, h, p, kind, below, total):
     C = np.zeros((nb, p))
     S = np.zeros((nb, p))
     QB = np.zeros(nb)
-    _source_coefficients(z, q, zs, centres, h, p, C, S, QB)
+    source_coefficients_parallel(z, q, zs, centres, h, p, C, S, QB)
     LC, LS, LQ, UC, US, UQ, FQ = _neighbours(C, S, QB, occ, centres, h, p)
     ae, ag = series_weights(h, p)
     a = ae if kind == 0 else ag
@@ -452,7 +496,7 @@ def side_sums_sorted(y, z, q, lo, width, h, p, kind, below, total):
 # (a higher-class partner's erfc(t_j − t_i) is 2 − erfc(t_i − t_j)): the gradient of the erfc-smoothed
 # WMW statistic, Raykar et al.'s objective, with no position weights.  The points are counting-sorted
 # by (block, class), each group's coefficients summed once, combined per target class with the weights
-# w_ce and moved to the neighbouring blocks as in erfc_sum_fast; each target evaluates the erfc and the
+# w_ce and moved to the neighbouring blocks as in series_targets; each target evaluates the erfc and the
 # Gaussian series from the same harmonics.
 
 
@@ -486,7 +530,7 @@ def _group_by_block_and_class(t, cls, n_cls, lo, width):
 def _target_coefficients(C, S, Q, wmat, occ, centres, h, p):
     """Per target class c and block: the neighbourhood's coefficients Σ_e w_ce (sources of class e)
     and the constant of the erfc sum (twice the weight two or more blocks above, plus the
-    neighbourhood's weight), as :func:`erfc_sum_fast` forms them for one class of sources."""
+    neighbourhood's weight), as :func:`series_targets` forms them for one class of sources."""
     n_cls = wmat.shape[0]
     nb = occ.shape[0]
     TC = np.zeros((n_cls * nb, p))
@@ -591,7 +635,7 @@ def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
     C = np.zeros((nb * n_cls, p))
     S = np.zeros((nb * n_cls, p))
     Q = np.zeros(nb * n_cls)
-    _source_coefficients(ts, np.ones(n), start, gcentres, h, p, C, S, Q)
+    source_coefficients_parallel(ts, np.ones(n), start, gcentres, h, p, C, S, Q)
     targets = _target_coefficients(C, S, Q, wmat, occ, centres, h, p)
     ae, ag = series_weights(h, p)
     _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, grad, hess)

@@ -379,9 +379,7 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
     """
     n_groups = offsets.shape[0] - 1
     # both sorts on float64 keys: the instantiation of merge_order the other kernels share
-    neg = -scores
     grades = labels.astype(np.float64)
-    no_labels = np.empty(0, dtype=np.int64)
     for g in prange(n_groups):
         a = offsets[g]
         b = offsets[g + 1]
@@ -391,8 +389,8 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
         n = b - a
         if n < 2:
             continue
-        order = merge_order(neg, no_labels, a, n, False)
-        ideal = merge_order(grades, no_labels, a, n, False)
+        order = merge_order(scores, None, a, n, True)
+        ideal = merge_order(grades, None, a, n, False)
         kk = min(truncation_level, n)
         max_dcg = 0.0
         for i in range(kk):

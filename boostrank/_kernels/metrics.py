@@ -291,20 +291,31 @@ def wmw_full_counts(labels, scores, order_asc, offsets, tie_weight):
 
 @njit(cache=True, parallel=True)
 def _topk_groups(metric, labels, order_desc, offsets, k, flag, value):
-    """One top-k value per group: 0 NDCG, 1 ERR, 2 average precision (see the public kernels).
+    """One top-k value per group: 0 NDCG, 1 ERR (see the public kernels).
 
     NaN for an empty group.  ``flag`` and ``value``: exp_gain and empty_value (NDCG),
-    unused and max_gain (ERR), denominator_at_k and empty_value (AP).
+    unused and max_gain (ERR).
     """
     out = np.full(offsets.shape[0] - 1, np.nan)
     for g in prange(out.shape[0]):
         a, n, kk = _group_cut(offsets, g, k)
         if n > 0 and metric == 0:
             out[g] = _ndcg(labels, order_desc, a, n, kk, flag, value)
-        elif n > 0 and metric == 1:
-            out[g] = _err(labels, order_desc[a:a + kk], value)
         elif n > 0:
-            out[g] = _average_precision(labels[a:a + n], order_desc[a:a + kk] - a, k, flag, value)
+            out[g] = _err(labels, order_desc[a:a + kk], value)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _ap_groups(relevant, order_desc, offsets, k, denominator_at_k, empty_value):
+    """:func:`average_precision_groups`: a kernel apart from NDCG's and ERR's, whose bodies a
+    uint8 mask would otherwise compile a second time (1.7 s, cold) without running them."""
+    out = np.full(offsets.shape[0] - 1, np.nan)
+    for g in prange(out.shape[0]):
+        a, n, kk = _group_cut(offsets, g, k)
+        if n > 0:
+            out[g] = _average_precision(relevant[a:a + n], order_desc[a:a + kk] - a, k, denominator_at_k,
+                                        empty_value)
     return out
 
 
@@ -314,7 +325,7 @@ def _ndcg(labels, order_desc, a, n, kk, exp_gain, empty_value):
     dcg = 0.0
     for i in range(kk):
         dcg += _gain(labels[order_desc[a + i]], exp_gain) / math.log2(i + 2.0)
-    ideal = merge_order(labels, np.empty(0, dtype=np.int64), a, n, False)
+    ideal = merge_order(labels, None, a, n, False)
     idcg = 0.0
     for i in range(kk):
         idcg += _gain(labels[a + ideal[n - 1 - i]], exp_gain) / math.log2(i + 2.0)
@@ -417,7 +428,7 @@ def average_precision_groups(relevant, order_desc, offsets, k, denominator_at_k,
     relevant = np.asarray(relevant)
     if relevant.dtype == np.bool_:
         relevant = relevant.view(np.uint8)  # a view: a float copy of a long mask cost 15 % of the call
-    return _topk_groups(2, relevant, order_desc, offsets, k, bool(denominator_at_k), float(empty_value))
+    return _ap_groups(relevant, order_desc, offsets, k, bool(denominator_at_k), float(empty_value))
 
 
 @njit(cache=True, parallel=True)

@@ -59,14 +59,12 @@ def sort_within_groups(scores, offsets, descending):
     """
     n_groups = offsets.shape[0] - 1
     order = np.empty(scores.shape[0], dtype=np.int64)
-    keys = -scores if descending else scores
-    no_labels = np.empty(0, dtype=np.int64)
     for g in prange(n_groups):
         a = offsets[g]
         b = offsets[g + 1]
         if b - a == 0:
             continue
-        local = merge_order(keys, no_labels, a, b - a, False)
+        local = merge_order(scores, None, a, b - a, descending)
         for i in range(b - a):
             order[a + i] = a + local[i]
     return order
@@ -133,7 +131,7 @@ def sort_run(key, a, b, c1, c2):
             c1[j + 1] = v1
             c2[j + 1] = v2
     else:
-        local = merge_order(key, np.empty(0, dtype=np.int64), a, b - a, False)
+        local = merge_order(key, None, a, b - a, False)
         ks = key[a:b][local]
         v1s = c1[a:b][local]
         v2s = c2[a:b][local]
@@ -397,7 +395,7 @@ def _image_grid_is_finer(scores, span):
     m = 1024
     step = n // m
     every = scores[0:step * m:step].copy()
-    sample = every[merge_order(every, np.empty(0, dtype=np.int64), 0, m, False)]
+    sample = every[merge_order(every, None, 0, m, False)]
     room = n / m
     linear = 0
     image = 0
@@ -483,19 +481,67 @@ def pessimistic_order(scores, labels, a, b):
     order : ndarray of int64, shape (b - a,)
         Local indices (0..b-a-1), best position first.
     """
-    return merge_order(scores, labels, a, b - a, True)
+    return merge_order(scores, labels, a, b - a, False)
 
 
 @njit(cache=True)
-def merge_order(keys, labels, a, n, pessimistic):
-    """Local order (0 … n−1) of rows a … a+n−1: ``keys`` ascending, ties in row order, NaN last;
-    with ``pessimistic``, :func:`before`'s order instead (``labels`` read only then).
+def merge_order(keys, labels, a, n, descending):
+    """Local order (0 … n−1) of rows a … a+n−1: with ``labels`` None, ``keys`` ascending (``descending``:
+    −keys ascending), ties in row order, NaN last; with labels, :func:`before`'s pessimistic order.
 
-    A merge sort (runs of 16 by insertion) written out rather than ``np.argsort``: Numba's
-    merge sort, compiled once per key type, cost 2.5 s of a first λ-AUC round and 2.4 s of
-    a first metric (benchmarks/cold_start.py).  Both comparisons are total orders, so
-    the result is the stable sort's.
+    A stable merge sort (runs of 16 by insertion) written out rather than ``np.argsort``:
+    Numba's merge sort, compiled once per key type, cost 2.5 s of a first λ-AUC round and
+    2.4 s of a first metric (benchmarks/cold_start.py).  ``labels is None`` is decided when
+    Numba compiles, so each of the two uses is its own instantiation.  By key alone the
+    keys move with the rows (direct loads: 1.4× faster than comparing through the order).
     """
+    if labels is not None:
+        return _merge_rows(keys, labels, a, n)
+    kb = -keys[a:a + n] if descending else keys[a:a + n].copy()
+    src = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        src[i] = i
+    run = 16
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        for t in range(lo + 1, hi):
+            cur = src[t]
+            kc = kb[t]
+            j = t
+            while j > lo and (kc < kb[j - 1] or (kb[j - 1] != kb[j - 1] and kc == kc)):
+                src[j] = src[j - 1]
+                kb[j] = kb[j - 1]
+                j -= 1
+            src[j] = cur
+            kb[j] = kc
+    if n <= run:
+        return src
+    dst = np.empty(n, dtype=np.int64)
+    kd = np.empty_like(kb)
+    width = run
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and not (kb[j] < kb[i] or (kb[i] != kb[i] and kb[j] == kb[j]))):
+                    dst[k] = src[i]
+                    kd[k] = kb[i]
+                    i += 1
+                else:
+                    dst[k] = src[j]
+                    kd[k] = kb[j]
+                    j += 1
+        src, dst = dst, src
+        kb, kd = kd, kb
+        width *= 2
+    return src
+
+
+@njit(cache=True)
+def _merge_rows(keys, labels, a, n):
+    """:func:`merge_order`'s pessimistic case: the same merge sort, comparing rows through :func:`before`."""
     src = np.empty(n, dtype=np.int64)
     for i in range(n):
         src[i] = i
@@ -505,7 +551,7 @@ def merge_order(keys, labels, a, n, pessimistic):
         for t in range(lo + 1, hi):
             cur = src[t]
             j = t
-            while j > lo and _precedes(keys, labels, a, cur, src[j - 1], pessimistic):
+            while j > lo and before(keys, labels, a, cur, src[j - 1]):
                 src[j] = src[j - 1]
                 j -= 1
             src[j] = cur
@@ -519,7 +565,7 @@ def merge_order(keys, labels, a, n, pessimistic):
             hi = min(lo + 2 * width, n)
             i, j = lo, mid
             for k in range(lo, hi):
-                if j >= hi or (i < mid and not _precedes(keys, labels, a, src[j], src[i], pessimistic)):
+                if j >= hi or (i < mid and not before(keys, labels, a, src[j], src[i])):
                     dst[k] = src[i]
                     i += 1
                 else:
@@ -528,22 +574,6 @@ def merge_order(keys, labels, a, n, pessimistic):
         src, dst = dst, src
         width *= 2
     return src
-
-
-@njit(cache=True)
-def _precedes(keys, labels, a, u, v, pessimistic):
-    """Whether local row u comes before v in :func:`merge_order`."""
-    if pessimistic:
-        return before(keys, labels, a, u, v)
-    ku = keys[a + u]
-    kv = keys[a + v]
-    if ku < kv:
-        return True
-    if ku > kv:
-        return False
-    if ku == kv or (ku != ku and kv != kv):
-        return u < v
-    return kv != kv  # exactly one NaN: the number first
 
 
 @njit(cache=True)

@@ -190,7 +190,7 @@ def _fast_sum(y, z, q, lo, par, kind, out):
     """The two-sided blocked Fourier-series sum (``_kernels/erfc.py``) into ``out``.
 
     Its steps run from here so that sums below ``ERFC_PARALLEL_MIN_POINTS`` points never
-    compile (or wait for) the parallel loops; both paths give the same bits.
+    compile (or wait for) the parallel loops; both paths agree to rounding (tests: 1e-14 of Σ|q|).
     """
     occ, centres, zs, z_sorted, q_sorted, ys, y_sorted, yp = series_blocks(y, z, q, lo, par.r)
     nb = occ.shape[0]

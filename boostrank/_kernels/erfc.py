@@ -176,11 +176,12 @@ def _occupied(y, z, lo, width):
 def _sorted_unique(ids):
     """``np.unique`` of block ids (below 2⁴⁰, so exact as float64 keys of the package's one merge sort:
     Numba's ``np.unique`` compiled a quicksort of its own, 1.5 s of a first RankNCG fit)."""
-    order = merge_order(ids.astype(np.float64), None, 0, ids.shape[0], False)
+    keys = ids.astype(np.float64)
+    merge_order(keys)
     out = np.empty(ids.shape[0], dtype=np.int64)
     m = 0
-    for i in range(order.shape[0]):
-        v = ids[order[i]]
+    for i in range(keys.shape[0]):
+        v = np.int64(keys[i])
         if m == 0 or v != out[m - 1]:
             out[m] = v
             m += 1
@@ -234,8 +235,9 @@ def source_coefficients_parallel(z, q, start, centres, h, p, C, S, QB):
     """C[k, n] += Σ q cos((2n+1)θ), S[k, n] += Σ q sin((2n+1)θ), θ = 2h(z − c_k), per block.
 
     Batches run in parallel, each into its own row of partial sums; the rows are
-    then added per block, in batch order, so the result does not depend on the
-    thread count (:func:`source_coefficients_serial` gives the same bits).
+    then added per block, in batch order, so the thread count does not change the
+    sum beyond rounding (:func:`source_coefficients_serial`; the series' reassociated
+    loops may vectorise differently where inlined).
     """
     bat = _batches(start)
     part = _partials(bat[0].shape[0], p)
@@ -310,7 +312,7 @@ def target_sums_parallel(y, perm, start, centres, h, p, coef, kind, out):
 
 @njit(cache=True)
 def target_sums_serial(y, perm, start, centres, h, p, coef, kind, out):
-    """:func:`target_sums_parallel` on one thread (the same bits)."""
+    """:func:`target_sums_parallel` on one thread (the same sums, to rounding)."""
     _target_chunk(y, perm, _batches(start), centres, h, p, coef, kind, out, 0, 1)
 
 

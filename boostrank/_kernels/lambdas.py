@@ -378,7 +378,7 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
     this kernel evaluates it exactly.
     """
     n_groups = offsets.shape[0] - 1
-    # both sorts on float64 keys: the instantiation of merge_order the other kernels share
+    # the labels sort as float64 keys: the instantiation of merge_order the other kernels share
     grades = labels.astype(np.float64)
     for g in prange(n_groups):
         a = offsets[g]
@@ -389,8 +389,8 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
         n = b - a
         if n < 2:
             continue
-        order = merge_order(scores, None, a, n, True)
-        ideal = merge_order(grades, None, a, n, False)
+        order = merge_order(-scores[a:b])
+        ideal = merge_order(grades[a:b].copy())
         kk = min(truncation_level, n)
         max_dcg = 0.0
         for i in range(kk):

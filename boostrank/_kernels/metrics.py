@@ -325,10 +325,11 @@ def _ndcg(labels, order_desc, a, n, kk, exp_gain, empty_value):
     dcg = 0.0
     for i in range(kk):
         dcg += _gain(labels[order_desc[a + i]], exp_gain) / math.log2(i + 2.0)
-    ideal = merge_order(labels, None, a, n, False)
+    ideal = labels[a:a + n].copy()
+    merge_order(ideal)
     idcg = 0.0
     for i in range(kk):
-        idcg += _gain(labels[a + ideal[n - 1 - i]], exp_gain) / math.log2(i + 2.0)
+        idcg += _gain(ideal[n - 1 - i], exp_gain) / math.log2(i + 2.0)
     return dcg / idcg if idcg > 0.0 else empty_value
 
 

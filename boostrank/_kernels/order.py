@@ -64,7 +64,7 @@ def sort_within_groups(scores, offsets, descending):
         b = offsets[g + 1]
         if b - a == 0:
             continue
-        local = merge_order(scores, None, a, b - a, descending)
+        local = merge_order(-scores[a:b] if descending else scores[a:b].copy())
         for i in range(b - a):
             order[a + i] = a + local[i]
     return order
@@ -131,7 +131,7 @@ def sort_run(key, a, b, c1, c2):
             c1[j + 1] = v1
             c2[j + 1] = v2
     else:
-        local = merge_order(key, None, a, b - a, False)
+        local = merge_order(key[a:b].copy())
         ks = key[a:b][local]
         v1s = c1[a:b][local]
         v2s = c2[a:b][local]
@@ -394,8 +394,8 @@ def _image_grid_is_finer(scores, span):
     n = scores.shape[0]
     m = 1024
     step = n // m
-    every = scores[0:step * m:step].copy()
-    sample = every[merge_order(every, None, 0, m, False)]
+    sample = scores[0:step * m:step].copy()
+    merge_order(sample)
     room = n / m
     linear = 0
     image = 0
@@ -476,28 +476,40 @@ def pessimistic_order(scores, labels, a, b):
     §2.1.3), and equal labels keep input order.  The result is deterministic and
     does not depend on the input order of different labels.
 
+    Two stable sorts on float64 keys (:func:`merge_order`, the instantiation every
+    order shares): by label, then that order by score descending.
+
     Returns
     -------
     order : ndarray of int64, shape (b - a,)
         Local indices (0..b-a-1), best position first.
     """
-    return merge_order(scores, labels, a, b - a, False)
+    n = b - a
+    keys = np.empty(n)
+    for i in range(n):
+        keys[i] = labels[a + i]
+    by_label = merge_order(keys)
+    for i in range(n):
+        keys[i] = -scores[a + by_label[i]]
+    by_score = merge_order(keys)
+    for i in range(n):
+        by_score[i] = by_label[by_score[i]]
+    return by_score
 
 
 @njit(cache=True)
-def merge_order(keys, labels, a, n, descending):
-    """Local order (0 … n−1) of rows a … a+n−1: with ``labels`` None, ``keys`` ascending (``descending``:
-    −keys ascending), ties in row order, NaN last; with labels, :func:`before`'s pessimistic order.
+def merge_order(kb):
+    """Sort ``kb`` ascending in place (stable, NaN last) and return the permutation that did it.
 
-    A stable merge sort (runs of 16 by insertion) written out rather than ``np.argsort``:
-    Numba's merge sort, compiled once per key type, cost 2.5 s of a first λ-AUC round and
-    2.4 s of a first metric (benchmarks/cold_start.py).  ``labels is None`` is decided when
-    Numba compiles, so each of the two uses is its own instantiation.  By key alone the
-    keys move with the rows (direct loads: 1.4× faster than comparing through the order).
+    The one sort of the kernels (callers pass a local copy: the negated scores for a
+    descending order): a merge sort, runs of 16 by insertion, the keys moving with the
+    rows (direct loads: comparing through the order was 1.35× slower).  Written out
+    rather than ``np.argsort``: Numba's merge sort, compiled once per key type, cost 2.5 s
+    of a first λ-AUC round and 2.4 s of a first metric (benchmarks/cold_start.py).  One
+    argument on purpose: Numba compiles a call with a constant argument (0, False) for
+    that constant's literal type, a compile per constant.
     """
-    if labels is not None:
-        return _merge_rows(keys, labels, a, n)
-    kb = -keys[a:a + n] if descending else keys[a:a + n].copy()
+    n = kb.shape[0]
     src = np.empty(n, dtype=np.int64)
     for i in range(n):
         src[i] = i
@@ -519,6 +531,7 @@ def merge_order(keys, labels, a, n, descending):
     dst = np.empty(n, dtype=np.int64)
     kd = np.empty_like(kb)
     width = run
+    passes = 0
     while width < n:
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)
@@ -536,43 +549,10 @@ def merge_order(keys, labels, a, n, descending):
         src, dst = dst, src
         kb, kd = kd, kb
         width *= 2
-    return src
-
-
-@njit(cache=True)
-def _merge_rows(keys, labels, a, n):
-    """:func:`merge_order`'s pessimistic case: the same merge sort, comparing rows through :func:`before`."""
-    src = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        src[i] = i
-    run = 16
-    for lo in range(0, n, run):
-        hi = min(lo + run, n)
-        for t in range(lo + 1, hi):
-            cur = src[t]
-            j = t
-            while j > lo and before(keys, labels, a, cur, src[j - 1]):
-                src[j] = src[j - 1]
-                j -= 1
-            src[j] = cur
-    if n <= run:
-        return src
-    dst = np.empty(n, dtype=np.int64)
-    width = run
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j = lo, mid
-            for k in range(lo, hi):
-                if j >= hi or (i < mid and not before(keys, labels, a, src[j], src[i])):
-                    dst[k] = src[i]
-                    i += 1
-                else:
-                    dst[k] = src[j]
-                    j += 1
-        src, dst = dst, src
-        width *= 2
+        passes += 1
+    if passes % 2:  # the sorted keys sit in the scratch: back into the caller's array (a loop: a
+        for i in range(n):  # slice assignment compiled a shape-error path, 1.5 s)
+            kd[i] = kb[i]
     return src
 
 

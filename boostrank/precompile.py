@@ -86,10 +86,14 @@ def _objectives():
     rng = np.random.default_rng(1)
     long_y = (rng.random(4000) < 0.2).astype(float)
     br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
+    # the λ kernel on the engines' threads (LightGBM's default): its parallel twin
+    obj = br.LambdaObjective("auc", n_jobs=-1)
+    obj.gradients(s, obj.check_labels(y, off))
 
 
 def _rankncg():
     import boostrank as br
+    from boostrank._kernels.config import ERFC_PARALLEL_MIN_POINTS
 
     X, y, qid, s = _data()
     for link, method in (("probit", "fast"), ("probit", "exact"), ("logistic", "exact")):
@@ -98,6 +102,8 @@ def _rankncg():
     for side in ("both", "above", "below"):
         br.erfc_sum(rng.normal(size=64), rng.normal(size=64), rng.random(64), side=side)
         br.erfc_sum(rng.normal(size=64), rng.normal(size=64), rng.random(64), side=side, method="exact")
+    big = ERFC_PARALLEL_MIN_POINTS // 2 + 1  # past it the sum's steps run on Numba's threads
+    br.erfc_sum(rng.normal(size=big), rng.normal(size=big), rng.random(big))
 
 
 def _mip():

@@ -444,6 +444,21 @@ def test_warmup_compiles_the_chosen_groups_and_refuses_unknown_ones(capsys):
 
 
 @pytest.mark.slow
+def test_warmup_reaches_the_parallel_twins_of_the_kernels():
+    """LightGBM's default threads take the parallel λ kernel and long erfc sums the parallel series steps:
+    `boostrank warmup` must compile those too, not only the one-thread kernels small inputs take."""
+    import numba
+
+    from boostrank._kernels.erfc import target_sums_parallel
+    from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
+    from boostrank.precompile import WARMUP_GROUPS
+
+    WARMUP_GROUPS["objectives"]()
+    WARMUP_GROUPS["rankncg"]()
+    if numba.get_num_threads() > 1:
+        assert lambda_auc_kernel_parallel.signatures and target_sums_parallel.signatures
+
+
 def test_warmup_fills_an_empty_cache_saying_so_once_and_later_processes_are_silent(tmp_path):
     """A fresh NUMBA_CACHE_DIR: the first compile says so once on stderr and `boostrank warmup` leaves cache
     index files for the metric kernels; a later process finds them and says nothing."""

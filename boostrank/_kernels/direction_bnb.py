@@ -146,7 +146,8 @@ def direction_bnb(pairs, stack, counters, best, best_w, limits, records):
                     at_centre += c_minus[p]
         if base + at_centre > best:
             best = base + at_centre
-            best_w[:] = centre
+            for j in range(best_w.shape[0]):  # a loop: a slice assignment compiles Numba's shape-error path
+                best_w[j] = centre[j]
         bound = base + undecided
         if cnt == 0 or bound <= best + tol:
             continue

@@ -18,7 +18,7 @@ from numba import njit, prange
 
 from .config import EXP_FASTMATH, PAIR_SUM_FASTMATH
 from .link import probit_rho_slope
-from .metrics import mauc_class_weights
+from .metrics import mauc_class_weights, mauc_class_weights_rows
 from .order import merge_order, pessimistic_order, pessimistic_reorder
 
 
@@ -39,8 +39,8 @@ def lambda_auc_tables(labels, offsets):
 
     They depend on the labels only, so an objective computes them once per data set
     (counting labels row by row is a chain of dependent stores, a seventh of the kernel
-    on MQ2008).  NumPy, not Numba: it runs once per fit, and compiled in parallel it
-    cost 1.4 s of a first λ-AUC round.
+    on MQ2008).  Counted in NumPy, weighted by the metric's own serial kernel: it runs
+    once per fit, and a parallel loop here cost 1.4 s of compile in a first λ-AUC round.
 
     Returns
     -------
@@ -49,7 +49,7 @@ def lambda_auc_tables(labels, offsets):
         of the bucketed layout; C = max label + 1.
     weights : ndarray of float64, shape (n_groups, C)
         ω of :func:`~boostrank._kernels.metrics.mauc_class_weights` (0/1 labels:
-        ω_1 = 1 / (m n)); the same formula, over all queries at once.
+        ω_1 = 1 / (m n)).
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     n_groups = offsets.shape[0] - 1
@@ -59,13 +59,7 @@ def lambda_auc_tables(labels, offsets):
     counts = np.bincount(query * n_cls + labels, minlength=n_groups * n_cls).reshape(n_groups, n_cls)
     start = np.zeros((n_groups, n_cls + 1), dtype=np.int64)
     np.cumsum(counts, axis=1, out=start[:, 1:])
-    n = sizes[:, None].astype(np.float64)
-    n_rel = n - counts[:, :1]
-    present = (counts > 0) & (counts < n) & (n_rel > 0)
-    present[:, 0] = False
-    with np.errstate(divide="ignore"):
-        weights = np.where(present, 1.0 / (n_rel * (n - counts)), 0.0)
-    return start, weights
+    return start, mauc_class_weights_rows(counts.astype(np.float64), sizes.astype(np.float64))
 
 
 _LN2_HI = 6.93147180369123816490e-01
@@ -269,10 +263,10 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
     """:func:`lambda_auc_kernel` with its queries spread over Numba's threads (the same output).
 
     ``bounds``: int64 query indices 0 = b_0 < … < b_k = n_groups; each chunk of queries
-    b_c … b_{c+1} − 1 is one task.  A kernel of its own, compiled on first use, whose
-    parallel loop only calls the serial kernel: below ``PARALLEL_MIN_ROWS`` rows the
-    objective runs on one thread, and parallel loops around the kernel's own loops cost
-    4 s more to compile.
+    b_c … b_{c+1} − 1 is one task.  A kernel of its own, compiled only when the objective
+    runs on more than one thread (the engines' threads, or ``PARALLEL_MIN_ROWS`` rows),
+    whose parallel loop only calls the serial kernel: parallel loops around the kernel's
+    own loops cost ~3 s more to compile.
     """
     for c in prange(bounds.shape[0] - 1):
         lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, (bounds[c], bounds[c + 1]))

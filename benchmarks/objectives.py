@@ -15,7 +15,10 @@ gradients every round (callback + full trees), ``zero gradient`` returns zeros (
 trees have no split, so the round is nearly free: this is where an "empty objective
 costs 0.55× of lambdarank" comes from).
 
-Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 300] [--quick]
+The one-list table: a LightGBM round on one list of ``--one-list`` rows (10⁶), ``binary`` against λ-AUC's
+defaults, 30 rounds, default threads.
+
+Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 300] [--quick] [--one-list 1000000]
 """
 
 from __future__ import annotations
@@ -202,6 +205,34 @@ def print_round_times(results, vali, rounds, repeat):
                   + ("within" if ratio <= floor + 0.05 else "OVER"), flush=True)
 
 
+def one_list_round_times(n, rounds, repeat):
+    """A LightGBM round on one list of ``n`` rows (20 features, 7 % positives), ``binary`` against the λ-AUC
+    objective with its defaults (the probit series), both at LightGBM's and Numba's default threads: the best
+    of ``repeat`` interleaved trainings of ``rounds`` rounds, each with its first-round setup."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 20))
+    y = ((X[:, 0] + np.sin(X[:, 1] * 2) + rng.normal(size=n) * 1.5) > 2.8).astype(float)
+    ds = lgb.Dataset(X, y, free_raw_data=False).construct()
+    best = {"binary": float("inf"), "λ-AUC": float("inf")}
+    for _ in range(repeat):
+        for name in best:
+            obj = "binary" if name == "binary" else br.lightgbm_objective("auc")
+            t = time.perf_counter()
+            lgb.train({"objective": obj, "verbose": -1}, ds, num_boost_round=rounds)
+            best[name] = min(best[name], (time.perf_counter() - t) / rounds)
+    return best
+
+
+def print_one_list(results, n, rounds, repeat):
+    """The one-list round table (#47: a λ-AUC round at most 1.5× ``binary``'s at 10⁶ rows)."""
+    rt = one_list_round_times(n, rounds, repeat)
+    results["one_list"] = {"rows": n, "rounds": rounds, "seconds_per_round": rt,
+                           "ratio": rt["λ-AUC"] / rt["binary"]}
+    print(f"\none list of {n} rows, LightGBM, {rounds} rounds, default threads, best of {repeat}: binary "
+          f"{rt['binary'] * 1e3:.1f} ms/round, λ-AUC {rt['λ-AUC'] * 1e3:.1f} ms/round "
+          f"({rt['λ-AUC'] / rt['binary']:.2f}x)", flush=True)
+
+
 def evaluate(y, s, q):
     return {m: float(fn(y, s, q)) for m, fn in METRICS.items()}
 
@@ -220,6 +251,7 @@ def main(argv=None):
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="50 rounds, 1 timing repeat, 2 folds")
     ap.add_argument("--times-only", action="store_true", help="only the round-time table (engine threads 2 and 1)")
+    ap.add_argument("--one-list", type=int, default=1_000_000, help="rows of the one-list round table (0: skip)")
     ap.add_argument("--json", default=str(HERE / "results" / "objectives.json"))
     args = ap.parse_args(argv)
     if args.quick:
@@ -234,6 +266,8 @@ def main(argv=None):
     results = {"settings": vars(args), "holdout": {}, "cv": {}, "floors": {}}
     if args.times_only:
         print_round_times(results, vali, args.rounds, args.repeat)
+        if args.one_list:
+            print_one_list(results, args.one_list, 30, 2 * args.repeat)
         write_json(args.json, results)
         return
     for engine, objective in METHODS:
@@ -244,6 +278,8 @@ def main(argv=None):
         results["holdout"][f"{engine} {objective}"] = {"seconds": min(times), **evaluate(test.y, scores, test.qid)}
     results["floors"] = floors(vali, args.rounds, args.repeat)
     print_round_times(results, vali, args.rounds, args.repeat)
+    if args.one_list:
+        print_one_list(results, args.one_list, 30, 2 * args.repeat)
 
     native = results["holdout"]["lightgbm lambdarank"]["seconds"]
     print(f"\nvali -> test{'':<24}{'seconds':>8} {'÷lambdarank':>11} " + " ".join(f"{m:>8}" for m in METRICS))

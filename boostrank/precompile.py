@@ -86,6 +86,8 @@ def _objectives():
     rng = np.random.default_rng(1)
     long_y = (rng.random(4000) < 0.2).astype(float)
     br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
+    one_list = br.LambdaObjective("auc")  # ... writing the engines' float32 buffers
+    one_list.gradients(rng.normal(size=4000), one_list.check_labels(long_y), np.float32)
     # the λ kernel on the engines' threads (LightGBM's default): its parallel twin
     obj = br.LambdaObjective("auc", n_jobs=-1)
     obj.gradients(s, obj.check_labels(y, off))

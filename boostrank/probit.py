@@ -90,12 +90,13 @@ class SeriesWork:
     ``arrays``: the sweeps' work arrays (a fresh set every call cost page faults on long
     lists); ``lists``: the class ids and weights of the lists that go through one call;
     ``classes``: each long list's class ids and weights, by its rows (np.bincount alone is
-    2 ms a round at 10⁶ rows).
+    2 ms a round at 10⁶ rows); ``labels``: (the labels array given, its checked int64 grades).
     """
 
     def __init__(self):
         self.arrays = None
         self.lists = None
+        self.labels = None
         self.classes: dict = {}
 
     def class_weights(self, y, a, b):
@@ -126,13 +127,12 @@ def _fast_one_list(s, y, sigma, eps, grad, hess, work, rows):
         _too_wide(s)
 
 
-def _uniform_one_list(s, y, sigma, eps, grad, hess, work, rows):
-    """:func:`uniform_series_lambdas` of one list, its class weights kept in ``work``."""
+def _uniform_one_list(s, y, sigma, eps, grad, hess, work, rows, scale=1.0):
+    """:func:`uniform_series_lambdas` of one list, its class weights kept in ``work``, its λs times ``scale``."""
     cls, wmat, _ = _class_weights_of(work, y, *rows)
     par, _, _ = _series(eps)
-    t = (ERFC_ALPHA * sigma) * s
-    if not uniform_series_lambdas(t, cls, wmat, par.r, par.h, par.p, sigma, probit_hessian_scale(sigma, ERFC_ALPHA),
-                                  grad, hess):
+    if not uniform_series_lambdas(s, ERFC_ALPHA * sigma, cls, wmat, par.r, par.h, par.p, sigma * scale,
+                                  probit_hessian_scale(sigma, ERFC_ALPHA) * scale, grad, hess):
         _too_wide(s)
 
 
@@ -155,7 +155,7 @@ def _workspace(work, n):
 
 
 def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", eps=1e-6,
-                      auto_min_rows=AUTO_MIN_ROWS, grad=None, hess=None, work=None, uniform=False):
+                      auto_min_rows=AUTO_MIN_ROWS, grad=None, hess=None, work=None, uniform=False, scale=1.0):
     """λ-AUC gradients and hessians with the probit link, exact or through the series.
 
     Parameters
@@ -182,7 +182,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     uniform : bool, default=False
         Weigh each pair by the statistic's own |ω_h − ω_l| (1/(mn) for AUC), not by
         Welleck's swap weight |p_h − p_l| |ω_h − ω_l|: the gradient of the erfc-smoothed
-        WMW statistic (Raykar et al.), through :mod:`boostrank._kernels.pair_series`.
+        WMW statistic (Raykar et al.), through :func:`boostrank._kernels.erfc.uniform_series_lambdas`.
+    scale : float, default=1.0
+        Multiplies every λ and hessian (with ``uniform`` on lists that all take the series, inside the
+        kernel as it writes them: no pass over the outputs).
 
     The series kernel runs on Numba's thread count of the calling thread; see
     :func:`boostrank.objectives.numba_threads`.
@@ -194,17 +197,17 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     n = scores.shape[0]
     if method != "exact" and len(group_offsets) > 1 and np.diff(group_offsets).max() > MAX_LIST_ROWS:
         raise ValueError(f"method={method!r} takes lists of up to {MAX_LIST_ROWS} rows; use method='exact'")
-    labels = np.ascontiguousarray(labels).astype(np.int64, copy=False)
-    if labels.size and labels.min() < 0:
-        raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
-    if labels.size and labels.max() > n:
-        # the kernels size their class tables by the largest grade (10⁹: 7.45 GiB); only
-        # the grades' order and which are 0 matter, so number them densely, 0 kept
-        labels = np.searchsorted(np.unique(np.append(labels, 0)), labels).astype(np.int64)
+    labels = _dense_labels(labels, n, work)
     grad = np.empty(n) if grad is None else grad
     hess = np.empty(n) if hess is None else hess
     limit = pair_sum_max_rows(method, auto_min_rows, n)
     sizes = np.diff(group_offsets)
+    if scale != 1.0 and not (uniform and (sizes > limit).all()):
+        grad, hess = lambda_auc_probit(scores, labels, group_offsets, sigma, method, eps, auto_min_rows, grad, hess,
+                                       work, uniform)
+        grad *= scale
+        hess *= scale
+        return grad, hess
     out = None
     if grad.dtype != np.float64 and (sizes <= limit).any():
         out = grad, hess  # the pair sums accumulate in their output: in float64, then rounded
@@ -212,13 +215,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     if out is not None or grad.dtype == np.float64:
         lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, uniform, grad, hess)
     routed = np.flatnonzero(sizes > limit)
-    if uniform:
-        if routed.size and grad.dtype != np.float64:  # the series' sums need float64 (then rounded)
-            out = grad, hess
-            grad, hess = grad.astype(np.float64), hess.astype(np.float64)
+    if uniform:  # the kernel rounds its float64 sums into float32 buffers as it writes them
         for g in routed:
             a, b = group_offsets[g], group_offsets[g + 1]
-            _uniform_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, (a, b))
+            _uniform_one_list(scores[a:b], labels[a:b], sigma, eps, grad[a:b], hess[a:b], work, (a, b), scale)
         routed = routed[:0]
     # lists a thread sorts alone go through one call, a list per thread; longer lists
     # (or a lone one) are each split over the threads
@@ -234,6 +234,22 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         np.copyto(out[1], hess, casting="same_kind")
         return out
     return grad, hess
+
+
+def _dense_labels(labels, n, work):
+    """Labels as non-negative int64 grades below ``n``, checked once per ``work`` (an objective's data set)."""
+    if work is not None and work.labels is not None and work.labels[0] is labels:
+        return work.labels[1]
+    checked = np.ascontiguousarray(labels).astype(np.int64, copy=False)
+    if checked.size and checked.min() < 0:
+        raise ValueError("labels must be non-negative integers (0/1 for AUC, grades for MAUC)")
+    if checked.size and checked.max() > n:
+        # the kernels size their class tables by the largest grade (10⁹: 7.45 GiB); only
+        # the grades' order and which are 0 matter, so number them densely, 0 kept
+        checked = np.searchsorted(np.unique(np.append(checked, 0)), checked).astype(np.int64)
+    if work is not None:
+        work.labels = (labels, checked)
+    return checked
 
 
 def pair_sum_max_rows(method, auto_min_rows, n):

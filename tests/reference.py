@@ -518,3 +518,12 @@ def randomization_p_exact(a, b) -> float:
         signs = np.array([-1.0 if mask >> i & 1 else 1.0 for i in range(d.size)])
         count += abs((signs * d).mean()) >= observed * (1 - 1e-12)
     return count / 2 ** d.size
+
+
+def pairs_per_list_reference(labels, offsets):
+    """Pairs of differing labels in each list, counted pair by pair."""
+    out = []
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        v = list(labels[a:b])
+        out.append(sum(1 for i in range(len(v)) for j in range(i + 1, len(v)) if v[i] != v[j]))
+    return out

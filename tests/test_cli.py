@@ -453,10 +453,15 @@ def test_warmup_reaches_the_parallel_twins_of_the_kernels():
     from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
     from boostrank.precompile import WARMUP_GROUPS
 
+    from boostrank._kernels.erfc import uniform_series_lambdas
+
     WARMUP_GROUPS["objectives"]()
     WARMUP_GROUPS["rankncg"]()
     if numba.get_num_threads() > 1:
         assert lambda_auc_kernel_parallel.signatures and target_sums_parallel.signatures
+    # one long list through an engine: the series writes the engines' float32 buffers
+    assert any(str(sig[-1]) == "array(float32, 1d, C)" for sig in uniform_series_lambdas.signatures), \
+        uniform_series_lambdas.signatures
 
 
 def test_warmup_fills_an_empty_cache_saying_so_once_and_later_processes_are_silent(tmp_path):

@@ -575,3 +575,40 @@ def test_pair_settings_are_refused_for_ndcg():
         LambdaObjective("ndcg", pair_fraction=0.5)
     g, _ = br.lambda_gradients([0.0, 1.0], [1, 0], metric="ndcg")  # its exact default is no setting to refuse
     assert g[0] < 0
+
+
+@pytest.mark.parametrize("kind", ["binary", "grades", "real", "large", "fractional", "top grade 63", "empty"])
+def test_pairs_per_list_counts_pairs_of_differing_labels(kind):
+    """What link="auto" decides on: small integer grades counted without a sort, anything else through
+    np.unique, both against the pair-by-pair count (empty and one-row lists included)."""
+    from boostrank.objectives import _pairs_per_list
+
+    rng = np.random.default_rng(len(kind))
+    off = np.array([0, 0, 1, 31, 31, 90, 200]) if kind != "empty" else np.array([0, 0])
+    n = int(off[-1])
+    y = {"binary": rng.integers(0, 2, n), "grades": rng.integers(0, 5, n), "real": np.round(rng.normal(size=n), 1),
+         "large": rng.integers(0, 3, n) * 1000, "fractional": rng.integers(0, 3, n) + 0.5,
+         "top grade 63": rng.integers(60, 64, n), "empty": np.zeros(0)}[kind].astype(np.float64)
+    assert _pairs_per_list(y, off).tolist() == ref.pairs_per_list_reference(y, off)
+
+
+@pytest.mark.parametrize("case", ["short lists", "one long list", "one long list, swap weights", "ndcg"])
+def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeypatch):
+    """The notice looks up the cache of the kernel this data set's λs run through (one long list takes the
+    probit series, not the logistic kernel: checking that one printed the notice on every warm run)."""
+    from boostrank import precompile
+    from boostrank._kernels.erfc import uniform_series_lambdas
+    from boostrank._kernels.lambda_series import _both_sweeps
+    from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
+
+    seen = []
+    monkeypatch.setattr(precompile, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
+    rng = np.random.default_rng(0)
+    n = 30 if case == "short lists" else 3000
+    y = (rng.random(n) < 0.3).astype(float)
+    off = np.arange(0, n + 1, 10) if case == "short lists" else np.array([0, n])
+    obj = LambdaObjective("ndcg" if case == "ndcg" else "auc", pair_weight="swap" if "swap" in case else "auto")
+    obj.check_labels(y, off)
+    expected = {"short lists": lambda_auc_kernel, "one long list": uniform_series_lambdas,
+                "one long list, swap weights": _both_sweeps, "ndcg": lambda_ndcg_kernel}[case]
+    assert seen == [("λ", expected)]

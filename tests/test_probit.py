@@ -26,6 +26,8 @@ def _list(kind, n, rng, rate=0.3):
         s = np.round(rng.normal(size=n))
     elif kind == "spread":  # clusters many cut-offs apart: the sweeps restart their blocks
         s = rng.choice([-1e3, 0.0, 9.0, 1e4], size=n) + rng.normal(size=n)
+    elif kind == "far":  # more blocks apart than a dense block range holds: the occupied blocks only
+        s = rng.choice([0.0, 1e6], size=n) + rng.normal(size=n)
     else:
         s = np.zeros(n)
     return s, (rng.random(n) < rate).astype(np.float64)
@@ -61,7 +63,7 @@ def test_exact_uniform_probit_kernel_matches_pair_oracle(kind, n, graded):
 
 @pytest.mark.parametrize("graded", [False, True])
 @pytest.mark.parametrize("eps", [1e-3, 1e-6, 1e-10])
-@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread"])
+@pytest.mark.parametrize("kind", ["random", "ties", "zeros", "spread", "far"])
 @pytest.mark.parametrize("n", [1, 2, 5, 100, 1000, 5000])
 def test_uniform_series_within_bound_of_exact(n, kind, eps, graded):
     rng = np.random.default_rng(7 * n + len(kind))
@@ -596,20 +598,65 @@ def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
         lambda_auc_probit(s, grades, off, method="fast")
 
 
+@pytest.mark.parametrize("uniform", [False, True])
 @pytest.mark.parametrize("sizes", [[3000], [300, 200, 5000], [1, 40, 300, 0, 2000]])
-def test_float32_buffers_receive_the_float64_sums_rounded(sizes):
-    """The engines' float32 buffers: written directly by the series, through float64 when
-    some list takes the pair sums (which accumulate in their output)."""
+def test_float32_buffers_receive_the_float64_sums_rounded(sizes, uniform):
+    """The engines' float32 buffers: written directly by the series (either pair weight), through
+    float64 when some list takes the pair sums (which accumulate in their output)."""
     rng = np.random.default_rng(len(sizes))
     offsets = np.r_[0, np.cumsum(sizes)]
     n = offsets[-1]
     s, y = rng.normal(size=n), (rng.random(n) < 0.3).astype(np.float64)
-    g64, h64 = lambda_auc_probit(s, y, offsets, sigma=1.3, work=SeriesWork())
+    g64, h64 = lambda_auc_probit(s, y, offsets, sigma=1.3, work=SeriesWork(), uniform=uniform)
     g32, h32 = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
-    out = lambda_auc_probit(s, y, offsets, sigma=1.3, grad=g32, hess=h32, work=SeriesWork())
+    out = lambda_auc_probit(s, y, offsets, sigma=1.3, grad=g32, hess=h32, work=SeriesWork(), uniform=uniform)
     assert out[0] is g32 and out[1] is h32
     np.testing.assert_array_equal(g32, g64.astype(np.float32))
     np.testing.assert_array_equal(h32, h64.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("uniform", [False, True])
+@pytest.mark.parametrize("sizes", [[3000], [300, 200, 5000], [1, 40, 300, 0, 2000]])
+def test_scale_multiplies_every_lambda_and_hessian(sizes, uniform, dtype):
+    """``scale``: inside the uniform series as it writes (lists that all take the series), else a product
+    afterwards; either way the scaled λs, to rounding."""
+    rng = np.random.default_rng(7 + len(sizes))
+    offsets = np.r_[0, np.cumsum(sizes)]
+    n = offsets[-1]
+    s, y = rng.normal(size=n), rng.integers(0, 3, size=n).astype(np.float64)
+    g, h = lambda_auc_probit(s, y, offsets, sigma=0.8, uniform=uniform)
+    gs, hs = lambda_auc_probit(s, y, offsets, sigma=0.8, uniform=uniform, scale=37.5,
+                               grad=np.empty(n, dtype), hess=np.empty(n, dtype), work=SeriesWork())
+    tol = 1e-13 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(gs, 37.5 * g, rtol=tol, atol=tol * 37.5 * np.abs(g).max())
+    np.testing.assert_allclose(hs, 37.5 * h, rtol=tol, atol=tol * 37.5 * np.abs(h).max())
+
+
+@pytest.mark.parametrize("kind", ["random", "ties", "spread", "classes", "nan", "inf", "wide", "two rows"])
+def test_parallel_grouping_is_the_serial_counting_sort(kind):
+    """The uniform series' grouping by (block, class) in parallel row chunks: the serial counting sort's
+    order, offsets and values exactly; refused (``ok`` False) on non-finite or too widely spread scores."""
+    from boostrank._kernels.erfc import _group_by_block_and_class, _group_dense
+
+    rng = np.random.default_rng(len(kind))
+    n = 2 if kind == "two rows" else 20_011
+    s = {"ties": np.round(rng.normal(size=n)), "spread": rng.choice([-40.0, 0.0, 9.0], size=n) + rng.normal(size=n),
+         "wide": rng.choice([0.0, 1e9], size=n)}.get(kind, rng.normal(size=n) * 3)
+    cls = rng.integers(0, 4 if kind == "classes" else 2, size=n).astype(np.int32)
+    n_cls, a, width = int(cls.max()) + 1, 0.7, 0.9
+    if kind in ("nan", "inf"):
+        s[n // 3] = np.nan if kind == "nan" else -np.inf
+    ok, occ, centres, start, ts, perm = _group_dense(s, a, cls, n_cls, width)
+    if kind in ("nan", "inf", "wide"):
+        assert not ok
+        return
+    assert ok
+    t = a * s
+    lo = math.floor(t.min() / width) * width
+    r_occ, r_centres, r_start, r_ts, r_perm = _group_by_block_and_class(t, cls, n_cls, lo, width)
+    for mine, theirs in ((occ, r_occ), (centres, r_centres), (start, r_start), (ts, r_ts), (perm, r_perm)):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_the_parallel_sort_gives_one_order_at_any_thread_count():

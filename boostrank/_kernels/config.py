@@ -46,6 +46,8 @@ MIXED_MIN_RATE = 0.12
 ERFC_BATCH = 256
 #: Work units erfc_sum's batches are dealt into: more balance the threads, each costs its scratch.
 ERFC_CHUNKS = 16
+#: Row chunks of the uniform probit λ's grouping passes (fixed, so the order does not depend on the threads)
+UNIFORM_CHUNKS = 16
 #: Fewer targets + sources sum on one thread (and never compile the parallel loops): below, the
 #: parallel region costs more than it splits (MEASUREMENTS.md, "first compile")
 ERFC_PARALLEL_MIN_POINTS = 10_000

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .config import ERFC_BATCH, ERFC_CHUNKS, SERIES_FASTMATH
+from .config import ERFC_BATCH, ERFC_CHUNKS, SERIES_FASTMATH, UNIFORM_CHUNKS
 from .order import merge_order
 
 
@@ -234,7 +234,7 @@ def _batch_rotations(x, bk, b0, bm, t, centres, h, th, c, s, c2, s2):
 def source_coefficients_parallel(z, q, start, centres, h, p, C, S, QB):
     """C[k, n] += Σ q cos((2n+1)θ), S[k, n] += Σ q sin((2n+1)θ), θ = 2h(z − c_k), per block.
 
-    Batches run in parallel, each into its own row of partial sums; the rows are
+    ``q`` empty: every point weighs 1.  Batches run in parallel, each into its own row of partial sums; the rows are
     then added per block, in batch order, so the thread count does not change the
     sum beyond rounding (:func:`source_coefficients_serial`; the series' reassociated
     loops may vectorise differently where inlined).
@@ -288,7 +288,7 @@ def _source_chunk(z, q, bat, centres, h, p, part, chunk, n_chunks):
         k, first, m = _batch_rotations(z, bk, b0, bm, t, centres, h, th, c, s, c2, s2)
         qsum = 0.0
         for b in range(m):
-            w[b] = q[first + b]
+            w[b] = q[first + b] if q.shape[0] else 1.0  # no weights: each point counts 1
             qsum += w[b]
         Qp[t] = qsum
         for n in range(p):
@@ -535,6 +535,78 @@ def _group_by_block_and_class(t, cls, n_cls, lo, width):
     return occ, centres, start, ts, perm
 
 
+@njit(cache=True, parallel=True)
+def _group_dense(s, a, cls, n_cls, width):
+    """:func:`_group_by_block_and_class` of t = a·s on the dense block range, in parallel chunks of rows.
+
+    Each chunk counts its rows per group, then writes them at its own offsets in the
+    group: the same stable order as the serial counting sort.  Returns (ok, occupied
+    blocks, centres, group offsets, t in group order, permutation); ``ok`` is False (and
+    the arrays empty) when t has NaN/inf or spans more blocks than a dense range holds.
+    """
+    n = s.shape[0]
+    nch = UNIFORM_CHUNKS
+    step = (n + nch - 1) // nch
+    los = np.empty(nch)
+    his = np.empty(nch)
+    for ch in prange(nch):
+        lo_c = math.inf
+        hi_c = -math.inf
+        for i in range(ch * step, min(n, (ch + 1) * step)):
+            x = a * s[i]
+            if not (abs(x) < math.inf):  # NaN fails this too
+                lo_c = math.nan
+                break
+            lo_c = min(lo_c, x)
+            hi_c = max(hi_c, x)
+        los[ch] = lo_c
+        his[ch] = hi_c
+    lo = math.inf
+    hi = -math.inf
+    ok = True
+    for ch in range(nch):
+        ok = ok and los[ch] == los[ch]
+        lo = min(lo, los[ch])
+        hi = max(hi, his[ch])
+    ok = ok and hi - lo < 2.0**40 * width
+    nb = 0
+    if ok:
+        lo = math.floor(lo / width) * width  # a grid through a multiple of the width: stable centres
+        nb = np.int64(math.floor((hi - lo) / width)) + 1
+        ok = nb <= 4 * n + 64
+    if not ok:  # one exit (Numba's parallel analysis takes no early return of another type)
+        nb = 0
+        n = 0
+        step = 0
+    ng = nb * n_cls
+    counts = np.zeros((nch, ng + 1), dtype=np.int64)
+    for ch in prange(nch):
+        for i in range(ch * step, min(n, (ch + 1) * step)):
+            counts[ch, np.int64(math.floor((a * s[i] - lo) / width)) * n_cls + cls[i] + 1] += 1
+    start = np.zeros(ng + 1, dtype=np.int64)
+    fill = np.empty((nch, ng), dtype=np.int64)
+    for g in range(ng):
+        at = start[g]
+        for ch in range(nch):
+            fill[ch, g] = at
+            at += counts[ch, g + 1]
+        start[g + 1] = at
+    ts = np.empty(n)
+    perm = np.empty(n, dtype=np.int64)
+    for ch in prange(nch):
+        for i in range(ch * step, min(n, (ch + 1) * step)):
+            x = a * s[i]
+            g = np.int64(math.floor((x - lo) / width)) * n_cls + cls[i]
+            j = fill[ch, g]
+            fill[ch, g] = j + 1
+            ts[j] = x
+            perm[j] = i
+    centres = np.empty(nb)
+    for k in range(nb):
+        centres[k] = lo + (k + 0.5) * width
+    return ok, np.arange(nb), centres, start, ts, perm
+
+
 @njit(cache=True)
 def _target_coefficients(C, S, Q, wmat, occ, centres, h, p):
     """Per target class c and block: the neighbourhood's coefficients Σ_e w_ce (sources of class e)
@@ -569,10 +641,16 @@ def _target_coefficients(C, S, Q, wmat, occ, centres, h, p):
 
 
 @njit(cache=True, parallel=True, fastmath=SERIES_FASTMATH)
-def _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, E, G):
-    """E = const − erfc series and G = Gaussian series at every point, both from one set of harmonics
-    (each batch lies in one (block, class) group, whose coefficients ``targets`` = (TC, TS, const) it reads)."""
+def _uniform_eval(ts, perm, start, gcentres, h, p, targets, series, up, factors, out):
+    """grad = lam·(up_c − E/2) and hess = hc·G at every point (E = const − erfc series, G = Gaussian series),
+    both from one set of harmonics (``series`` = their weights (ae, ag)), written through the permutation
+    into ``out`` = (grad, hess) of either float width; ``factors`` = (lam, hc).  Each batch lies in one
+    (block, class) group, whose coefficients ``targets`` = (TC, TS, const) it reads."""
     TC, TS, const = targets
+    ae, ag = series
+    lam, hc = factors
+    grad, hess = out
+    n_cls = up.shape[0]
     bk, b0, bm = _batches(start)
     nbat = bk.shape[0]
     n_chunks = min(ERFC_CHUNKS, nbat)
@@ -595,19 +673,24 @@ def _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, E, G):
                     u = c[b] * c2[b] - s[b] * s2[b]
                     s[b] = s[b] * c2[b] + c[b] * s2[b]
                     c[b] = u
+            base = lam * (up[g % n_cls] - 0.5 * const[g])
+            half = 0.5 * lam
             for b in range(m):
-                E[perm[first + b]] = const[g] - acc_e[b]
-                G[perm[first + b]] = acc_g[b]
+                i = perm[first + b]
+                grad[i] = base + half * acc_e[b]
+                hess[i] = hc * acc_g[b]
 
 
 @njit(cache=True)
-def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
+def uniform_series_lambdas(s, a, cls, wmat, width, h, p, lam, hc, grad, hess):
     """λ and hessian of one list with the statistic's own pair weights (comment above; Raykar §5).
 
     Parameters
     ----------
-    t : ndarray of float64, shape (n,)
-        ασ · scores.
+    s : ndarray of float64, shape (n,)
+        Scores; the series runs on t = a·s.
+    a : float
+        ασ (positive).
     cls : ndarray of int32, shape (n,)
         Class ids 0 … C−1 (the list's grades in increasing order).
     wmat : ndarray of float64, shape (C, C)
@@ -616,26 +699,32 @@ def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
         Block width (the cut-off radius), series step and harmonics
         (:func:`boostrank.erfc.joint_parameters`).
     lam, hc : float
-        σ and the hessian's factor σ²α/√π.
-    grad, hess : ndarray of float64, shape (n,)
-        Written in place.
+        σ and the hessian's factor σ²α/√π, each times any constant the caller scales the λs by.
+    grad, hess : ndarray of float64 or float32, shape (n,)
+        Written in place (float32 receives the float64 sums rounded).
 
     Returns
     -------
     bool
-        False when the scores span too many blocks for the series (nothing written).
+        False when the scores hold NaN/inf or span too many blocks for the series (nothing written).
     """
-    n = t.shape[0]
+    n = s.shape[0]
     n_cls = wmat.shape[0]
-    lo = math.inf
-    hi = -math.inf
-    for i in range(n):
-        lo = min(lo, t[i])
-        hi = max(hi, t[i])
-    if not (hi - lo < 2.0**40 * width):
-        return False
-    lo = math.floor(lo / width) * width  # a grid through a multiple of the width: stable centres
-    occ, centres, start, ts, perm = _group_by_block_and_class(t, cls, n_cls, lo, width)
+    if n == 0:
+        return True
+    ok, occ, centres, start, ts, perm = _group_dense(s, a, cls, n_cls, width)
+    if not ok:  # widely spread (or non-finite) scores: the serial sort over occupied blocks only
+        t = np.empty(n)
+        lo = math.inf
+        hi = -math.inf
+        for i in range(n):
+            t[i] = a * s[i]
+            lo = min(lo, t[i])
+            hi = max(hi, t[i])
+        if not (hi - lo < 2.0**40 * width):
+            return False
+        lo = math.floor(lo / width) * width
+        occ, centres, start, ts, perm = _group_by_block_and_class(t, cls, n_cls, lo, width)
     nb = occ.shape[0]
     gcentres = np.empty(nb * n_cls)
     for k in range(nb):
@@ -644,18 +733,15 @@ def uniform_series_lambdas(t, cls, wmat, width, h, p, lam, hc, grad, hess):
     C = np.zeros((nb * n_cls, p))
     S = np.zeros((nb * n_cls, p))
     Q = np.zeros(nb * n_cls)
-    source_coefficients_parallel(ts, np.ones(n), start, gcentres, h, p, C, S, Q)
+    source_coefficients_parallel(ts, ts[:0], start, gcentres, h, p, C, S, Q)
     targets = _target_coefficients(C, S, Q, wmat, occ, centres, h, p)
     ae, ag = series_weights(h, p)
-    _erfc_and_gauss(ts, perm, start, gcentres, h, p, targets, ae, ag, grad, hess)
     counts = np.zeros(n_cls)
-    for i in range(n):
-        counts[cls[i]] += 1.0
+    for g in range(nb * n_cls):
+        counts[g % n_cls] += start[g + 1] - start[g]
     up = np.zeros(n_cls)  # Σ_{e > c} w_ce n_e: each higher-class partner's 2 of erfc(−x) = 2 − erfc(x)
     for c in range(n_cls):
         for e in range(c + 1, n_cls):
             up[c] += wmat[c, e] * counts[e]
-    for i in range(n):
-        grad[i] = lam * (up[cls[i]] - 0.5 * grad[i])
-        hess[i] = hc * hess[i]
+    _uniform_eval(ts, perm, start, gcentres, h, p, targets, (ae, ag), up, (lam, hc), (grad, hess))
     return True

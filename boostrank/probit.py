@@ -88,13 +88,14 @@ class SeriesWork:
     """What the probit λ keeps between rounds for one data set (its labels and lists never change).
 
     ``arrays``: the sweeps' work arrays (a fresh set every call cost page faults on long
-    lists); ``lists``: the class ids and weights of the lists that go through one call;
-    ``classes``: each long list's class ids and weights, by its rows (np.bincount alone is
+    lists); ``uniform``: the uniform series' (t in group order, permutation); ``lists``: the
+    class ids and weights of the lists that go through one call; ``classes``: each long list's class ids and weights, by its rows (np.bincount alone is
     2 ms a round at 10⁶ rows); ``labels``: (the labels array given, its checked int64 grades).
     """
 
     def __init__(self):
         self.arrays = None
+        self.uniform = None
         self.lists = None
         self.labels = None
         self.classes: dict = {}
@@ -131,8 +132,15 @@ def _uniform_one_list(s, y, sigma, eps, grad, hess, work, rows, scale=1.0):
     """:func:`uniform_series_lambdas` of one list, its class weights kept in ``work``, its λs times ``scale``."""
     cls, wmat, _ = _class_weights_of(work, y, *rows)
     par, _, _ = _series(eps)
-    if not uniform_series_lambdas(s, ERFC_ALPHA * sigma, cls, wmat, par.r, par.h, par.p, sigma * scale,
-                                  probit_hessian_scale(sigma, ERFC_ALPHA) * scale, grad, hess):
+    n = s.shape[0]
+    have = None if work is None else work.uniform
+    if have is None or have[0].shape[0] < n:
+        have = (np.empty(n), np.empty(n, dtype=np.int64))
+        if work is not None:
+            work.uniform = have
+    if not uniform_series_lambdas(s, ERFC_ALPHA * sigma, cls, wmat, par.r, par.h, par.p,
+                                  (sigma * scale, probit_hessian_scale(sigma, ERFC_ALPHA) * scale), (grad, hess),
+                                  have):
         _too_wide(s)
 
 

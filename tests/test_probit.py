@@ -647,7 +647,8 @@ def test_parallel_grouping_is_the_serial_counting_sort(kind):
     n_cls, a, width = int(cls.max()) + 1, 0.7, 0.9
     if kind in ("nan", "inf"):
         s[n // 3] = np.nan if kind == "nan" else -np.inf
-    ok, occ, centres, start, ts, perm = _group_dense(s, a, cls, n_cls, width)
+    ts, perm = np.full(n + 3, np.nan), np.full(n + 3, -1)  # longer than the list: work arrays kept between calls
+    ok, occ, centres, start = _group_dense(s, a, cls, n_cls, width, ts, perm)
     if kind in ("nan", "inf", "wide"):
         assert not ok
         return
@@ -655,8 +656,9 @@ def test_parallel_grouping_is_the_serial_counting_sort(kind):
     t = a * s
     lo = math.floor(t.min() / width) * width
     r_occ, r_centres, r_start, r_ts, r_perm = _group_by_block_and_class(t, cls, n_cls, lo, width)
-    for mine, theirs in ((occ, r_occ), (centres, r_centres), (start, r_start), (ts, r_ts), (perm, r_perm)):
+    for mine, theirs in ((occ, r_occ), (centres, r_centres), (start, r_start), (ts[:n], r_ts), (perm[:n], r_perm)):
         np.testing.assert_array_equal(mine, theirs)
+    assert np.isnan(ts[n:]).all() and (perm[n:] == -1).all()
 
 
 def test_the_parallel_sort_gives_one_order_at_any_thread_count():

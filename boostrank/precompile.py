@@ -187,7 +187,7 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
         futures = {pool.submit(_warm_group, name): name for name in ordered}
         for done in as_completed(futures):
             seconds[futures[done]] = done.result()
-            bar.set_postfix_str(futures[done])
+            bar.set_postfix_str(f"{futures[done]} done", refresh=False)
             bar.update(1)
     return {name: seconds[name] for name in names}
 

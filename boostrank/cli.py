@@ -465,7 +465,8 @@ def build_parser() -> argparse.ArgumentParser:
     warm = sub.add_parser("warmup", help="compile the Numba kernels into the cache ahead of time (images, CI)",
                           description="compile the Numba kernels into Numba's on-disk cache ahead of time, so the "
                                       "first metric, objective round or MIP fit of later processes loads them "
-                                      "instead of compiling (a fresh install: about 40 s on 2 cores, the groups in parallel processes)",
+                                      "instead of compiling (a fresh install: about 40 s on 2 cores, its groups "
+                                      "in parallel processes)",
                           formatter_class=_Formatter)
     warm.add_argument("--only", help="comma list of groups to compile: metrics, objectives, rankncg, mip")
     warm.add_argument("--n-jobs", type=int, default=None,

@@ -178,13 +178,14 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
                 bar.set_postfix_str(name)
                 seconds[name] = _warm_group(name)
         return seconds
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     ordered = sorted(names, key=_LONGEST_FIRST.index)  # the last group to start is a short one
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool, \
+    # child interpreters, not multiprocessing: its spawn start re-runs the caller's script, so a script calling
+    # br.warmup() at top level without a __main__ guard would start workers from its workers
+    with ThreadPoolExecutor(jobs) as pool, \
             tqdm(total=len(names), desc="compiling kernels", unit="group", disable=not progress) as bar:
-        futures = {pool.submit(_warm_group, name): name for name in ordered}
+        futures = {pool.submit(_warm_group_in_child, name): name for name in ordered}
         for done in as_completed(futures):
             seconds[futures[done]] = done.result()
             bar.set_postfix_str(f"{futures[done]} done", refresh=False)
@@ -192,8 +193,27 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
     return {name: seconds[name] for name in names}
 
 
+def _warm_group_in_child(name: str) -> float:
+    """:func:`_warm_group` in a fresh interpreter (its notices on this process's stderr); its seconds."""
+    import subprocess
+
+    # the parent's copy of boostrank (and so its cache), whatever the child's working directory holds
+    code = ("import sys; sys.path.insert(0, sys.argv[2]); from boostrank.precompile import _warm_group; "
+            "print(_warm_group(sys.argv[1]))")
+    done = subprocess.run([sys.executable, "-c", code, name, _package_root()], stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"warming up {name!r} failed in its process (exit code {done.returncode}); its error "
+                           f"is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def _package_root() -> str:
+    """The directory this boostrank is imported from."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _warm_group(name: str) -> float:
-    """Seconds to compile (or load) one warm-up group; module level, so a worker process can run it."""
+    """Seconds to compile (or load) one warm-up group."""
     t = time.perf_counter()
     WARMUP_GROUPS[name]()
     return time.perf_counter() - t

@@ -443,6 +443,19 @@ def test_warmup_compiles_the_chosen_groups_and_refuses_unknown_ones(capsys):
     assert "unknown warm-up group(s) ['kernels']" in capsys.readouterr().err
 
 
+def test_warmup_from_a_script_without_a_main_guard(tmp_path):
+    """The parallel warm-up starts child interpreters, not multiprocessing's spawn workers (which re-run the
+    calling script: a top-level ``br.warmup()`` would start workers from its workers and fail)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "warm.py"
+    script.write_text("import boostrank as br\nprint(sorted(br.warmup(['metrics', 'mip'], progress=False, n_jobs=2)))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['metrics', 'mip']"
+
+
 @pytest.mark.parametrize("n_jobs", [0, -2, True, 1.5, "2"])
 def test_warmup_refuses_a_process_count_that_is_not_one(n_jobs):
     from boostrank.precompile import warmup

@@ -206,13 +206,14 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
     n = scores.shape[0]
     if method != "exact" and len(group_offsets) > 1 and np.diff(group_offsets).max() > MAX_LIST_ROWS:
         raise ValueError(f"method={method!r} takes lists of up to {MAX_LIST_ROWS} rows; use method='exact'")
-    labels = _dense_labels(labels, n, work)
+    raw, labels = labels, _dense_labels(labels, n, work)
     grad = np.empty(n) if grad is None else grad
     hess = np.empty(n) if hess is None else hess
     limit = pair_sum_max_rows(method, auto_min_rows, n)
     sizes = np.diff(group_offsets)
     if scale != 1.0 and not (uniform and (sizes > limit).all()):
-        grad, hess = lambda_auc_probit(scores, labels, group_offsets, sigma, method, eps, auto_min_rows, grad, hess,
+        # the labels as given: the work's checked copy is keyed on them
+        grad, hess = lambda_auc_probit(scores, raw, group_offsets, sigma, method, eps, auto_min_rows, grad, hess,
                                        work, uniform)
         grad *= scale
         hess *= scale

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["TimeBudget", "BNB_SHARE"]
+from numba.core import event
+
+__all__ = ["TimeBudget", "BNB_SHARE", "work_clock"]
 
 BNB_SHARE = 0.4
 """Share of the time left after the search that the branch and bound may use (30 s
@@ -12,11 +14,45 @@ without a time limit); the MIP gets the rest when nothing is proven.  When no MI
 can follow (one list with more than ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
 
 
+class _CompileSeconds(event.Listener):
+    """Seconds this process has spent in Numba compiles (outermost ones: a kernel's callees
+    compile inside it)."""
+
+    def __init__(self):
+        self.total = 0.0
+        self._depth = 0
+        self._start = 0.0
+
+    def on_start(self, ev):
+        self._depth += 1
+        if self._depth == 1:
+            self._start = time.perf_counter()
+
+    def on_end(self, ev):
+        self._depth -= 1
+        if self._depth == 0:
+            self.total += time.perf_counter() - self._start
+
+
+_COMPILES = _CompileSeconds()
+event.register("numba:compile", _COMPILES)
+
+
+def work_clock() -> float:
+    """``time.perf_counter()`` that stands still while Numba compiles.
+
+    A fit's ``time_limit`` is the time it works: a first fit on a fresh cache compiles its kernels
+    inside the fit (seconds), and with the wall clock it would search less and return another model
+    than the same fit a second time (issue 47).  Compiles that are still running count until they end.
+    """
+    return time.perf_counter() - _COMPILES.total
+
+
 class TimeBudget:
     """One clock for a fit: the seconds left of ``time_limit`` and each stage's share of them.
 
     Without a time limit every stage gets a fixed allowance instead (``UNLIMITED``), so a
-    fit without one still ends.
+    fit without one still ends.  Seconds are :func:`work_clock`'s: Numba compiles do not count.
     """
 
     UNLIMITED = {"search": 10.0, "search before bnb": 2.0, "bnb": 30.0, "search after bnb": 8.0}
@@ -26,15 +62,15 @@ class TimeBudget:
     MIN_SEARCH = 0.1
 
     def __init__(self, time_limit):
-        self.start = time.perf_counter()
+        self.start = work_clock()
         self.deadline = None if time_limit is None else self.start + float(time_limit)
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+        return work_clock() - self.start
 
     def left(self):
         """Seconds left, or None without a time limit."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+        return None if self.deadline is None else max(0.0, self.deadline - work_clock())
 
     def expired(self, floor: float) -> bool:
         """Fewer than ``floor`` seconds are left (never without a time limit)."""

@@ -265,7 +265,8 @@ class TopKReranker(RankingEstimator):
     margin, solver, n_jobs, mip_gap, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
-        Seconds for the whole fit, cross-fitting included: the gate's fits share half
+        Seconds for the whole fit, cross-fitting included (Numba's compiles on a first run
+        do not count, as in :class:`MIPRanker`): the gate's fits share half
         (each what is left of it, divided by the fits left), the final fit gets the rest.
         Every MIP fit gets at least 0.1 s, so a budget spent before the gate (a slow
         ``base_estimator``) is exceeded by about that much per fit.

@@ -238,7 +238,8 @@ class MIPRanker(RankingEstimator):
         ``pulp.CPLEX_CMD()``, ``pulp.SCIP_CMD()``, ...) solves the same model through PuLP,
         under the fit's time limit.
     time_limit : float or None, default=60.0
-        Seconds for the whole fit (search and solver); None: the search runs to
+        Seconds for the whole fit (search and solver), not counting Numba's compiles on a
+        first run (:func:`boostrank.budget.work_clock`); None: the search runs to
         convergence and the solver to optimality.
     n_jobs : int, default=None
         Solver threads (the solver's default).

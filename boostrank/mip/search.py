@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import direction_bnb as _kb
+from ..budget import work_clock
 from .._kernels.config import (BNB_NODES, BNB_RECORDED_PAIRS, BNB_RECORDS, BNB_TOP, BnbLimits, BnbPairs,
                                BnbRecords, BnbStack)
 from .._kernels.rank_sweep import MODE_PAIRS
@@ -114,7 +115,7 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
     SearchResult
         The best direction over all starts (ties: the first start listed).
     """
-    t0 = time.perf_counter()
+    t0 = work_clock()
     d = data.U.shape[1]
     scored = []
     for name, w in starts.items():
@@ -146,7 +147,7 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
             best_val, best_w, improved_any, misses = val, w, True, 0
         else:
             misses += 1
-    return SearchResult(best_w, best_val, best_name, improved_any, False, time.perf_counter() - t0, walker.lines)
+    return SearchResult(best_w, best_val, best_name, improved_any, False, work_clock() - t0, walker.lines)
 
 
 def _better(a, b) -> bool:
@@ -162,7 +163,7 @@ class _Walker:
         self.max_rounds, self.others, self.lines = max_rounds, others, 0
 
     def out_of_time(self) -> bool:
-        return time.perf_counter() > self.deadline
+        return work_clock() > self.deadline
 
     def walk(self, w, val):
         """(w, value, whether it moved) at the local optimum reached from ``w``."""
@@ -425,13 +426,13 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     cache = {}
     chunk = 64
     while True:
-        c0 = time.perf_counter()
+        c0 = work_clock()
         status = run.run(chunk, min_width, tol)
         if status == _kb.POOL:
             run.grow()
             continue
         for centre, base, face, idx in run.closed_boxes():
-            if deadline is not None and time.perf_counter() >= deadline:  # out of time: keep its bound
+            if deadline is not None and work_clock() >= deadline:  # out of time: keep its bound
                 closed = max(closed, base + float(np.maximum(c_plus[idx], c_minus[idx]).sum()))
                 continue
             bound_r, w_r, value_r = _resolve_point(D, c_plus, c_minus, centre, base, face, idx, run.best[0],
@@ -443,7 +444,7 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
         run.reset_records(2 * P if status == _kb.RECORDS else 0)
         if status == _kb.DONE:
             break
-        now = time.perf_counter()
+        now = work_clock()
         if deadline is not None and now >= deadline:
             break
         if status == _kb.BUDGET:  # chunks of about 10–50 ms: a box costs O(P d) near the root
@@ -492,7 +493,7 @@ def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.
     if data.mode != MODE_PAIRS or data.pu.size > MAX_BNB_PAIRS or (
             time_budget is not None and data.pu.size * _MERGE_SECONDS_PER_PAIR > max(0.5 * time_budget, 0.05)):
         return None  # building and merging the hyperplanes alone would overrun the budget or the memory
-    t0 = time.perf_counter()
+    t0 = work_clock()
     d = data.U.shape[1]
     D, c_plus, c_minus = _merge_parallel(data.U[data.pu] - data.U[data.pv], data.c_plus, data.c_minus)
     w_best = _normalise(np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64))
@@ -509,7 +510,7 @@ def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.
         w_best, value, improved = cand, cand_value, True
     bound = max(bound, value)
     return BoundResult(w_best, value, bound, bound <= value + tol, improved, nodes, D.shape[0],
-                       time.perf_counter() - t0)
+                       work_clock() - t0)
 
 
 def widest_margin(data: RankData, w, max_pairs: int = 50_000):

@@ -69,6 +69,9 @@ VARIANTS = [
     ("λ-AUC uniform", "lightgbm", ("auc", {"pair_weight": "uniform"})),
     ("λ-AUC grade_weight=0", "lightgbm", ("auc", {"grade_weight": 0.0})),
     ("λ-MAUC all pairs", "lightgbm", ("mauc", {"pair_fraction": 1.0})),
+    # LightGBM's lambdarank_norm, off for AUC/MAUC (on one list it forces the logistic link)
+    ("λ-AUC norm=True", "lightgbm", ("auc", {"norm": True})),
+    ("λ-MAUC norm=True", "lightgbm", ("mauc", {"norm": True})),
 ]
 #: the fixed-rounds protocol reads every method at these round counts and keeps the better (same rule for all)
 FIXED_ROUNDS = (100, 300)
@@ -542,7 +545,8 @@ def summarise(name, results, data, methods):
                        "wilcoxon_p": float(w.pvalue) if w is not None else float("nan"), "n": int(d.size),
                        "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
     for ours, metric, off in (("λ-AUC", "auc", "λ-AUC all pairs"), ("λ-AUC", "auc", "λ-AUC uniform"),
-                              ("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-MAUC", "mauc", "λ-MAUC all pairs")):
+                              ("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-MAUC", "mauc", "λ-MAUC all pairs"),
+                              ("λ-AUC", "auc", "λ-AUC norm=True"), ("λ-MAUC", "mauc", "λ-MAUC norm=True")):
         if ours in table and off in table:
             a = per_unit(results, n_units, single, ours, metric)
             b = per_unit(results, n_units, single, off, metric)
@@ -657,7 +661,8 @@ def main(argv=None):
     ap.add_argument("--max-rounds", type=int, default=1000)
     ap.add_argument("--methods", default=None, help="comma list of method names (default: all)")
     ap.add_argument("--no-defaults", action="store_true", help="leave out the estimators-with-defaults rows")
-    ap.add_argument("--no-variants", action="store_true", help="leave out the norm=False rows")
+    ap.add_argument("--no-variants", action="store_true",
+                    help="leave out the rows of the λ objectives with one default undone")
     ap.add_argument("--sample-seeds", type=int, default=0, metavar="N",
                     help="add N sets drawn like the bundled sample (make_letor(**SAMPLE_ARGS)) with other seeds: "
                          "is a result the generator's or the one draw's?")

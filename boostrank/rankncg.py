@@ -108,6 +108,15 @@ def _link_method(link, method, gradient):
     return link, method
 
 
+def _note_compile(method: str) -> None:
+    """The once-per-process notice, checked on the kernel the fit's gradient runs through (the erfc series
+    for ``method="fast"``, which never calls the pair sums: checked on those, a warm demo printed it every run)."""
+    from ._kernels.erfc import series_blocks
+    from .precompile import note_first_compile
+
+    note_first_compile("RankNCG", series_blocks if method == "fast" else pair_coefficients)
+
+
 def _resolve_method(link, method, pairs):
     """The summation ``method="auto"`` stands for on these pairs."""
     if method != "auto":
@@ -298,10 +307,6 @@ class RankNCG(RankingEstimator):
         -------
         self
         """
-        from ._kernels.rankncg import pair_coefficients
-        from .precompile import note_first_compile
-
-        note_first_compile("RankNCG", pair_coefficients)
         # zero iterations would leave w = 0: every score ties, and Raykar's WMW credits every tie (1.0)
         self._validate_params()
         if isinstance(self.max_iter, bool):  # scikit-learn's integer interval takes True as 1
@@ -317,6 +322,7 @@ class RankNCG(RankingEstimator):
         self._n_groups = offsets.shape[0] - 1
         pairs = _Pairs(y, GroupOffsets(offsets), self.graph)
         self._method = self.method_ = _resolve_method(self._link, self._method, pairs)
+        _note_compile(self._method)
         mean = X.mean(axis=0)
         scale = X.std(axis=0)
         scale[scale == 0] = 1.0

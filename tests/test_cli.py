@@ -506,3 +506,44 @@ def test_warmup_fills_an_empty_cache_saying_so_once_and_later_processes_are_sile
     code = "import boostrank as br; br.auc([0, 1, 1], [0.1, 0.5, 0.3]); br.ndcg([0, 1, 1], [0.1, 0.5, 0.3])"
     warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert warm.returncode == 0 and "compiling" not in warm.stderr, warm.stderr
+
+
+def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monkeypatch, tmp_path):
+    """The demo's last step compiles in a child while the first steps run (#47): only when one of its kernels
+    has no cache and this process may use two CPUs; the child runs the named function of the named module."""
+    import joblib
+
+    from boostrank import precompile
+    from boostrank._kernels.metrics import auc_pair_counts
+
+    marker = tmp_path / "ran"
+    monkeypatch.setenv("BOOSTRANK_TEST_MARKER", str(marker))
+    (tmp_path / "child_target.py").write_text(
+        "import os\ndef touch():\n    open(os.environ['BOOSTRANK_TEST_MARKER'], 'w').write('yes')\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    target = "child_target:touch"
+    monkeypatch.setattr(precompile, "is_cached", lambda kernel: True)
+    assert precompile.compile_in_background(target, [auc_pair_counts]) is None
+    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
+    assert precompile.compile_in_background(target, [auc_pair_counts]) is None
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    child = precompile.compile_in_background(target, [auc_pair_counts])
+    assert child.wait(timeout=120) == 0 and marker.read_text() == "yes"
+
+
+def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
+    """RankNCG's default (the erfc series past 2 500 pairs per class pair) never calls the pair sums: checked
+    on those, a warm demo printed the notice on every run."""
+    from boostrank import precompile
+    from boostrank._kernels.erfc import series_blocks
+    from boostrank._kernels.rankncg import pair_coefficients
+
+    seen = []
+    monkeypatch.setattr(precompile, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
+    br.RankNCG(max_iter=2).fit(X, y)  # one data set: ~40 000 pairs, the series
+    br.RankNCG(max_iter=2).fit(X[:40], y[:40])  # ~400 pairs, the pair sums
+    assert seen == [("RankNCG", series_blocks), ("RankNCG", pair_coefficients)]

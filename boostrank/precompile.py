@@ -32,14 +32,44 @@ def note_first_compile(what: str, kernel) -> None:
     if what in _ANNOUNCED:
         return
     _ANNOUNCED.add(what)
-    try:
-        index = kernel._cache._cache_file._index_path
-    except AttributeError:  # not a cached dispatcher (NUMBA_DISABLE_JIT): nothing compiles
-        return
-    if not os.path.exists(index):
+    if not is_cached(kernel):
         print(f"boostrank: compiling the {what} kernels once for this machine (about "
               f"{COMPILE_SECONDS.get(what, 10)} s); 'boostrank warmup' does this ahead of time", file=sys.stderr,
               flush=True)
+
+
+def is_cached(kernel) -> bool:
+    """``kernel`` (an ``@njit(cache=True)`` dispatcher) has an on-disk cache index: a process loads it
+    rather than compiling.  True for a dispatcher that cannot be cached (nothing compiles ahead)."""
+    try:
+        index = kernel._cache._cache_file._index_path
+    except AttributeError:  # not a cached dispatcher (NUMBA_DISABLE_JIT)
+        return True
+    return os.path.exists(index)
+
+
+def compile_in_background(target: str, kernels: Sequence):
+    """Run ``target`` (``"module:function"``, a function of no arguments that calls what a later step will)
+    in one child interpreter when any of ``kernels`` has no cache yet, so that step's kernels compile on a
+    core this process leaves idle while it compiles something else (Numba compiles on one core).
+
+    Returns
+    -------
+    subprocess.Popen or None
+        The child (``wait()`` for it before that step, which then loads the kernels); None when the
+        kernels are cached or this process may use one CPU only.  The child is quiet: if it fails, the
+        step compiles what it needs itself.
+    """
+    import subprocess
+
+    import joblib
+
+    if all(is_cached(k) for k in kernels) or joblib.cpu_count() < 2:
+        return None
+    module, function = target.split(":")
+    code = (f"import sys; sys.path.insert(0, sys.argv[1]); from {module} import {function}; {function}()")
+    return subprocess.Popen([sys.executable, "-c", code, _package_root()], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def _data(n_queries=4, size=12, seed=0):

@@ -20,3 +20,39 @@ def random_ranking(seed, n_queries=6, max_len=12, n_grades=3, tie_levels=4):
     scores = rng.integers(0, tie_levels, size=n).astype(float)
     qid = np.repeat(np.arange(n_queries) + 10, sizes)
     return y, scores, qid
+
+
+#: tests whose kernels no user path reaches on ordinary data (int64 work arrays past 2**31 rows, the sweep cut
+#: into many chunks), so `boostrank warmup` leaves them to compile inside the suite: ~45 s on one core
+_COMPILE_BESIDE = ("test_probit.py::test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays",
+                   "test_probit.py::test_a_sweep_cut_into_chunks_gives_the_whole_sweeps_lambdas")
+_beside = []
+
+
+def pytest_collection_finish(session):
+    """In a whole-suite run, those tests first run in a child pytest on the core the suite leaves idle while
+    it works through the earlier files, so their kernels are in Numba's cache when the suite reaches them."""
+    import os
+    import subprocess
+    import sys
+
+    import joblib
+
+    if session.config.option.collectonly:
+        return
+    names = {item.nodeid.split("[")[0].split("/")[-1] for item in session.items}
+    if len(session.items) < 1000 or not all(n in names for n in _COMPILE_BESIDE) or joblib.cpu_count() < 2:
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    selection = " or ".join(n.split("::")[1] for n in _COMPILE_BESIDE)
+    _beside.append(subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                     os.path.join(here, "test_probit.py"), "-k", selection],
+                                    cwd=os.path.dirname(here), stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for child in _beside:  # its result does not count: the suite runs the same tests itself
+        if child.poll() is None:
+            child.kill()
+        child.wait()

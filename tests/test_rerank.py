@@ -1,5 +1,6 @@
 """TopKReranker: permutations, the held-out gate, cross-fitting, degenerate K and lists."""
 
+import time
 import warnings
 
 import numpy as np
@@ -149,16 +150,16 @@ def test_degenerate_k_lists_and_ties_have_defined_results(k):
 def test_the_whole_fit_keeps_to_its_time_limit():
     # the gate's 15 exact fits share half the budget and the final fit gets the rest: fixed floors
     # per fit (0.25 s, and 1 s for the final fit) made a 2 s fit take 4.8 s
-    from boostrank.budget import work_clock
-
     X, y, base, qid = _lists(3, n_lists=9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = work_clock()  # a time limit leaves out Numba's compiles: this test alone on a fresh cache compiles
+        # a time limit leaves out Numba's compiles: run alone on a fresh cache, the first fit compiles first
+        br.TopKReranker(k=12, time_limit=2).fit(X, y, base_scores=base, qid=qid)
+        t = time.perf_counter()
         m = br.TopKReranker(k=12, time_limit=2).fit(X, y, base_scores=base, qid=qid)
-        spent = work_clock() - t
+        wall = time.perf_counter() - t
     assert m.result_.status in ("re-ranked", "base order")
-    assert spent < 2 + 0.75 and m.result_.seconds < 2 + 0.75
+    assert wall < 2 + 0.75 and m.result_.seconds < 2 + 0.75
 
 
 def test_bad_input_raises():

@@ -67,9 +67,8 @@ def compile_in_background(target: str, kernels: Sequence):
     if all(is_cached(k) for k in kernels) or joblib.cpu_count() < 2:
         return None
     module, function = target.split(":")
-    code = (f"import sys; sys.path.insert(0, sys.argv[1]); from {module} import {function}; {function}()")
-    return subprocess.Popen([sys.executable, "-c", code, _package_root()], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    return subprocess.Popen(_child_command(f"from {module} import {function}; {function}()"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _data(n_queries=4, size=12, seed=0):
@@ -227,14 +226,18 @@ def _warm_group_in_child(name: str) -> float:
     """:func:`_warm_group` in a fresh interpreter (its notices on this process's stderr); its seconds."""
     import subprocess
 
-    # the parent's copy of boostrank (and so its cache), whatever the child's working directory holds
-    code = ("import sys; sys.path.insert(0, sys.argv[2]); from boostrank.precompile import _warm_group; "
-            "print(_warm_group(sys.argv[1]))")
-    done = subprocess.run([sys.executable, "-c", code, name, _package_root()], stdout=subprocess.PIPE, text=True)
+    done = subprocess.run(_child_command("from boostrank.precompile import _warm_group; "
+                                         "print(_warm_group(sys.argv[2]))", name), stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"warming up {name!r} failed in its process (exit code {done.returncode}); its error "
                            f"is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
     return float(done.stdout.strip().splitlines()[-1])
+
+
+def _child_command(code: str, *args: str) -> list:
+    """``python -c code *args`` importing this process's copy of boostrank (and so its cache), whatever the
+    child's working directory holds; ``code`` finds ``args`` from ``sys.argv[2]`` on."""
+    return [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); " + code, _package_root(), *args]
 
 
 def _package_root() -> str:

@@ -231,11 +231,11 @@ def _logistic_ndcg(obj, s, data, grad, hess, stride):
     lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj.norm, data.gain, grad, hess)
 
 
-def _note_compile(kernel):
+def _note_compile(kernel, seconds=None):
     """The once-per-process notice, checked on the kernel this data set's λs run through."""
     from .precompile import note_first_compile
 
-    note_first_compile("λ", kernel)
+    note_first_compile("λ", kernel, seconds)
 
 
 def _probit(obj, s, data, grad, hess, stride, scale=1.0):
@@ -506,7 +506,8 @@ class LambdaObjective:
             from ._kernels.erfc import uniform_series_lambdas
             from ._kernels.lambda_series import _both_sweeps
 
-            _note_compile(uniform_series_lambdas if uniform else _both_sweeps)
+            # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
+            _note_compile(uniform_series_lambdas) if uniform else _note_compile(_both_sweeps, 25)
         stride = self.pair_stride
         if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
             stride = 1 if kernel is _probit or uniform else round(1 / PAIR_FRACTION)

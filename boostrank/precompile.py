@@ -23,19 +23,20 @@ COMPILE_SECONDS = {"metrics": 5, "λ": 5, "MIP": 6, "RankNCG": 8}
 _ANNOUNCED: set = set()
 
 
-def note_first_compile(what: str, kernel) -> None:
+def note_first_compile(what: str, kernel, seconds: float | None = None) -> None:
     """Say once per process on stderr that ``what``'s kernels compile now, when ``kernel`` has no cache yet.
 
     ``kernel`` is a representative ``@njit(cache=True)`` dispatcher of the group: without its
     cache index the group compiles in this process (seconds), with it the call is silent.
+    ``seconds``: what this use compiles for, when not the group's usual :data:`COMPILE_SECONDS`.
     """
     if what in _ANNOUNCED:
         return
     _ANNOUNCED.add(what)
     if not is_cached(kernel):
         print(f"boostrank: compiling the {what} kernels once for this machine (about "
-              f"{COMPILE_SECONDS.get(what, 10)} s); 'boostrank warmup' does this ahead of time", file=sys.stderr,
-              flush=True)
+              f"{seconds or COMPILE_SECONDS.get(what, 10):.0f} s); 'boostrank warmup' does this ahead of time",
+              file=sys.stderr, flush=True)
 
 
 def is_cached(kernel) -> bool:
@@ -102,6 +103,11 @@ def _metrics():
 
 
 def _objectives():
+    _lambda_kernels()
+    _swap_series()
+
+
+def _lambda_kernels():
     import boostrank as br
 
     X, y, qid, s = _data()
@@ -120,6 +126,23 @@ def _objectives():
     # the λ kernel on the engines' threads (LightGBM's default): its parallel twin
     obj = br.LambdaObjective("auc", n_jobs=-1)
     obj.gradients(s, obj.check_labels(y, off))
+
+
+def _swap_series():
+    """The probit series with Welleck's swap weights (``pair_weight="swap"``): ~1 min of compiling on one core,
+    the longest part, so it has a worker to itself."""
+    import boostrank as br
+
+    X, y, qid, s = _data()
+    off = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, len(qid)]
+    swap = dict(link="probit", method="fast", pair_weight="swap")
+    br.lambda_gradients(s, y > 0, off, metric="auc", **swap)  # many lists: one call sorts them all
+    rng = np.random.default_rng(1)
+    long_y = (rng.random(300) < 0.2).astype(float)
+    br.lambda_gradients(rng.normal(size=300), long_y, **swap)  # a list on its own
+    for labels, offsets in ((long_y, None), (y > 0, off)):  # ... and both into the engines' float32 buffers
+        obj = br.LambdaObjective("auc", **swap)
+        obj.gradients(rng.normal(size=len(labels)), obj.check_labels(labels, offsets), np.float32)
 
 
 def _rankncg():
@@ -158,8 +181,10 @@ def _mip():
 WARMUP_GROUPS: dict[str, Callable[[], None]] = {
     "metrics": _metrics, "objectives": _objectives, "rankncg": _rankncg, "mip": _mip,
 }
-#: the groups by their compile time on a fresh cache, longest first (MEASUREMENTS.md, "first compile")
-_LONGEST_FIRST = ("objectives", "rankncg", "mip", "metrics")
+#: the parts each worker process compiles, longest first (seconds on a fresh cache, 2 cores: MEASUREMENTS.md,
+#: "first compile"); a group's parts add up to the group
+_PARTS = {"objectives:swap": _swap_series, "objectives": _lambda_kernels, "rankncg": _rankncg, "mip": _mip,
+          "metrics": _metrics}
 
 
 def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: int | None = None) -> dict:
@@ -172,8 +197,8 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
     progress : bool, default=True
         A tqdm bar on stderr, one step per group.
     n_jobs : int, default=None
-        Processes compiling groups side by side (Numba compiles on one core): None or -1, one per CPU this
-        process may use; never more than one per group; 1 compiles in this process.
+        Processes compiling side by side (Numba compiles on one core): None or -1, one per CPU this process
+        may use; never more than the groups' parts (``"objectives"`` has two); 1 compiles in this process.
 
     Returns
     -------
@@ -199,7 +224,8 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
         import joblib
 
         n_jobs = joblib.cpu_count()
-    jobs = min(n_jobs, len(names))
+    parts = [p for p in _PARTS if p.split(":")[0] in names]  # longest first: the last to start is a short one
+    jobs = min(n_jobs, len(parts))
     seconds = {}
     if jobs <= 1:
         with tqdm(names, desc="compiling kernels", unit="group", disable=not progress) as bar:
@@ -209,28 +235,34 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
         return seconds
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    ordered = sorted(names, key=_LONGEST_FIRST.index)  # the last group to start is a short one
     # child interpreters, not multiprocessing: its spawn start re-runs the caller's script, so a script calling
     # br.warmup() at top level without a __main__ guard would start workers from its workers
     with ThreadPoolExecutor(jobs) as pool, \
             tqdm(total=len(names), desc="compiling kernels", unit="group", disable=not progress) as bar:
-        futures = {pool.submit(_warm_group_in_child, name): name for name in ordered}
+        futures = {pool.submit(_warm_part_in_child, part): part.split(":")[0] for part in parts}
+        left = {name: sum(g == name for g in futures.values()) for name in names}
         for done in as_completed(futures):
-            seconds[futures[done]] = done.result()
-            bar.set_postfix_str(f"{futures[done]} done", refresh=False)
-            bar.update(1)
+            group = futures[done]
+            seconds[group] = seconds.get(group, 0.0) + done.result()
+            left[group] -= 1
+            if not left[group]:
+                bar.set_postfix_str(f"{group} done", refresh=False)
+                bar.update(1)
     return {name: seconds[name] for name in names}
 
 
-def _warm_group_in_child(name: str) -> float:
-    """:func:`_warm_group` in a fresh interpreter (its notices on this process's stderr); its seconds."""
+def _warm_part_in_child(part: str) -> float:
+    """One of :data:`_PARTS` in a fresh interpreter (its notices on this process's stderr); its seconds."""
     import subprocess
 
-    done = subprocess.run(_child_command("from boostrank.precompile import _warm_group; "
-                                         "print(_warm_group(sys.argv[2]))", name), stdout=subprocess.PIPE, text=True)
+    # a group's notice comes from its first part only ("objectives:swap" compiles the λ kernels too)
+    quiet = "_ANNOUNCED.update(COMPILE_SECONDS); " if ":" in part else ""
+    done = subprocess.run(_child_command("import time; from boostrank.precompile import _PARTS, _ANNOUNCED, "
+                                         f"COMPILE_SECONDS; {quiet}t = time.perf_counter(); _PARTS[sys.argv[2]](); "
+                                         "print(time.perf_counter() - t)", part), stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"warming up {name!r} failed in its process (exit code {done.returncode}); its error "
-                           f"is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
+        raise RuntimeError(f"warming up {part.split(':')[0]!r} failed in its process (exit code {done.returncode}); "
+                           f"its error is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
     return float(done.stdout.strip().splitlines()[-1])
 
 

@@ -1,5 +1,13 @@
+import os
+
 import numpy as np
 import pytest
+
+#: the checkout under test: the scripts, examples and console commands the tests start import it too, not a
+#: copy `pip install .` put in site-packages (which may be stale, and whose Numba cache `boostrank warmup`,
+#: run from the checkout, never filled: a cold demo compiled every kernel again inside the suite)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
 
 
 @pytest.fixture
@@ -32,7 +40,6 @@ _beside = []
 def pytest_collection_finish(session):
     """In a whole-suite run, those tests first run in a child pytest on the core the suite leaves idle while
     it works through the earlier files, so their kernels are in Numba's cache when the suite reaches them."""
-    import os
     import subprocess
     import sys
 

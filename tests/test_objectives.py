@@ -602,7 +602,8 @@ def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeyp
     from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
 
     seen = []
-    monkeypatch.setattr(precompile, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
+    monkeypatch.setattr(precompile, "note_first_compile",
+                        lambda what, kernel, seconds=None: seen.append((what, kernel)))
     rng = np.random.default_rng(0)
     n = 30 if case == "short lists" else 3000
     y = (rng.random(n) < 0.3).astype(float)

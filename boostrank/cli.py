@@ -206,12 +206,17 @@ def cmd_warmup(args) -> int:
 
 def cmd_demo(args) -> int:
     from ._kernels.direction_bnb import direction_bnb
+    from ._kernels.lambdas import lambda_auc_kernel_parallel
     from ._kernels.metrics import auc_pair_counts
+    from .objectives import _Twin
     from .precompile import compile_in_background
 
-    # a first run compiles each step's kernels in turn on one core: the last step's (the re-ranker's and the
-    # table's metrics) compile on the other core meanwhile, and that step then loads them
-    background = compile_in_background("boostrank.cli:_demo_last_step_quickly", [direction_bnb, auc_pair_counts])
+    # a first run compiles each step's kernels in turn on one core: the parallel λ kernel and the last step's
+    # (the re-ranker's and the table's metrics) compile on the other core meanwhile, and those steps load them
+    background = compile_in_background("boostrank.cli:_demo_last_step_quickly",
+                                       [lambda_auc_kernel_parallel, direction_bnb, auc_pair_counts])
+    if background is not None and _Twin.child is None:  # the λ steps' twin comes from this child
+        _Twin.child = background
     try:
         return _demo(args, background)
     finally:  # a demo that failed early leaves no child compiling behind it
@@ -301,13 +306,17 @@ def _demo_rerank(rer, train, test, base_test):
 
 
 def _demo_last_step_quickly() -> None:
-    """The demo's last step and its table on the bundled sample with a 0.5 s re-ranker: what a first demo
-    compiles beside its other steps (smaller data would take other paths: NumPy metrics, no branch and bound)."""
+    """The parallel λ kernel first (the λ steps come sooner), then the demo's last step and its table on the
+    bundled sample with a 0.5 s re-ranker: what a first demo compiles beside its other steps (smaller data
+    would take other paths: NumPy metrics, no branch and bound)."""
     import warnings
 
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_sample
+    from .objectives import _compile_parallel_twin
+
+    _compile_parallel_twin()
 
     train, test = load_sample()
     base = LogisticRegression(max_iter=1000).fit(train.X, train.y > 0).decision_function(test.X)

@@ -185,7 +185,7 @@ def round_seed(random_state: int, call: int) -> np.uint64:
     return np.uint64(x ^ (x >> 31))
 
 
-def _logistic_auc(obj, s, data, grad, hess, stride):
+def _logistic_auc(obj, s, data, grad, hess, stride, twin=False):
     if data.tables is None:  # labels never change: their class layout is computed once
         start, weights = lambda_auc_tables(data.labels, data.offsets)
         data.tables = (start, weights)
@@ -198,12 +198,54 @@ def _logistic_auc(obj, s, data, grad, hess, stride):
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
     args = (s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
     threads = numba.get_num_threads()
-    if threads == 1:  # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs)
+    # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs), and not here
+    # while a child compiles it (_parallel_twin_ready); ``twin``: that child's call, on any thread count
+    if not twin and (threads == 1 or not _parallel_twin_ready()):
         lambda_auc_kernel(*args, (0, data.offsets.shape[0] - 1))
         return
     if data.chunks is None or data.chunks[0] != threads:
         data.chunks = (threads, query_chunks(data.tables[0], CHUNKS_PER_THREAD * threads))
     lambda_auc_kernel_parallel(*args, data.chunks[1])
+
+
+class _Twin:
+    """Where the parallel λ kernel's compile stands in this process (:func:`_parallel_twin_ready`)."""
+
+    ready = False
+    child = None
+
+
+def _parallel_twin_ready() -> bool:
+    """May the λ-AUC kernel run on threads now without compiling for seconds in this process?
+
+    On a fresh cache the parallel twin costs 5.4 s to compile and the one-thread kernel 3.3 s
+    (MEASUREMENTS.md, "first compile").  So a first process compiles the one-thread kernel and
+    runs on it, while a child interpreter compiles the twin into the cache on the core this one
+    leaves idle; the rounds after the twin is in the cache load it (the same λs: the twin runs
+    the one-thread kernel on chunks of queries).  Warm, with one CPU, or without a cache the
+    twin runs at once.  (``boostrank demo`` sets its own child, which compiles the twin first.)
+    """
+    if _Twin.ready:
+        return True
+    from .precompile import compile_in_background, is_cached
+
+    if lambda_auc_kernel_parallel.signatures or is_cached(lambda_auc_kernel_parallel):
+        _Twin.ready = True
+    elif _Twin.child is None:
+        _Twin.child = compile_in_background("boostrank.objectives:_compile_parallel_twin",
+                                            [lambda_auc_kernel_parallel])
+        _Twin.ready = _Twin.child is None
+    elif is_cached(lambda_auc_kernel_parallel) or _Twin.child.poll() is not None:
+        _Twin.ready = True  # the twin loads (or, if the child failed, compiles here)
+    return _Twin.ready
+
+
+def _compile_parallel_twin() -> None:
+    """What :func:`_parallel_twin_ready`'s child runs: the parallel λ kernel on a tiny data set."""
+    obj = LambdaObjective("auc", pair_fraction=1.0)
+    y = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    data = obj.check_labels(y, np.array([0, 4, 8]))
+    _logistic_auc(obj, np.zeros(8), data, data.grad, data.hess, 1, twin=True)
 
 
 #: Tasks per Numba thread of the parallel λ kernel: queries differ in cost, and a thread that

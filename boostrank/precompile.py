@@ -123,9 +123,11 @@ def _lambda_kernels():
     br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
     one_list = br.LambdaObjective("auc")  # ... writing the engines' float32 buffers
     one_list.gradients(rng.normal(size=4000), one_list.check_labels(long_y), np.float32)
-    # the λ kernel on the engines' threads (LightGBM's default): its parallel twin
-    obj = br.LambdaObjective("auc", n_jobs=-1)
-    obj.gradients(s, obj.check_labels(y, off))
+    # the λ kernel on the engines' threads (LightGBM's default): its parallel twin, here and not in the child
+    # a first objective round starts for it
+    from .objectives import _compile_parallel_twin
+
+    _compile_parallel_twin()
 
 
 def _swap_series():

@@ -446,13 +446,16 @@ def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("metric,grades,fraction", [("auc", 2, 1.0), ("mauc", 4, 1.0), ("auc", 4, 0.5)])
-def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grades, fraction):
+def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grades, fraction, monkeypatch):
     """Numba's threads only spread the queries: the same λs and hessians, bit for bit, and the same
     order state for the next round (ties, single-class, one-row and empty queries included)."""
     import numba
 
     from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
 
+    from boostrank import objectives
+
+    monkeypatch.setattr(objectives._Twin, "ready", True)  # on a fresh cache too: no child compiles it meanwhile
     y, s, qid = random_ranking(seed, n_queries=40, max_len=30, n_grades=grades, tie_levels=5)
     off = np.r_[offsets_of(qid), len(y)]  # an empty query at the end
     out = {}
@@ -469,6 +472,53 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
         np.testing.assert_array_equal(g1, g2)
         np.testing.assert_array_equal(h1, h2)
     np.testing.assert_array_equal(out[1][3], out[-1][3])
+
+
+def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_parallel_one(monkeypatch):
+    """#47: on a fresh cache the parallel λ kernel compiles for 5.4 s, the one-thread kernel for 3.3 s.  A first
+    objective round runs on the one-thread kernel (the same λs, tested above) while one child compiles the
+    twin into the cache; once the child is done the rounds take the twin."""
+    import numba
+
+    from boostrank import objectives, precompile
+    from boostrank.objectives import numba_threads
+
+    class Child:
+        done = None
+
+        def poll(self):
+            return self.done
+
+    calls, started, child = [], [], Child()
+
+    def fake_twin(*args):
+        calls.append("parallel")
+
+    fake_twin.signatures = []
+    serial = objectives.lambda_auc_kernel
+    monkeypatch.setattr(objectives, "lambda_auc_kernel_parallel", fake_twin)
+    monkeypatch.setattr(objectives, "lambda_auc_kernel", lambda *a: calls.append("serial") or serial(*a))
+    monkeypatch.setattr(objectives._Twin, "ready", False)
+    monkeypatch.setattr(objectives._Twin, "child", None)
+    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(precompile, "compile_in_background", lambda target, kernels: started.append(target) or child)
+    y, s, qid = random_ranking(0, n_queries=10, max_len=20, n_grades=2)
+    obj = LambdaObjective("auc", n_jobs=-1)
+    prep = obj.check_labels(y, np.r_[offsets_of(qid), len(y)])
+    with numba_threads(2) if numba.config.NUMBA_NUM_THREADS > 1 else pytest.skip("Numba has one thread"):
+        for _ in range(2):
+            obj.gradients(s, prep)
+        assert set(calls) == {"serial"} and started == ["boostrank.objectives:_compile_parallel_twin"]
+        child.done = 0
+        calls.clear()
+        obj.gradients(s, prep)
+        obj.gradients(s, prep)
+        assert calls == ["parallel", "parallel"] and len(started) == 1
+        # the child's own target calls the twin itself, starting no child of its own
+        monkeypatch.setattr(objectives._Twin, "ready", False)
+        calls.clear()
+        objectives._compile_parallel_twin()
+        assert calls == ["parallel"] and len(started) == 1
 
 
 def test_sampled_lambdas_average_to_the_full_lambdas():

@@ -208,15 +208,14 @@ def cmd_demo(args) -> int:
     from ._kernels.direction_bnb import direction_bnb
     from ._kernels.lambdas import lambda_auc_kernel_parallel
     from ._kernels.metrics import auc_pair_counts
-    from .objectives import _Twin
-    from .precompile import compile_in_background
+    from .precompile import _TWINS, compile_in_background
 
     # a first run compiles each step's kernels in turn on one core: the parallel λ kernel and the last step's
     # (the re-ranker's and the table's metrics) compile on the other core meanwhile, and those steps load them
     background = compile_in_background("boostrank.cli:_demo_last_step_quickly",
                                        [lambda_auc_kernel_parallel, direction_bnb, auc_pair_counts])
-    if background is not None and _Twin.child is None:  # the λ steps' twin comes from this child
-        _Twin.child = background
+    if background is not None:  # the λ steps' parallel twin comes from this child
+        _TWINS.setdefault(lambda_auc_kernel_parallel, background)
     try:
         return _demo(args, background)
     finally:  # a demo that failed early leaves no child compiling behind it

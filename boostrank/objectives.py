@@ -208,36 +208,18 @@ def _logistic_auc(obj, s, data, grad, hess, stride, twin=False):
     lambda_auc_kernel_parallel(*args, data.chunks[1])
 
 
-class _Twin:
-    """Where the parallel λ kernel's compile stands in this process (:func:`_parallel_twin_ready`)."""
-
-    ready = False
-    child = None
-
-
 def _parallel_twin_ready() -> bool:
     """May the λ-AUC kernel run on threads now without compiling for seconds in this process?
 
     On a fresh cache the parallel twin costs 5.4 s to compile and the one-thread kernel 3.3 s
     (MEASUREMENTS.md, "first compile").  So a first process compiles the one-thread kernel and
-    runs on it, while a child interpreter compiles the twin into the cache on the core this one
-    leaves idle; the rounds after the twin is in the cache load it (the same λs: the twin runs
-    the one-thread kernel on chunks of queries).  Warm, with one CPU, or without a cache the
-    twin runs at once.  (``boostrank demo`` sets its own child, which compiles the twin first.)
+    runs on it while a child interpreter compiles the twin into the cache on the core this one
+    leaves idle (:func:`~boostrank.precompile.twin_ready`); the rounds after the twin is in the
+    cache load it (the same λs: the twin runs the one-thread kernel on chunks of queries).
     """
-    if _Twin.ready:
-        return True
-    from .precompile import compile_in_background, is_cached
+    from .precompile import twin_ready
 
-    if lambda_auc_kernel_parallel.signatures or is_cached(lambda_auc_kernel_parallel):
-        _Twin.ready = True
-    elif _Twin.child is None:
-        _Twin.child = compile_in_background("boostrank.objectives:_compile_parallel_twin",
-                                            [lambda_auc_kernel_parallel])
-        _Twin.ready = _Twin.child is None
-    elif is_cached(lambda_auc_kernel_parallel) or _Twin.child.poll() is not None:
-        _Twin.ready = True  # the twin loads (or, if the child failed, compiles here)
-    return _Twin.ready
+    return twin_ready(lambda_auc_kernel_parallel, "boostrank.objectives:_compile_parallel_twin")
 
 
 def _compile_parallel_twin() -> None:

@@ -19,7 +19,7 @@ import numpy as np
 __all__ = ["warmup", "WARMUP_GROUPS", "note_first_compile"]
 
 #: seconds a first use compiled on a fresh cache (2 cores; benchmarks/MEASUREMENTS.md, "first compile")
-COMPILE_SECONDS = {"metrics": 5, "λ": 5, "MIP": 6, "RankNCG": 8}
+COMPILE_SECONDS = {"metrics": 5, "λ": 4, "MIP": 6, "RankNCG": 8}
 _ANNOUNCED: set = set()
 
 
@@ -47,6 +47,32 @@ def is_cached(kernel) -> bool:
     except AttributeError:  # not a cached dispatcher (NUMBA_DISABLE_JIT)
         return True
     return os.path.exists(index)
+
+
+#: parallel twins whose compile a child runs: kernel -> the child (or True once the twin may run here)
+_TWINS: dict = {}
+
+
+def twin_ready(kernel, target: str) -> bool:
+    """May this process call ``kernel`` (a ``parallel=True`` twin of a one-thread kernel) without compiling it?
+
+    True when it is compiled here or in the cache.  Otherwise the first call starts one child running
+    ``target`` (:func:`compile_in_background`), which compiles it into the cache on a core this process
+    leaves idle, and returns False until the cache has it or the child is done (if the child failed,
+    the caller then compiles it itself): meanwhile the caller runs the one-thread kernel, which gives
+    the same results.  Without a second CPU: True at once.
+    """
+    state = _TWINS.get(kernel)
+    if state is True:
+        return True
+    if kernel.signatures or is_cached(kernel):
+        _TWINS[kernel] = True
+    elif state is None:
+        child = compile_in_background(target, [kernel])
+        _TWINS[kernel] = True if child is None else child
+    elif state.poll() is not None:
+        _TWINS[kernel] = True
+    return _TWINS[kernel] is True
 
 
 def compile_in_background(target: str, kernels: Sequence):
@@ -125,9 +151,11 @@ def _lambda_kernels():
     one_list.gradients(rng.normal(size=4000), one_list.check_labels(long_y), np.float32)
     # the λ kernel on the engines' threads (LightGBM's default): its parallel twin, here and not in the child
     # a first objective round starts for it
-    from .objectives import _compile_parallel_twin
+    from ._kernels.lambdas import lambda_auc_kernel_parallel
 
-    _compile_parallel_twin()
+    _TWINS[lambda_auc_kernel_parallel] = True
+    obj = br.LambdaObjective("auc", n_jobs=-1)
+    obj.gradients(s, obj.check_labels(y, off))
 
 
 def _swap_series():

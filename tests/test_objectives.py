@@ -453,9 +453,10 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
 
     from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
 
-    from boostrank import objectives
+    from boostrank import precompile
 
-    monkeypatch.setattr(objectives._Twin, "ready", True)  # on a fresh cache too: no child compiles it meanwhile
+    # on a fresh cache too: no child compiles it meanwhile
+    monkeypatch.setattr(precompile, "_TWINS", {lambda_auc_kernel_parallel: True})
     y, s, qid = random_ranking(seed, n_queries=40, max_len=30, n_grades=grades, tie_levels=5)
     off = np.r_[offsets_of(qid), len(y)]  # an empty query at the end
     out = {}
@@ -498,8 +499,7 @@ def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_p
     serial = objectives.lambda_auc_kernel
     monkeypatch.setattr(objectives, "lambda_auc_kernel_parallel", fake_twin)
     monkeypatch.setattr(objectives, "lambda_auc_kernel", lambda *a: calls.append("serial") or serial(*a))
-    monkeypatch.setattr(objectives._Twin, "ready", False)
-    monkeypatch.setattr(objectives._Twin, "child", None)
+    monkeypatch.setattr(precompile, "_TWINS", {})
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
     monkeypatch.setattr(precompile, "compile_in_background", lambda target, kernels: started.append(target) or child)
     y, s, qid = random_ranking(0, n_queries=10, max_len=20, n_grades=2)
@@ -515,7 +515,7 @@ def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_p
         obj.gradients(s, prep)
         assert calls == ["parallel", "parallel"] and len(started) == 1
         # the child's own target calls the twin itself, starting no child of its own
-        monkeypatch.setattr(objectives._Twin, "ready", False)
+        precompile._TWINS.clear()
         calls.clear()
         objectives._compile_parallel_twin()
         assert calls == ["parallel"] and len(started) == 1

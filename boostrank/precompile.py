@@ -65,7 +65,7 @@ def twin_ready(kernel, target: str) -> bool:
     state = _TWINS.get(kernel)
     if state is True:
         return True
-    if kernel.signatures or is_cached(kernel):
+    if getattr(kernel, "signatures", True) or is_cached(kernel):  # (no signatures: NUMBA_DISABLE_JIT)
         _TWINS[kernel] = True
     elif state is None:
         child = compile_in_background(target, [kernel])

@@ -530,8 +530,10 @@ class LambdaObjective:
             from ._kernels.erfc import uniform_series_lambdas
             from ._kernels.lambda_series import _both_sweeps
 
-            # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
-            _note_compile(uniform_series_lambdas) if uniform else _note_compile(_both_sweeps, 25)
+            if uniform:
+                _note_compile(uniform_series_lambdas)
+            else:  # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
+                _note_compile(_both_sweeps, 25)
         stride = self.pair_stride
         if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
             stride = 1 if kernel is _probit or uniform else round(1 / PAIR_FRACTION)

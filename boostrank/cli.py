@@ -240,7 +240,8 @@ def _demo(args, background) -> int:
     print(f"train: {len(train)} rows / {train.n_queries} queries;  "
           f"test: {len(test)} rows / {test.n_queries} queries;  {train.n_features} features")
     if background is not None:
-        print("(first run on this machine: the re-ranker's kernels compile in a second process meanwhile)")
+        print("(first run on this machine: the parallel λ kernel and the re-ranker's kernels compile in a second "
+              "process meanwhile)")
     steps = 7
     runs: dict = {}
 

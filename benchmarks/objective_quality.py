@@ -69,9 +69,15 @@ VARIANTS = [
     ("λ-AUC uniform", "lightgbm", ("auc", {"pair_weight": "uniform"})),
     ("λ-AUC grade_weight=0", "lightgbm", ("auc", {"grade_weight": 0.0})),
     ("λ-MAUC all pairs", "lightgbm", ("mauc", {"pair_fraction": 1.0})),
-    # LightGBM's lambdarank_norm, off for AUC/MAUC (on one list it forces the logistic link)
+    # λ-AUC's per-query part of LightGBM's lambdarank_norm undone
+    ("λ-AUC norm=False", "lightgbm", ("auc", {"norm": False})),
+]
+#: ``--norm-variants`` (benchmarks/MEASUREMENTS.md, "per-query norm for AUC"): the whole of lambdarank_norm,
+#: and λ-MAUC with its per-query part (on one list they force the logistic link)
+NORM_VARIANTS = [
     ("λ-AUC norm=True", "lightgbm", ("auc", {"norm": True})),
     ("λ-MAUC norm=True", "lightgbm", ("mauc", {"norm": True})),
+    ("λ-MAUC norm=query", "lightgbm", ("mauc", {"norm": "query"})),
 ]
 #: the fixed-rounds protocol reads every method at these round counts and keeps the better (same rule for all)
 FIXED_ROUNDS = (100, 300)
@@ -546,7 +552,8 @@ def summarise(name, results, data, methods):
                        "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
     for ours, metric, off in (("λ-AUC", "auc", "λ-AUC all pairs"), ("λ-AUC", "auc", "λ-AUC uniform"),
                               ("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-MAUC", "mauc", "λ-MAUC all pairs"),
-                              ("λ-AUC", "auc", "λ-AUC norm=True"), ("λ-MAUC", "mauc", "λ-MAUC norm=True")):
+                              ("λ-AUC", "auc", "λ-AUC norm=False"), ("λ-AUC", "auc", "λ-AUC norm=True"),
+                              ("λ-MAUC", "mauc", "λ-MAUC norm=True"), ("λ-MAUC", "mauc", "λ-MAUC norm=query")):
         if ours in table and off in table:
             a = per_unit(results, n_units, single, ours, metric)
             b = per_unit(results, n_units, single, off, metric)
@@ -663,6 +670,9 @@ def main(argv=None):
     ap.add_argument("--no-defaults", action="store_true", help="leave out the estimators-with-defaults rows")
     ap.add_argument("--no-variants", action="store_true",
                     help="leave out the rows of the λ objectives with one default undone")
+    ap.add_argument("--norm-variants", action="store_true",
+                    help="add the rows of LightGBM's whole lambdarank_norm for λ-AUC and λ-MAUC, and λ-MAUC with "
+                         "its per-query part")
     ap.add_argument("--sample-seeds", type=int, default=0, metavar="N",
                     help="add N sets drawn like the bundled sample (make_letor(**SAMPLE_ARGS)) with other seeds: "
                          "is a result the generator's or the one draw's?")
@@ -689,6 +699,7 @@ def main(argv=None):
         names.append(name)
     repeats = 1 if args.quick else args.repeats
     methods = [m for m in METHODS + ([] if args.no_variants else VARIANTS) + ([] if args.no_defaults else DEFAULTS)
+               + (NORM_VARIANTS if args.norm_variants else [])
                if args.methods is None or m[0] in args.methods.split(",")]
     if not (DATA / "mq2008" / "vali.txt").exists() and "mq2008" in names:
         print("mq2008 not found beside the checkout: skipped")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
-from ._kernels.config import AUTO_MIN_ROWS, PARALLEL_MIN_ROWS, LambdaSetting
+from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
 from ._validation import group_offsets as _group_offsets
 from .metrics import get_metric
@@ -194,7 +194,7 @@ def _logistic_auc(obj, s, data, grad, hess, stride, twin=False):
         data.scratch = (np.empty(n, dtype=np.int64), np.empty((6, n)))
     call = data.calls
     data.calls = call + 1  # each round draws other pairs; the same random_state repeats them
-    setting = LambdaSetting(obj.sigma, obj.norm, data.uniform, np.int64(stride),
+    setting = LambdaSetting(obj.sigma, obj._norm_bits, data.uniform, np.int64(stride),
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
     args = (s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
     threads = numba.get_num_threads()
@@ -252,7 +252,7 @@ def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
 
 
 def _logistic_ndcg(obj, s, data, grad, hess, stride):
-    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj.norm, data.gain, grad, hess)
+    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj._norm_bits, data.gain, grad, hess)
 
 
 def _note_compile(kernel, seconds=None):
@@ -360,14 +360,19 @@ class LambdaObjective:
         Positive class of ``"auc"``: label > threshold.
     truncation_level : int, default=30
         ``"ndcg"`` only: LightGBM's ``lambdarank_truncation_level``.
-    norm : bool, default=None
+    norm : bool or "query", default=None
         LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
         pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
         tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
-        None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``), off for ``"auc"`` and
-        ``"mauc"``, where it gave no consistent gain on the real sets of
-        ``benchmarks/objective_quality.py`` (benchmarks/MEASUREMENTS.md, "norm off");
-        ``norm=True`` with ``link="probit"`` is an error (the series has no per-pair division).
+        ``"query"``: the rescaling alone, which keeps each query's direction and gives a
+        query with a large Σλ (long, or far from its order) less than proportional weight.
+        None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``); ``"query"`` for ``"auc"``
+        with the logistic link, off with the probit link; off for ``"mauc"``.  The AUC
+        default was chosen on ``benchmarks/objective_quality.py``'s real sets first: the
+        score-gap division cost long lists AUC, the rescaling did not, and it removed λ-AUC's
+        early-stopping deficit on MQ2008 (benchmarks/MEASUREMENTS.md, "per-query norm for
+        AUC").  ``True`` or ``"query"`` with ``link="probit"`` is an error (the series has
+        neither a per-pair division nor a per-query sum of λs).
     grade_weight : float, default=None
         ``"auc"`` with the logistic link, on integer grades: the weight of each grade
         boundary other than the AUC cut (:func:`graded_auc_weights`).  Pairs across the
@@ -443,7 +448,7 @@ class LambdaObjective:
     """
 
     def __init__(self, metric: str = "auc", *, sigma: float = 1.0, threshold: float = 0.0,
-                 truncation_level: int = 30, norm: bool | None = None, label_gain=None,
+                 truncation_level: int = 30, norm: bool | str | None = None, label_gain=None,
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
                  pair_fraction: float | None = None, random_state: int | None = None, n_threads=DEPRECATED):
@@ -470,7 +475,8 @@ class LambdaObjective:
         self.threshold = float(threshold)
         # past every list: the whole list (and an int64 in the kernel)
         self.truncation_level = int(min(truncation_level, 2 ** 62))
-        self.norm = (metric == "ndcg") if norm is None else bool(norm)
+        self.norm = _check_norm(norm, metric, link)
+        self._norm_bits = _NORM_BITS[self.norm]
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link
         self.method = method
@@ -715,7 +721,7 @@ class LambdaObjective:
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
-                     norm: bool | None = None, label_gain=None, link: str = "auto", method: str = "auto",
+                     norm: bool | str | None = None, label_gain=None, link: str = "auto", method: str = "auto",
                      eps: float = 1e-4, grade_weight: float | None = None, pair_weight: str = "auto",
                      pair_fraction: float | None = 1.0, random_state: int | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -735,9 +741,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
         Per-row weights multiplying gradients and hessians (as LightGBM does).
     truncation_level, label_gain
         NDCG only; see :class:`LambdaObjective`.
-    norm : bool, default=None
-        LightGBM's ``lambdarank_norm`` (by default on for ``"ndcg"`` only); see
-        :class:`LambdaObjective`.
+    norm : bool or "query", default=None
+        LightGBM's ``lambdarank_norm``, or its per-query rescaling alone (None: on for
+        ``"ndcg"``, ``"query"`` for ``"auc"``, off for ``"mauc"``); see :class:`LambdaObjective`.
     grade_weight : float, default=None
         ``"auc"`` on integer grades: the weight of grade boundaries other than the cut;
         see :class:`LambdaObjective`.
@@ -761,9 +767,10 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     -----
     ``λ_ij = S_ij |ΔM_ij ∂C/∂o_ij|`` (Welleck eq. 6, 17, 19) with ΔAUC_ij = (l_j − l_i)(j − i)
     / (mn) (Theorem 4.1; with ``pair_weight="uniform"``, 1/(mn)), ∂C/∂o = σρ, and hessian
-    ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm``
+    ``Σ σ² |ΔM_ij| ρ(1 − ρ)``; with ``norm=True``
     (the default for ``"ndcg"``), ``|ΔM_ij| / (0.01 + |s_i − s_j|)`` and each query
-    rescaled as LightGBM's ``lambdarank`` does.  On graded labels, ``"auc"`` adds the
+    rescaled as LightGBM's ``lambdarank`` does; with ``norm="query"`` (the default for
+    ``"auc"``) the rescaling alone.  On graded labels, ``"auc"`` adds the
     grade boundaries' swap weights (``grade_weight``, :func:`graded_auc_weights`).
 
     Examples
@@ -856,6 +863,23 @@ def _row_weights(weight, n):
     return weight
 
 
+#: ``norm``'s values as the λ kernels' bits (``_kernels.config.NORM_*``)
+_NORM_BITS = {False: 0, True: NORM_SCORE_GAP | NORM_QUERY, "query": NORM_QUERY}
+
+
+def _check_norm(norm, metric: str, link: str):
+    """``norm`` resolved: True, False or "query"; None is the metric's default with its link."""
+    if norm is None:  # the defaults: benchmarks/MEASUREMENTS.md, "per-query norm for AUC"
+        return True if metric == "ndcg" else "query" if metric == "auc" and link != "probit" else False
+    if isinstance(norm, str):
+        if norm != "query":
+            raise ValueError(f"norm must be True, False, 'query' or None, got {norm!r}")
+        return norm
+    if not isinstance(norm, (bool, np.bool_, int, np.integer)) or norm not in (0, 1):
+        raise ValueError(f"norm must be True, False, 'query' or None, got {norm!r}")
+    return bool(norm)
+
+
 def _resolve_link(metric, link, method, norm, grade_weight, pair_fraction=None) -> str:
     """The link the settings need (``"auto"`` stays auto when any would do); refuses contradictions."""
     if link not in ("auto", "logistic", "probit"):
@@ -873,8 +897,8 @@ def _resolve_link(metric, link, method, norm, grade_weight, pair_fraction=None) 
     if link == "probit" and metric not in ("auc", "mauc"):
         raise ValueError("the probit link is for metric='auc' or 'mauc'")
     if link == "probit" and norm:
-        raise ValueError("norm=True needs link='logistic': the probit link's erfc series has no per-pair "
-                         "division by the score gap")
+        raise ValueError(f"norm={norm!r} needs link='logistic': the probit link's erfc series has no per-pair "
+                         f"division by the score gap and no per-query rescaling")
     if metric not in _PREPARE:
         raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
     return link

@@ -70,10 +70,11 @@ class LambdaRanker(RankingEstimator):
         σ of the RankNet logistic in boostrank's objectives.
     threshold : float, default=0.0
         ``objective="auc"``: labels above it are positive.
-    norm : bool, default=None
+    norm : bool or "query", default=None
         ``objective="auc"``/``"mauc"``/``"ndcg"``: LightGBM's ``lambdarank_norm`` on the swap
-        weight (``|ΔM| / (0.01 + |Δs|)``, each query rescaled by log2(1 + Σλ)/Σλ); None: on for
-        ``"ndcg"``, off for ``"auc"``/``"mauc"`` (see :class:`boostrank.LambdaObjective`).
+        weight (``|ΔM| / (0.01 + |Δs|)``, each query rescaled by log2(1 + Σλ)/Σλ); ``"query"``:
+        the rescaling alone.  None: on for ``"ndcg"``, ``"query"`` for ``"auc"`` with the
+        logistic link, off for ``"mauc"`` (see :class:`boostrank.LambdaObjective`).
     grade_weight : float, default=None
         ``objective="auc"`` on integer grades: weight of each grade boundary other than the
         AUC cut, so grades within the relevant (or irrelevant) documents also train; None:
@@ -171,7 +172,7 @@ class LambdaRanker(RankingEstimator):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "threshold": [Real],
-        "norm": ["boolean", None],
+        "norm": ["boolean", StrOptions({"query"}), None],
         "link": [StrOptions({"auto", "logistic", "probit"})],
         "method": [StrOptions({"auto", "exact", "fast"})],
         "grade_weight": [Interval(Real, 0, None, closed="left"), None],

@@ -252,7 +252,8 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
     and swap-and-recount ΔM.
 
     ``norm``: LightGBM's lambdarank_norm on the swap weight (ΔM / (0.01 + |Δs|) unless
-    all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ).  ``uniform``: the pair
+    all scores tie, then the list's λs scaled by log2(1 + Σλ) / Σλ); ``"query"``: only the
+    list's rescaling.  ``uniform``: the pair
     weighs |ΔM| / (j − i), the statistic's own weight of one pair (Thm 4.1: ΔM of a swap is
     the distance times it).  ``stride`` k > 1: the pair (h, l) counts k times when l's rank
     among the documents of its label, in order, is ≡ ``pair_offset(seed, row0 + h, label_l, k)``
@@ -261,7 +262,7 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
     n = len(scores)
     grad = np.zeros(n)
     hess = np.zeros(n)
-    spread = norm and max(scores) > min(scores)
+    spread = norm is True and max(scores) > min(scores)
     total = 0.0
     # pessimistic order: score descending, ties lower label first, then input order
     order = sorted(range(n), key=lambda d: (-scores[d], labels[d], d))
@@ -298,7 +299,8 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
 
 
 def lambdarank_reference(scores, labels, sigma=1.0, truncation=30, norm=True):
-    """LightGBM's LambdarankNDCG::GetGradientsForOneQuery, transcribed with plain loops."""
+    """LightGBM's LambdarankNDCG::GetGradientsForOneQuery, transcribed with plain loops
+    (``norm="query"``: the list's log2(1 + Σλ) / Σλ without the score-gap division)."""
     n = len(scores)
     grad = np.zeros(n)
     hess = np.zeros(n)
@@ -318,7 +320,7 @@ def lambdarank_reference(scores, labels, sigma=1.0, truncation=30, norm=True):
             (h, hr), (l, lr) = ((a, i), (b, j)) if labels[a] > labels[b] else ((b, j), (a, i))
             ds = scores[h] - scores[l]
             delta = (gain(labels[h]) - gain(labels[l])) * abs(disc(hr) - disc(lr)) * inv
-            if norm and best != worst:
+            if norm is True and best != worst:
                 delta /= 0.01 + abs(ds)
             rho = logistic_rho(sigma * ds)
             grad[h] -= sigma * delta * rho

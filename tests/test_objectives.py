@@ -29,7 +29,7 @@ CASES = [(seed, levels) for seed in range(8) for levels in (2, 1000)]
 @pytest.mark.parametrize("seed,levels", CASES)
 @pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
 @pytest.mark.parametrize("sigma", [1.0, 2.5])
-@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("norm", [False, True, "query"])
 def test_lambda_auc_and_mauc_match_swap_reference(seed, levels, metric, grades, sigma, norm):
     y, s, qid = random_ranking(seed, n_queries=5, max_len=9, n_grades=grades, tie_levels=levels)
     s = s / 3.0
@@ -61,7 +61,7 @@ def test_long_queries_and_mixed_lengths_match_the_reference(seed, levels, metric
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("metric,grades", [("auc", 2), ("mauc", 4)])
-@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("norm", [False, True, "query"])
 def test_wide_scores_underflow_like_the_reference(seed, metric, grades, norm):
     # σ(s − s_max) down to −1 600: exps in the subnormal range and below it, and queries
     # that take the direct logistic for pairs whose E_l + E_h underflows
@@ -115,7 +115,7 @@ def test_class_tables_count_each_query(seed):
 
 
 @pytest.mark.parametrize("seed,levels", CASES)
-@pytest.mark.parametrize("truncation,norm", [(30, True), (3, True), (30, False)])
+@pytest.mark.parametrize("truncation,norm", [(30, True), (3, True), (30, False), (30, "query")])
 def test_lambda_ndcg_matches_lightgbm_transcription(seed, levels, truncation, norm):
     y, s, qid = random_ranking(seed, n_queries=5, max_len=12, tie_levels=levels)
     s = s / 2.0
@@ -151,22 +151,33 @@ def test_ties_are_pessimistic_and_order_free():
 
 def test_norm_is_lightgbm_lambdarank_norm_on_the_auc_swap_weight():
     """norm=True divides |ΔAUC| by 0.01 + |Δs| and rescales each query by log2(1 + Σλ)/Σλ;
-    the probit link has no such division and refuses it; the default is off for AUC."""
+    norm="query" only rescales, and is the AUC default with the logistic link (#42); the
+    probit link has neither and refuses both; MAUC's default is off."""
     s = np.array([0.9, 0.5, 0.2, 0.0, 0.7, 0.1])
     y = np.array([0, 1, 0, 1, 1, 0])
     off = np.array([0, 4, 6])
     g0, h0 = br.lambda_gradients(s, y, off, norm=False)
     g1, h1 = br.lambda_gradients(s, y, off, norm=True)
-    assert not np.allclose(g0, g1)
-    np.testing.assert_array_equal(g0, br.lambda_gradients(s, y, off)[0])  # off by default for AUC (#42)
+    gq, hq = br.lambda_gradients(s, y, off, norm="query")
+    assert not np.allclose(g0, g1) and not np.allclose(g0, gq) and not np.allclose(g1, gq)
+    np.testing.assert_array_equal(gq, br.lambda_gradients(s, y, off)[0])
     for a, b in zip(off[:-1], off[1:]):
         assert abs(g1[a:b].sum()) < 1e-12
-        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, norm=True)
-        np.testing.assert_allclose(g1[a:b], rg, rtol=1e-12)
-        np.testing.assert_allclose(h1[a:b], rh, rtol=1e-12)
-    assert not LambdaObjective("auc").norm and not LambdaObjective("auc", link="probit").norm
-    with pytest.raises(ValueError, match="norm=True needs link='logistic'"):
-        LambdaObjective("auc", link="probit", norm=True)
+        for norm, g, h in ((True, g1, h1), ("query", gq, hq)):
+            rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, norm=norm)
+            np.testing.assert_allclose(g[a:b], rg, rtol=1e-12)
+            np.testing.assert_allclose(h[a:b], rh, rtol=1e-12)
+        # the rescaling alone keeps each query's direction
+        np.testing.assert_allclose(gq[a:b] / np.abs(gq[a:b]).sum(), g0[a:b] / np.abs(g0[a:b]).sum(), rtol=1e-12)
+    assert LambdaObjective("auc").norm == "query" and LambdaObjective("auc", norm=True).norm is True
+    assert LambdaObjective("auc", link="probit").norm is False and LambdaObjective("mauc").norm is False
+    assert LambdaObjective("ndcg").norm is True
+    for norm in (True, "query"):
+        with pytest.raises(ValueError, match=f"norm={norm!r} needs link='logistic'"):
+            LambdaObjective("auc", link="probit", norm=norm)
+    for bad in ("gap", 2, 0.5):
+        with pytest.raises(ValueError, match="norm must be True, False, 'query' or None"):
+            LambdaObjective("auc", norm=bad)
 
 
 def test_weights_scale_rows():
@@ -211,11 +222,11 @@ def test_objective_checks_scores_every_round(link):
     np.testing.assert_array_equal(obj.gradients(np.repeat(s, 2)[::2], prep)[0], ref)
     np.testing.assert_allclose(obj.gradients(s.astype(np.float32), prep)[0], ref, rtol=1e-6)
 
-@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("norm", [False, True, "query"])
 def test_lambda_auc_descends_pairwise_logistic_loss(norm):
     """For 0/1 labels λ-AUC is the gradient of f Σ_pairs c_ij log(1 + e^{-σ(s_h - s_l)}) with
-    c_ij = |ΔAUC| (norm: |ΔAUC| / (0.01 + |Δs|)) and the query factor f (norm: log2(1 + Σλ)/Σλ,
-    else 1) frozen at the current scores: check against finite differences."""
+    c_ij = |ΔAUC| (norm=True: |ΔAUC| / (0.01 + |Δs|)) and the query factor f (norm=True or
+    "query": log2(1 + Σλ)/Σλ, else 1) frozen at the current scores: check against finite differences."""
     rng = np.random.default_rng(3)
     s = rng.normal(size=8)
     y = np.array([1, 0, 0, 1, 0, 1, 0, 0])
@@ -223,7 +234,7 @@ def test_lambda_auc_descends_pairwise_logistic_loss(norm):
     posn = {d: r for r, d in enumerate(order)}
     m, n = y.sum(), (1 - y).sum()
     pairs = [(i, k) for i in range(8) for k in range(8) if y[i] == 1 and y[k] == 0]
-    c = {(i, k): abs(posn[i] - posn[k]) / (m * n) / ((0.01 + abs(s[i] - s[k])) if norm else 1.0)
+    c = {(i, k): abs(posn[i] - posn[k]) / (m * n) / ((0.01 + abs(s[i] - s[k])) if norm is True else 1.0)
          for i, k in pairs}
     total = sum(2 * c[p] / (1 + np.exp(s[p[0]] - s[p[1]])) for p in pairs)
     f = np.log2(1 + total) / total if norm else 1.0
@@ -327,7 +338,7 @@ def test_graded_lambda_auc_matches_swap_and_recount(seed, levels, grades, thresh
     g, h = br.lambda_gradients(s, y, off, metric="auc", threshold=threshold, grade_weight=grade_weight)
     for a, b in zip(off[:-1], off[1:]):
         stat = lambda order: ref.graded_auc_of_order(order, values, threshold, grade_weight)  # noqa: E731
-        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, statistic=stat)
+        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, statistic=stat, norm="query")
         np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
         assert abs(g[a:b].sum()) < 1e-12 and np.all(h[a:b] >= 0)
@@ -372,8 +383,9 @@ def test_real_valued_labels_fall_back_to_binary_unless_grades_were_asked_for():
         br.lambda_gradients(s, y, [0, 15, 30], grade_weight=0.5)
 
 
-def test_defaults_norm_off_for_auc_and_mauc_on_for_ndcg():
-    assert not LambdaObjective("auc").norm and not LambdaObjective("mauc").norm and LambdaObjective("ndcg").norm
+def test_defaults_norm_per_query_for_auc_off_for_mauc_on_for_ndcg():
+    assert LambdaObjective("auc").norm == "query" and LambdaObjective("mauc").norm is False
+    assert LambdaObjective("ndcg").norm is True
     assert LambdaObjective("auc").grade_weight == 0.5 and LambdaObjective("auc", link="probit").grade_weight == 0
 
 
@@ -438,7 +450,8 @@ def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride
         for a, b in zip(off[:-1], off[1:]):
             lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
             rg, rh = ref.lambda_reference(list(s[a:b]), lab, uniform=uniform, stride=stride,
-                                          seed=int(round_seed(seed + 5, call)), row0=int(a))
+                                          seed=int(round_seed(seed + 5, call)), row0=int(a),
+                                          norm="query" if metric == "auc" else False)
             np.testing.assert_allclose(g[a:b], rg, rtol=1e-10, atol=1e-14)
             np.testing.assert_allclose(h[a:b], rh, rtol=1e-10, atol=1e-14)
             assert abs(g[a:b].sum()) < 1e-12
@@ -548,8 +561,10 @@ def test_the_same_random_state_repeats_the_sample_and_another_does_not():
     assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[0], c[0])
     # the default objective samples half the pairs, seed 0; lambda_gradients sums every pair unless asked
     assert LambdaObjective("auc").pair_stride is None
-    np.testing.assert_array_equal(run(0)[0] / LambdaObjective("auc").hessian_scale(
-        LambdaObjective("auc").check_labels(y, off)), br.lambda_gradients(s, y, off, pair_fraction=None)[0])
+    # (to rounding: the per-query factor and the scale multiply in another order)
+    np.testing.assert_allclose(run(0)[0] / LambdaObjective("auc").hessian_scale(
+        LambdaObjective("auc").check_labels(y, off)), br.lambda_gradients(s, y, off, pair_fraction=None)[0],
+        rtol=1e-14, atol=1e-17)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])

@@ -66,9 +66,16 @@ AUTO_PAIRS_PER_EDGE = 2500
 from collections import namedtuple  # noqa: E402  (the settings below are the kernels' named arguments)
 
 #: What :func:`~boostrank._kernels.lambdas.lambda_auc_kernel` reads besides its arrays: σ of the
-#: logistic, LightGBM's ``lambdarank_norm``, the statistic's own pair weights instead of Welleck's
-#: swap weights, every ``stride``-th partner (1: all) and the seed of which ones (uint64).
+#: logistic, which parts of LightGBM's ``lambdarank_norm`` apply (an int of the ``NORM_*`` bits),
+#: the statistic's own pair weights instead of Welleck's swap weights, every ``stride``-th partner
+#: (1: all) and the seed of which ones (uint64).
 LambdaSetting = namedtuple("LambdaSetting", "sigma norm uniform stride seed")
+
+#: The two parts of LightGBM's ``lambdarank_norm``, as bits of the λ kernels' ``norm``: each pair's
+#: |ΔM| divided by 0.01 + |Δs| (unless the query's scores all tie), and each query's λs and hessians
+#: rescaled by log2(1 + Σλ) / Σλ.  ``lambdarank_norm`` is both.
+NORM_SCORE_GAP = 1
+NORM_QUERY = 2
 
 #: The branch and bound over directions (:func:`~boostrank._kernels.direction_bnb.direction_bnb`): the pair
 #: statistic, the stack of boxes, the records of closed narrow boxes and the limits of one call.

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .config import EXP_FASTMATH, PAIR_SUM_FASTMATH
+from .config import EXP_FASTMATH, NORM_QUERY, NORM_SCORE_GAP, PAIR_SUM_FASTMATH
 from .link import probit_rho_slope
 from .metrics import mauc_class_weights, mauc_class_weights_rows
 from .order import merge_order, pessimistic_order, pessimistic_reorder
@@ -130,10 +130,11 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     one division per pair instead of an exp; a query where some E could underflow
     takes the direct formula for those pairs.
 
-    With ``norm``, LightGBM's ``lambdarank_norm`` applies to the swap weight as it does
-    to ΔNDCG: |ΔM_hl| is divided by 0.01 + |s_h − s_l| unless all of the query's
-    scores are equal, and the query's λs and hessians are rescaled by
-    log2(1 + Σλ) / Σλ (Σλ counting each pair twice, as LightGBM does).
+    ``setting.norm`` applies the parts of LightGBM's ``lambdarank_norm`` whose bits it
+    holds to the swap weight, as LightGBM does to ΔNDCG: ``NORM_SCORE_GAP`` divides
+    |ΔM_hl| by 0.01 + |s_h − s_l| unless all of the query's scores are equal;
+    ``NORM_QUERY`` rescales the query's λs and hessians by log2(1 + Σλ) / Σλ (Σλ
+    counting each pair twice, as LightGBM does).
 
     Parameters
     ----------
@@ -236,7 +237,7 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
         # E_l + E_h can only underflow when both are below 1e-250
         safe = ex_min > 1e-250
         # LightGBM skips the score-gap division while a query's scores all tie (round one)
-        spread = norm and s_hi > s_lo
+        spread = (norm & NORM_SCORE_GAP) != 0 and s_hi > s_lo
         total = 0.0
         for ch in range(1, top + 1):
             for cl in range(ch):
@@ -252,7 +253,7 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
                     total += 2.0 * lam_u
-        factor = math.log2(1.0 + total) / total if norm and total > 0.0 else 1.0
+        factor = math.log2(1.0 + total) / total if (norm & NORM_QUERY) != 0 and total > 0.0 else 1.0
         for t in range(a, b):
             grad[doc[t]] = acc_g[t] * factor
             hess[doc[t]] = acc_h[t] * factor
@@ -366,9 +367,9 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
 
     Stable descending sort; pairs with at least one document in the first
     ``truncation_level`` positions; ΔNDCG = |gain_h − gain_l| |1/log2(2+i) −
-    1/log2(2+j)| / maxDCG@truncation_level; with ``norm`` the ΔNDCG of a pair is
-    divided by 0.01 + |s_h − s_l| (unless all scores are equal) and the query's
-    λs are rescaled by log2(1 + Σλ) / Σλ.  LightGBM reads ρ from a 2^20-entry table;
+    1/log2(2+j)| / maxDCG@truncation_level; ``norm`` holds ``NORM_*`` bits as in
+    :func:`lambda_auc_kernel`: the ΔNDCG of a pair divided by 0.01 + |s_h − s_l| (unless
+    all scores are equal), the query's λs rescaled by log2(1 + Σλ) / Σλ.  LightGBM reads ρ from a 2^20-entry table;
     this kernel evaluates it exactly.
     """
     n_groups = offsets.shape[0] - 1
@@ -407,7 +408,7 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
                 gap = label_gain[labels[hi]] - label_gain[labels[lo]]
                 disc = abs(1.0 / math.log2(2.0 + hr) - 1.0 / math.log2(2.0 + lr))
                 delta = gap * disc * inv_max_dcg
-                if norm and best != worst:
+                if (norm & NORM_SCORE_GAP) != 0 and best != worst:
                     delta /= 0.01 + abs(ds)
                 rho = 1.0 / (1.0 + math.exp(sigma * ds))
                 lam = sigma * delta * rho
@@ -417,7 +418,7 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
                 hess[hi] += h
                 hess[lo] += h
                 sum_lambdas += 2.0 * lam
-        if norm and sum_lambdas > 0.0:
+        if (norm & NORM_QUERY) != 0 and sum_lambdas > 0.0:
             factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
             for i in range(a, b):
                 grad[i] *= factor

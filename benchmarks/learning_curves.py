@@ -35,7 +35,7 @@ from _common import pyplot, save_figure, write_json
 
 #: objective name as the tables print it -> what objective_quality.lightgbm_setup takes
 METHODS = {"lambdarank": "lambdarank", "binary": "binary", "λ-AUC": "auc", "λ-MAUC": "mauc",
-           "λ-AUC norm=True": ("auc", {"norm": True})}
+           "λ-AUC norm=True": ("auc", {"norm": True}), "λ-AUC norm=False": ("auc", {"norm": False})}
 PATIENCE = oq.PATIENCE
 
 

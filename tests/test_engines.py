@@ -163,14 +163,18 @@ def test_ranker_norm_acts_and_is_refused_where_it_cannot(letor):
     fit = dict(X=letor.X, y=letor.y, qid=letor.qid)
     kw = dict(n_estimators=5, min_child_samples=5)
     default = br.LambdaRanker(**kw).fit(**fit).predict(letor.X)
+    query = br.LambdaRanker(norm="query", **kw).fit(**fit).predict(letor.X)
+    np.testing.assert_array_equal(default, query)  # the per-query rescaling by default for AUC (#42)
     off = br.LambdaRanker(norm=False, **kw).fit(**fit).predict(letor.X)
-    np.testing.assert_array_equal(default, off)  # off by default for AUC (#42)
     on = br.LambdaRanker(norm=True, **kw).fit(**fit).predict(letor.X)
-    assert not np.allclose(on, off)
+    assert not np.allclose(on, off) and not np.allclose(query, off) and not np.allclose(on, query)
     with pytest.raises(ValueError, match="norm is a parameter of boostrank's objectives"):
         br.LambdaRanker(objective="lambdarank", norm=False).fit(**fit)
-    with pytest.raises(ValueError, match="norm=True needs link='logistic'"):
-        br.LambdaRanker(link="probit", norm=True).fit(**fit)
+    for norm in (True, "query"):
+        with pytest.raises(ValueError, match=f"norm={norm!r} needs link='logistic'"):
+            br.LambdaRanker(link="probit", norm=norm).fit(**fit)
+    with pytest.raises(ValueError, match="'norm' parameter of LambdaRanker must be"):
+        br.LambdaRanker(norm="gap").fit(**fit)
 
 
 def test_validation_split_is_skipped_or_refused_where_it_must_be(letor):

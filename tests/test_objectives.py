@@ -105,13 +105,15 @@ def test_class_tables_count_each_query(seed):
     from boostrank._kernels.metrics import mauc_class_weights
 
     y, _, qid = random_ranking(seed, n_queries=9, max_len=7, n_grades=4)
-    off = np.r_[0, offsets_of(qid)[1:-1], len(y), len(y)]  # and an empty query at the end
+    # and lists of irrelevant documents only, of one grade only, of one document, and an empty one
+    y = np.r_[y, 0, 0, 0, 2, 2, 3].astype(np.int64)
+    off = np.r_[0, offsets_of(qid)[1:-1], len(y) - 6, len(y) - 3, len(y) - 1, len(y), len(y)]
     start, weights = lambda_auc_tables(y, off)
     assert start.shape == (len(off) - 1, y.max() + 2)
     for g, (a, b) in enumerate(zip(off[:-1], off[1:])):
         counts = np.bincount(y[a:b], minlength=y.max() + 1)
         np.testing.assert_array_equal(start[g], np.r_[0, np.cumsum(counts)])
-        np.testing.assert_allclose(weights[g], mauc_class_weights(counts.astype(float), float(b - a)))
+        np.testing.assert_array_equal(weights[g], mauc_class_weights(counts.astype(float), float(b - a)))
 
 
 @pytest.mark.parametrize("seed,levels", CASES)

@@ -135,16 +135,6 @@ def mauc_class_weights(counts, n):
 
 
 @njit(cache=True)
-def mauc_class_weights_rows(counts, sizes):
-    """:func:`mauc_class_weights` of every list at once: row g of ``counts`` (float64, one column
-    per label) for a list of ``sizes[g]`` rows.  Serial: the objective calls it once per fit."""
-    w = np.zeros(counts.shape)
-    for g in range(counts.shape[0]):
-        mauc_class_weights_into(counts[g], sizes[g], w[g])
-    return w
-
-
-@njit(cache=True)
 def mauc_class_weights_into(counts, n, w):
     """:func:`mauc_class_weights` written into ``w`` (no allocation, for per-query loops)."""
     n_rel = n - counts[0]

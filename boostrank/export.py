@@ -276,6 +276,16 @@ def _left_below(tree, node: int, engine) -> tuple[np.float32, bool]:
     return F, nan_left
 
 
+def _double_below(F: np.float32) -> float:
+    """The double T such that a double x goes left (x < T) exactly when its nearest float32 (ties to even) is <= F:
+    the split a double meets in Vespa of a model whose engine rounded its features to float32 (XGBoost)."""
+    up = np.nextafter(F, np.float32(np.inf))
+    # the midpoint of two neighbouring float32 is a double exactly; past float32's largest, the overflow point
+    mid = (float(F) + float(up)) / 2.0 if np.isfinite(up) else float(F) + 2.0 ** 103
+    f_even = int(np.asarray(F, dtype=np.float32).view(np.int32)) & 1 == 0
+    return float(np.nextafter(mid, np.inf)) if f_even else mid  # a tie rounds to the even one of F and up
+
+
 def _preorder(tree, node=0):
     out = [node]
     if tree.feature[node] >= 0:
@@ -289,7 +299,10 @@ def _xgboost_json_tree(tree, engine, names, double: bool = False, node=0, depth=
     splits every double as the model does (Vespa)."""
     if tree.feature[node] < 0:
         return {"nodeid": node, "leaf": float(tree.value[node]) if double else _f32(tree.value[node])}
-    if double:
+    if double and engine.FEATURES_AS_FLOAT32:  # the engine rounded each double to float32 before comparing
+        F, nan_left = _left_below(tree, node, engine)
+        T = _double_below(F)
+    elif double:
         bound, inclusive, nan_left = engine.left_set(tree, node)
         T = float(np.nextafter(bound, np.inf)) if inclusive else bound
     else:
@@ -365,7 +378,8 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     Every float32 input takes the same path through every tree as in the engine that trained
     the model (LightGBM's ``x <= t`` and missing-value rule, XGBoost's ``float32(x) < t``):
     thresholds are moved to the float32 (or, in Vespa, double) value where the target's own
-    comparison splits the same inputs, and NaN goes where the model sends it.  Scores are the
+    comparison splits the same inputs — in Vespa every double, XGBoost's rounding of its
+    features to float32 included — and NaN goes where the model sends it.  Scores are the
     model's raw scores (no link: no sigmoid for a binary objective), summed as the engine does.
 
     Parameters

@@ -30,14 +30,22 @@ def nan_data(seed=0, n=1500, d=5):
     return X, y, np.repeat(np.arange(n // 50), 50)
 
 
-def at_thresholds(forest, X):
-    """Rows whose features sit on every threshold of the model and one float32 step either side."""
+def at_thresholds(forest, X, doubles=False):
+    """Rows whose features sit on every threshold of the model and one float32 step either side; with
+    ``doubles``, also the doubles where rounding to float32 changes sides (the float32 midpoints around each
+    threshold and one double step either side of them): what Vespa, which compares doubles, meets."""
     rows = []
     base = np.nan_to_num(X[0]).copy()
     for tree in forest.trees:
         for node in np.flatnonzero(tree.feature >= 0):
             t = np.float32(tree.threshold[node])
-            for v in (t, np.nextafter(t, np.float32(np.inf)), np.nextafter(t, np.float32(-np.inf))):
+            values = [t, np.nextafter(t, np.float32(np.inf)), np.nextafter(t, np.float32(-np.inf))]
+            if doubles:
+                for other in values[1:]:
+                    mid = (float(t) + float(other)) / 2.0
+                    values += [mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf)]
+                values += [np.nextafter(float(tree.threshold[node]), s) for s in (np.inf, -np.inf)]
+            for v in values:
                 row = base.copy()
                 row[tree.feature[node]] = float(v)
                 rows.append(row)
@@ -86,7 +94,7 @@ def engine_leaves(model, X):
 def test_every_input_takes_the_engines_path_and_scores_its_raw_score(trained, which, fmt):
     model = trained[0][which]
     forest = forest_of(model)
-    X = at_thresholds(forest, trained[1])
+    X = at_thresholds(forest, trained[1], doubles=fmt == "vespa")
     if fmt == "solr-ltr":
         X = np.nan_to_num(X)  # Solr's features are never NaN (a missing field is the feature's default)
     with warnings.catch_warnings():

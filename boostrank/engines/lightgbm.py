@@ -341,6 +341,8 @@ def sklearn_params(learning_rate, random_state=None, n_jobs=None, log=False) -> 
 NAME = "lightgbm"
 #: sample weights are per row (XGBoost's ranking weights are per query)
 PER_QUERY_WEIGHTS = False
+#: LightGBM compares the double features with its double thresholds
+FEATURES_AS_FLOAT32 = False
 
 
 def n_rounds(booster) -> int:

@@ -338,6 +338,8 @@ def save_portable(booster, path, custom_objective: bool) -> None:
 NAME = "xgboost"
 #: ranking weights are per query (one per group), XGBoost's rule
 PER_QUERY_WEIGHTS = True
+#: XGBoost stores features as float32 (a DMatrix rounds doubles to the nearest float32) before any split compares
+FEATURES_AS_FLOAT32 = True
 
 
 def n_rounds(booster) -> int:

@@ -378,8 +378,8 @@ def lambda_ndcg_kernel(scores, labels, offsets, sigma, truncation_level, norm, l
     ``truncation_level`` positions; ΔNDCG = |gain_h − gain_l| |1/log2(2+i) −
     1/log2(2+j)| / maxDCG@truncation_level; ``norm`` holds ``NORM_*`` bits as in
     :func:`lambda_auc_kernel`: the ΔNDCG of a pair divided by 0.01 + |s_h − s_l| (unless
-    all scores are equal), the query's λs rescaled by log2(1 + Σλ) / Σλ.  LightGBM reads ρ from a 2^20-entry table;
-    this kernel evaluates it exactly.
+    all scores are equal), the query's λs rescaled by log2(1 + Σλ) / Σλ.  LightGBM reads
+    ρ from a 2^20-entry table; this kernel evaluates it exactly.
     """
     n_groups = offsets.shape[0] - 1
     # the labels sort as float64 keys: the instantiation of merge_order the other kernels share

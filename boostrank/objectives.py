@@ -252,7 +252,8 @@ def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
 
 
 def _logistic_ndcg(obj, s, data, grad, hess, stride):
-    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj._norm_bits, data.gain, grad, hess)
+    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj._norm_bits, data.gain,
+                       grad, hess)
 
 
 def _note_compile(kernel, seconds=None):

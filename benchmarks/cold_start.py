@@ -10,7 +10,8 @@ for the cold column and at the folder the cold run filled for the warm column:
   ``lambdarank`` beside it, as what the engine alone costs);
 * ``300 λ-AUC rounds``: a whole ``lgb.train`` run on MQ2008's validation file (``../shared/data``);
 * ``first MIP fit``: ``MIPRanker().fit`` on 60 rows, 3 features;
-* ``boostrank --version``: the console script.
+* ``boostrank --version``: the console script;
+* ``boostrank demo``: the README's first command after ``pip install``, end to end.
 
 Run:  python benchmarks/cold_start.py [--repeat 3] [--json out.json]
 """
@@ -55,16 +56,18 @@ STEPS = {
         " lgb.Dataset(d.X, d.y, group=d.group_sizes), num_boost_round=300)"),
     "first MIP fit": _DATA + "import boostrank as br; br.MIPRanker().fit(X[:60, :3], y[:60])",
     "boostrank --version": None,
+    "boostrank demo": None,
 }
 
 
 def run(step: str, cache: str) -> float:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-    cmd = ([sys.executable, "-m", "boostrank.cli", "--version"] if STEPS[step] is None
-           else [sys.executable, "-c", STEPS[step]])
     if STEPS[step] is None:  # the installed console script, as a user types it
+        args = step.split()[1:]
         script = Path(sys.executable).with_name("boostrank")
-        cmd = [str(script), "--version"] if script.exists() else cmd
+        cmd = [str(script), *args] if script.exists() else [sys.executable, "-m", "boostrank.cli", *args]
+    else:
+        cmd = [sys.executable, "-c", STEPS[step]]
     t = time.perf_counter()
     subprocess.run(cmd, env=env, check=True, capture_output=True)
     return time.perf_counter() - t

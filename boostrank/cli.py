@@ -205,17 +205,14 @@ def cmd_warmup(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from ._kernels.direction_bnb import direction_bnb
-    from ._kernels.lambdas import lambda_auc_kernel_parallel
-    from ._kernels.metrics import auc_pair_counts
-    from .precompile import _TWINS, compile_in_background
+    from ._kernels.lambdas import lambda_auc_kernel
+    from ._kernels.metrics import mauc_groups
+    from ._kernels.rank_sweep import line_sweep
+    from .precompile import compile_in_background
 
-    # a first run compiles each step's kernels in turn on one core: the parallel λ kernel and the last step's
-    # (the re-ranker's and the table's metrics) compile on the other core meanwhile, and those steps load them
-    background = compile_in_background("boostrank.cli:_demo_last_step_quickly",
-                                       [lambda_auc_kernel_parallel, direction_bnb, auc_pair_counts])
-    if background is not None:  # the λ steps' parallel twin comes from this child
-        _TWINS.setdefault(lambda_auc_kernel_parallel, background)
+    # a first run compiles RankNCG's kernels here while a child compiles the later steps' on the other core
+    background = compile_in_background("boostrank.cli:_demo_compile_ahead",
+                                       [lambda_auc_kernel, line_sweep, mauc_groups], stages=True)
     try:
         return _demo(args, background)
     finally:  # a demo that failed early leaves no child compiling behind it
@@ -228,6 +225,7 @@ def _demo(args, background) -> int:
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_sample
+    from .precompile import wait_for_stage
 
     if args.train:
         train = _load(args, args.train)
@@ -240,8 +238,8 @@ def _demo(args, background) -> int:
     print(f"train: {len(train)} rows / {train.n_queries} queries;  "
           f"test: {len(test)} rows / {test.n_queries} queries;  {train.n_features} features")
     if background is not None:
-        print("(first run on this machine: the parallel λ kernel and the re-ranker's kernels compile in a second "
-              "process meanwhile)")
+        print("(first run on this machine: a second process compiles the later steps' kernels meanwhile, so the "
+              "boosted rankers take one thread: the same models)")
     steps = 7
     runs: dict = {}
 
@@ -260,23 +258,32 @@ def _demo(args, background) -> int:
 
     step(3, "RankNCG", "linear, maximises a bound on the per-query WMW statistic (Raykar)",
          lambda: RankNCG().fit(train.X, train.y, qid=train.qid).decision_function(test.X))
-    gbm = dict(n_estimators=args.rounds, random_state=0)  # otherwise LambdaRanker's defaults
+    # otherwise LambdaRanker's defaults; beside a compiling child, LightGBM's two threads would each wait for
+    # the busy core at every parallel region (a 0.1 s fit took 2-4 s)
+    gbm = dict(n_estimators=args.rounds, random_state=0, n_jobs=None if background is None else 1)
+
+    def boost(objective):
+        if background is not None and objective != "lambdarank":
+            wait_for_stage(background, "lambda")
+        return LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid).predict(test.X)
+
     for i, (name, objective, what) in enumerate([
             ("LightGBM lambdarank", "lambdarank", "LightGBM's own NDCG objective"),
             ("LightGBM λ-AUC", "auc", "boostrank's AUC swap delta (Welleck Thm 4.1)"),
             ("LightGBM λ-MAUC", "mauc", "boostrank's multi-class AUC delta (Welleck eq. 18-19)")], start=4):
-        step(i, name, f"{args.rounds} rounds, {what}", lambda o=objective: LambdaRanker(objective=o, **gbm).fit(
-            train.X, train.y, qid=train.qid).predict(test.X))
+        step(i, name, f"{args.rounds} rounds, {what}", lambda o=objective: boost(o))
     rer = _demo_reranker(args.rerank_k, args.time_limit)
     label = f"LR + MIP re-rank top {args.rerank_k} (dcg@5)"
 
     def rerank():
         if background is not None:
-            background.wait()
+            wait_for_stage(background, "rerank")
         return _demo_rerank(rer, train, test, runs["logistic regression"])
 
     step(7, label, f"exact MIP on the logistic regression's top {args.rerank_k} per list, kept only if it gains "
                    f"on held-out training folds", rerank)
+    if background is not None:
+        wait_for_stage(background, "table")
     table = metric_table(test.y, test.qid, runs, metrics)
     print(f"\nmeasured on {where} ({len(test)} rows, {test.n_queries} queries); each row is a ranker fitted on "
           f"the train split; higher is better; auc and mauc are per-query means (queries with one class left out: "
@@ -305,25 +312,31 @@ def _demo_rerank(rer, train, test, base_test):
     return rer.predict(test.X, base_test, qid=test.qid)
 
 
-def _demo_last_step_quickly() -> None:
-    """The parallel λ kernel first (the λ steps come sooner), then the demo's last step and its table on the
-    bundled sample with a 0.5 s re-ranker: what a first demo compiles beside its other steps (smaller data
-    would take other paths: NumPy metrics, no branch and bound)."""
+def _demo_compile_ahead() -> None:
+    """What a first demo's child compiles, in the order the demo's steps need it, printing each stage's name
+    once its kernels are in the cache: the λ kernel of steps 5-6 (on one thread, as the demo runs them
+    then), the re-ranker's of step 7 (on 40 training queries, which take the paths all 300 take) and the
+    table's metrics (on the test split: smaller lists would take NumPy paths).  Not the parallel λ kernel:
+    the next run's boosted steps start its compile, as any first fit on threads does."""
     import warnings
 
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_sample
-    from .objectives import _compile_parallel_twin
-
-    _compile_parallel_twin()
+    from .ranker import LambdaRanker
 
     train, test = load_sample()
-    base = LogisticRegression(max_iter=1000).fit(train.X, train.y > 0).decision_function(test.X)
+    few = train.take_queries(np.arange(40))
+    for objective in ("auc", "mauc"):
+        LambdaRanker(objective=objective, n_estimators=2, n_jobs=1).fit(few.X, few.y, qid=few.qid)
+    print("lambda", flush=True)
+    lr = LogisticRegression(max_iter=1000).fit(few.X, few.y > 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scores = _demo_rerank(_demo_reranker(3, 0.5), train, test, base)
-    metric_table(test.y, test.qid, {"quick": scores}, _split_metrics(DEFAULT_METRICS))
+        _demo_rerank(_demo_reranker(3, 0.5), few, few, lr.decision_function(few.X))
+    print("rerank", flush=True)
+    metric_table(test.y, test.qid, {"any": lr.decision_function(test.X)}, _split_metrics(DEFAULT_METRICS))
+    print("table", flush=True)
 
 
 def _rerank_in_words(result, k) -> str:

@@ -185,6 +185,7 @@ def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False)
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
     offsets = group_offsets(labels.shape[0], qid=qid)
+    note_metric_kernels()
     order = sort_within_groups(s, offsets, False)
     return _reduce(_km.mauc_groups(labels, s, order, offsets, w), per_query)
 
@@ -222,6 +223,7 @@ def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
     if labels.shape != s.shape:
         raise ValueError(f"y has {labels.shape[0]} entries but scores has {s.shape[0]}")
     offsets = group_offsets(labels.shape[0], qid=qid)
+    note_metric_kernels()
     if isinstance(graph, str):
         _choice(graph, {"full"}, "graph")
         order = sort_within_groups(s, offsets, False)
@@ -488,6 +490,7 @@ def err(y, scores, qid=None, *, k: int | None = None, max_grade: int = 4, per_qu
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"err: labels reach {int(labels.max())} but max_grade={max_grade}; pass max_grade")
     offsets = group_offsets(labels.shape[0], qid=qid)
+    note_metric_kernels()
     order = sort_within_groups(s, offsets, True)
     values = _km.err_groups(labels.astype(np.float64), order, offsets, _cutoff(k), 2.0 ** max_grade)
     return _reduce(values, per_query)
@@ -546,6 +549,7 @@ def precision_at(y, scores, qid=None, *, k: int = 10, average: str = "micro",
     n_groups = offsets.shape[0] - 1
     if cls.size == 0 or n_groups == 0:
         return np.full(n_groups, np.nan) if per_query else float("nan")
+    note_metric_kernels()
     order = sort_within_groups(s, offsets, True)
     top, present = _km.topk_class_counts(labels, order, offsets, kk, cls)
     if average == "micro":
@@ -580,6 +584,7 @@ def minrank(scores, qid=None) -> np.ndarray:
     """
     s = as_1d_float(scores, "scores")
     offsets = group_offsets(s.shape[0], qid=qid)
+    note_metric_kernels()
     return _kr.rank_groups(np.zeros(0, dtype=np.bool_), s, sort_within_groups(s, offsets, False), offsets, False)
 
 

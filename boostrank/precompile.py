@@ -75,17 +75,19 @@ def twin_ready(kernel, target: str) -> bool:
     return _TWINS[kernel] is True
 
 
-def compile_in_background(target: str, kernels: Sequence):
+def compile_in_background(target: str, kernels: Sequence, *, stages: bool = False):
     """Run ``target`` (``"module:function"``, a function of no arguments that calls what a later step will)
     in one child interpreter when any of ``kernels`` has no cache yet, so that step's kernels compile on a
     core this process leaves idle while it compiles something else (Numba compiles on one core).
 
+    ``stages``: ``target`` prints one line per stage whose kernels are in the cache, and the caller waits
+    for each with :func:`wait_for_stage` (otherwise ``wait()`` for the child before that step).
+
     Returns
     -------
     subprocess.Popen or None
-        The child (``wait()`` for it before that step, which then loads the kernels); None when the
-        kernels are cached or this process may use one CPU only.  The child is quiet: if it fails, the
-        step compiles what it needs itself.
+        The child; None when the kernels are cached or this process may use one CPU only.  The child is
+        quiet: if it fails, the step compiles what it needs itself.
     """
     import subprocess
 
@@ -95,7 +97,19 @@ def compile_in_background(target: str, kernels: Sequence):
         return None
     module, function = target.split(":")
     return subprocess.Popen(_child_command(f"from {module} import {function}; {function}()"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.PIPE if stages else subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            text=stages)
+
+
+def wait_for_stage(child, stage: str) -> None:
+    """Block until ``child`` (:func:`compile_in_background` with ``stages=True``) has printed the line
+    ``stage`` or ended; stages it printed before are remembered, so they may be awaited in any order."""
+    done = child.__dict__.setdefault("_stages_done", set())
+    while stage not in done:
+        line = child.stdout.readline()
+        if not line:  # ended (or failed: the step then compiles what it still needs itself)
+            return
+        done.add(line.strip())
 
 
 def _data(n_queries=4, size=12, seed=0):

@@ -532,6 +532,40 @@ def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monke
     assert child.wait(timeout=120) == 0 and marker.read_text() == "yes"
 
 
+def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(monkeypatch, tmp_path):
+    """The demo's child prints a line per stage whose kernels are cached; the demo waits for a stage, not
+    for the whole child, remembers stages it read past, and goes on when the child ended (or failed)."""
+    import joblib
+
+    from boostrank import precompile
+    from boostrank._kernels.metrics import auc_pair_counts
+
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("BOOSTRANK_TEST_GATE", str(gate))
+    (tmp_path / "staged.py").write_text(
+        "import os, time\n"
+        "def run():\n"
+        "    print('first', flush=True); print('second', flush=True)\n"
+        "    while not os.path.exists(os.environ['BOOSTRANK_TEST_GATE']):\n"
+        "        time.sleep(0.01)\n"
+        "    print('third', flush=True)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
+    child = precompile.compile_in_background("staged:run", [auc_pair_counts], stages=True)
+    try:
+        precompile.wait_for_stage(child, "second")
+        precompile.wait_for_stage(child, "first")  # read past already
+        assert child.poll() is None  # waiting for "second" did not wait for the child
+        gate.write_text("go")
+        precompile.wait_for_stage(child, "third")
+        precompile.wait_for_stage(child, "never printed")  # returns when the child ends
+        assert child.wait(timeout=120) == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
 def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     """RankNCG's default (the erfc series past 2 500 pairs per class pair) never calls the pair sums: checked
     on those, a warm demo printed the notice on every run."""
@@ -547,3 +581,35 @@ def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     br.RankNCG(max_iter=2).fit(X, y)  # one data set: ~40 000 pairs, the series
     br.RankNCG(max_iter=2).fit(X[:40], y[:40])  # ~400 pairs, the pair sums
     assert seen == [("RankNCG", series_blocks), ("RankNCG", pair_coefficients)]
+
+
+def test_the_metric_and_mip_compile_notices_check_a_kernel_each_path_runs(tmp_path):
+    """A notice checked on a kernel some paths never call says "compiling" on every warm run of those paths
+    (a warm demo did, for the metrics and the MIP): in a fresh process, each path below must have loaded the
+    kernel its group's notice checks."""
+    import subprocess
+    import sys
+
+    code = """
+import warnings, numpy as np, boostrank as br
+from boostrank import _validation, precompile
+checked = {}
+precompile.note_first_compile = lambda what, kernel, seconds=None: checked.setdefault(what, kernel)
+rng = np.random.default_rng(0)
+y = rng.integers(0, 3, 60); s = rng.normal(size=60); qid = np.repeat(np.arange(6), 10)
+for name in ("ndcg@10", "map", "p@5", "mcp@5", "mauc", "wmw", "err@10"):  # (small AUCs: NumPy)
+    checked.pop("metrics", None); _validation._NOTED.clear(); br.get_metric(name)(y, s, qid)
+    assert checked["metrics"].signatures, (name, checked["metrics"])
+for call in (lambda: br.rank_risk(y > 0, s, "dcg@5", qid=qid), lambda: br.minrank(s, qid=qid)):
+    checked.pop("metrics", None); _validation._NOTED.clear(); call()
+    assert checked["metrics"].signatures
+X = rng.normal(size=(60, 3))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    for kw in (dict(objective="rank_risk", a="dcg@5"), dict(objective="auc")):
+        checked.pop("MIP", None); br.MIPRanker(time_limit=2, **kw).fit(X, y > 0, qid=qid)
+        assert checked["MIP"].signatures, (kw, checked["MIP"])
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr

@@ -369,10 +369,10 @@ class MIPRanker(RankingEstimator):
         -------
         self
         """
-        from .._kernels.direction_bnb import direction_bnb
+        from .._kernels.rank_sweep import list_pairs
         from ..precompile import note_first_compile
 
-        note_first_compile("MIP", direction_bnb)
+        note_first_compile("MIP", list_pairs)  # every fit lists its pairs with it (the searches differ)
         settings = self._check_params()
         clock = TimeBudget(self.time_limit)
         prob = self._prepare(X, y, qid, group, sample_weight, pairs, settings)

@@ -183,7 +183,8 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         Shortest list ``method="auto"`` sends through the series.
     grad, hess : ndarray of float64 or float32, default=None
         Output buffers (float64, allocated when None); float32 buffers receive the
-        float64 sums rounded (what the engines take).
+        float64 sums rounded (what the engines take): the uniform series writes them as
+        it scatters its sums, other paths through float64 buffers.
     work : SeriesWork, default=None
         Holds the series' work arrays and each list's class weights between calls, so
         it belongs to one ``labels``/``group_offsets`` pair: an objective keeps one per
@@ -219,8 +220,10 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         hess *= scale
         return grad, hess
     out = None
-    if grad.dtype != np.float64 and (sizes <= limit).any():
-        out = grad, hess  # the pair sums accumulate in their output: in float64, then rounded
+    if grad.dtype != np.float64 and ((sizes <= limit).any() or not uniform):
+        # the pair sums accumulate in their output: in float64, then rounded; so does the swap-weighted
+        # series, off the default path (float32 variants of its two kernels compiled for 9.7 s)
+        out = grad, hess
         grad, hess = np.empty(n), np.empty(n)
     if out is not None or grad.dtype == np.float64:
         lambda_auc_probit_kernel(scores, labels, group_offsets, sigma, ERFC_ALPHA, limit, uniform, grad, hess)

@@ -601,8 +601,8 @@ def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
 @pytest.mark.parametrize("uniform", [False, True])
 @pytest.mark.parametrize("sizes", [[3000], [300, 200, 5000], [1, 40, 300, 0, 2000]])
 def test_float32_buffers_receive_the_float64_sums_rounded(sizes, uniform):
-    """The engines' float32 buffers: written directly by the series (either pair weight), through
-    float64 when some list takes the pair sums (which accumulate in their output)."""
+    """The engines' float32 buffers: written directly by the uniform series, through float64 by the
+    swap-weighted one and when some list takes the pair sums (which accumulate in their output)."""
     rng = np.random.default_rng(len(sizes))
     offsets = np.r_[0, np.cumsum(sizes)]
     n = offsets[-1]

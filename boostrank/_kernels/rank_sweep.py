@@ -41,21 +41,11 @@ def _row_value(mode, u, below, pos, cum, row_cum):
 
 
 @njit(cache=True)
-def _apply(p, state, pairs, rows, below, sign):
-    """Add (sign = 1) or remove (sign = −1) pair p's contribution in its current state.
+def _row_shift(mode, hi, lo, sign, pos, cnt, cum, row_cum, below):
+    """The change of a rank-risk statistic when row ``lo``'s documents join (sign = 1) or leave (sign = −1)
+    the rows strictly below row ``hi``: a pair leaving one strict order, or entering one.
 
-    ``pairs``: (pu, pv, c_plus, c_minus); ``rows``: (mode, pos, cnt, cum, row_cum), as
-    :func:`pair_statistic` takes them.
     """
-    pu, pv, c_plus, c_minus = pairs
-    mode, pos, cnt, cum, row_cum = rows
-    st = state[p]
-    if st == 0:
-        return 0.0
-    if mode == MODE_PAIRS:
-        return sign * (c_plus[p] if st > 0 else c_minus[p])
-    hi = pu[p] if st > 0 else pv[p]
-    lo = pv[p] if st > 0 else pu[p]
     before = _row_value(mode, hi, below[hi], pos, cum, row_cum)
     below[hi] += sign * cnt[lo]
     return _row_value(mode, hi, below[hi], pos, cum, row_cum) - before
@@ -158,25 +148,57 @@ def line_sweep(s, r, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
             ids[k] = p
             k += 1
     order = np.argsort(times)
-    t_first = times[order[0]]
+    at = np.empty(n_events)
+    for k in range(n_events):  # in event order, so the sweep reads both in sequence
+        at[k] = times[order[k]]
+        order[k] = ids[order[k]]
+    times = at
     best = value
-    best_t = t_first - (1.0 + abs(t_first))
+    best_t = times[0] - (1.0 + abs(times[0]))
     i = 0
     while i < n_events:
-        t_i = times[order[i]]
+        t_i = times[i]
         j = i
-        while j < n_events and times[order[j]] <= t_i + 1e-12 * (1.0 + abs(t_i)):
-            p = ids[order[j]]
-            value += _apply(p, state, (pu, pv, c_plus, c_minus), (mode, pos, cnt, cum, row_cum), below, -1)
-            b = r[pu[p]] - r[pv[p]]
-            state[p] = 1 if b > 0 else -1
-            value += _apply(p, state, (pu, pv, c_plus, c_minus), (mode, pos, cnt, cum, row_cum), below, 1)
+        while j < n_events and times[j] <= t_i + 1e-12 * (1.0 + abs(t_i)):
+            if mode == MODE_PAIRS:
+                value = _cross_pair(value, order[j], state, r, pu, pv, c_plus, c_minus)
+            else:
+                value = _cross_rows(value, order[j], state, r, pu, pv, mode, pos, cnt, cum, row_cum, below)
             j += 1
         if value > best + 1e-12 * (1.0 + abs(best)):
             best = value
-            best_t = 0.5 * (t_i + times[order[j]]) if j < n_events else t_i + 1.0 + abs(t_i)
+            best_t = 0.5 * (t_i + times[j]) if j < n_events else t_i + 1.0 + abs(t_i)
         i = j
     return best, best_t
+
+
+@njit(cache=True)
+def _cross_pair(value, p, state, r, pu, pv, c_plus, c_minus):
+    """``value`` after pair p crosses its event of a line sweep (``MODE_PAIRS``): from its state to the side
+    the direction ``r`` puts it on, its old credit taken off, then its new one added.
+
+    Arrays one by one, never in tuples: a call with its arrays in tuples made the sweep 4.6x slower
+    (benchmarks/MEASUREMENTS.md, "line sweep").
+    """
+    old = state[p]
+    new = 1 if r[pu[p]] - r[pv[p]] > 0 else -1
+    state[p] = new
+    if old != 0:
+        value += -(c_plus[p] if old > 0 else c_minus[p])
+    return value + (c_plus[p] if new > 0 else c_minus[p])
+
+
+@njit(cache=True)
+def _cross_rows(value, p, state, r, pu, pv, mode, pos, cnt, cum, row_cum, below):
+    """:func:`_cross_pair` for rank risk: the rows' values change as ``below`` counts the pair."""
+    u = pu[p]
+    v = pv[p]
+    old = state[p]
+    new = 1 if r[u] - r[v] > 0 else -1
+    state[p] = new
+    if old != 0:
+        value += _row_shift(mode, u if old > 0 else v, v if old > 0 else u, -1, pos, cnt, cum, row_cum, below)
+    return value + _row_shift(mode, u if new > 0 else v, v if new > 0 else u, 1, pos, cnt, cum, row_cum, below)
 
 
 @njit(cache=True)
@@ -260,9 +282,14 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
                     state[k] = -state[k]
             else:
                 for k in range(starts[g], starts[g + 1]):
-                    value += _apply(k, state, (su, sv, scp, scm), (mode, pos, cnt, cum, row_cum), below, -1)
+                    u, v = su[k], sv[k]
+                    if state[k] != 0:
+                        hi, lo = (u, v) if state[k] > 0 else (v, u)
+                        value += _row_shift(mode, hi, lo, -1, pos, cnt, cum, row_cum, below)
                     state[k] = -state[k]
-                    value += _apply(k, state, (su, sv, scp, scm), (mode, pos, cnt, cum, row_cum), below, 1)
+                    if state[k] != 0:
+                        hi, lo = (u, v) if state[k] > 0 else (v, u)
+                        value += _row_shift(mode, hi, lo, 1, pos, cnt, cum, row_cum, below)
             if half == 1 and g == G - 1:
                 break  # back to the starting arc
             here = sa[starts[g]] + half * math.pi

@@ -43,9 +43,7 @@ def _row_value(mode, u, below, pos, cum, row_cum):
 @njit(cache=True)
 def _row_shift(mode, hi, lo, sign, pos, cnt, cum, row_cum, below):
     """The change of a rank-risk statistic when row ``lo``'s documents join (sign = 1) or leave (sign = −1)
-    the rows strictly below row ``hi``: a pair leaving one strict order, or entering one.
-
-    """
+    the rows strictly below row ``hi``: a pair leaving one strict order, or entering one."""
     before = _row_value(mode, hi, below[hi], pos, cum, row_cum)
     below[hi] += sign * cnt[lo]
     return _row_value(mode, hi, below[hi], pos, cum, row_cum) - before

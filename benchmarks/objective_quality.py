@@ -86,7 +86,7 @@ NORM_VARIANTS = [
 ]
 #: sets with fewer queries than this are repeated SMALL_SET_REPEATS times (at least): more models per test query
 SMALL_SET_QUERIES = 200
-SMALL_SET_REPEATS = 10
+SMALL_SET_REPEATS = 40
 #: the fixed-rounds protocol reads every method at these round counts and keeps the better (same rule for all)
 FIXED_ROUNDS = (100, 300)
 #: what a new user gets from the estimators, fitted on all outer training queries (they split off

@@ -9,7 +9,8 @@ Protocol (the same for every method):
 
 * Outer split: ``--folds`` folds over queries (one list: over rows), ``--repeats`` times with
   another shuffle; every method sees the same folds.  A set of fewer than SMALL_SET_QUERIES
-  queries is repeated at least SMALL_SET_REPEATS times: each fold's model (its early-stopping
+  queries and SMALL_SET_ROWS rows (CatBoost's sample) is repeated at least SMALL_SET_REPEATS
+  times: each fold's model (its early-stopping
   round, its sampled pairs) is shared by all of the fold's test queries, which the test over
   queries treats as independent, and with 3 repeats of CatBoost's 117 queries the same λ-MAUC
   under three other pair-sampling seeds scored .014-.022 lower at p = .01-.04 with early
@@ -84,9 +85,11 @@ NORM_VARIANTS = [
     ("λ-MAUC norm=True", "lightgbm", ("mauc", {"norm": True})),
     ("λ-MAUC norm=query", "lightgbm", ("mauc", {"norm": "query"})),
 ]
-#: sets with fewer queries than this are repeated SMALL_SET_REPEATS times (at least): more models per test query
+#: sets with fewer queries and rows than these are repeated SMALL_SET_REPEATS times (at least): more models per
+#: test query where an inner fifth of the training queries holds a few hundred rows
 SMALL_SET_QUERIES = 200
 SMALL_SET_REPEATS = 40
+SMALL_SET_ROWS = 3_000
 #: the fixed-rounds protocol reads every method at these round counts and keeps the better (same rule for all)
 FIXED_ROUNDS = (100, 300)
 #: what a new user gets from the estimators, fitted on all outer training queries (they split off
@@ -672,7 +675,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default=None, help=f"comma list of {', '.join(DATASETS)}")
     ap.add_argument("--repeats", type=int, default=3,
-                    help=f"at least {SMALL_SET_REPEATS} on a set of fewer than {SMALL_SET_QUERIES} queries")
+                    help=f"at least {SMALL_SET_REPEATS} on a set of fewer than {SMALL_SET_QUERIES} queries "
+                         f"and {SMALL_SET_ROWS} rows")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--max-rounds", type=int, default=1000)
     ap.add_argument("--methods", default=None, help="comma list of method names (default: all)")
@@ -724,7 +728,7 @@ def main(argv=None):
         data = loader()
         t = time.perf_counter()
         set_repeats = repeats
-        if not args.quick and 1 < data[2].shape[0] < SMALL_SET_QUERIES:
+        if not args.quick and 1 < data[2].shape[0] < SMALL_SET_QUERIES and data[1].shape[0] < SMALL_SET_ROWS:
             set_repeats = max(repeats, SMALL_SET_REPEATS)
         jobs = [(r, f) for r in range(set_repeats) for f in range(args.folds)]
         results = Parallel(n_jobs=args.jobs)(

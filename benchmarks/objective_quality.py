@@ -10,11 +10,10 @@ Protocol (the same for every method):
 * Outer split: ``--folds`` folds over queries (one list: over rows), ``--repeats`` times with
   another shuffle; every method sees the same folds.  A set of fewer than SMALL_SET_QUERIES
   queries and SMALL_SET_ROWS rows (CatBoost's sample) is repeated at least SMALL_SET_REPEATS
-  times: each fold's model (its early-stopping
-  round, its sampled pairs) is shared by all of the fold's test queries, which the test over
-  queries treats as independent, and with 3 repeats of CatBoost's 117 queries the same λ-MAUC
-  under three other pair-sampling seeds scored .014-.022 lower at p = .01-.04 with early
-  stopping (MEASUREMENTS.md, "small sets").
+  times: each fold's model (its early-stopping round, its sampled pairs) is shared by all of
+  the fold's test queries, which the test over queries treats as independent, and with 3
+  repeats of CatBoost's 117 queries the same λ-MAUC under three other pair-sampling seeds
+  scored .014-.022 lower at p = .01-.04 with early stopping (MEASUREMENTS.md, "small sets").
 * Inner split: 20 % of the outer training queries (one list: rows) are the validation set.
   Each method boosts up to ``--max-rounds`` rounds and records validation AUC, MAUC and
   NDCG@10 after every round; it stops when none of the three improved for 50 rounds.

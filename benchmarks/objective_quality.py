@@ -529,7 +529,26 @@ def pick_fixed_rounds(results, n_units, single, methods):
     return [m for m in methods if m[0] in results[0]]
 
 
-def summarise(name, results, data, methods):
+def fold_test(results, a, b, metric, folds):
+    """Corrected resampled t-test over the (repeat, fold) models (Nadeau & Bengio 2003): each fold's mean
+    difference over its test queries is one observation, and the variance is inflated by test/train = 1/(folds − 1)
+    for the overlap of the training sets.  Unlike the test over queries it sees that a fold's queries share one
+    model (MEASUREMENTS.md, "small sets").  Returns (mean difference, p)."""
+    diffs = []
+    for r in results:
+        d = np.asarray(r[a][metric], dtype=np.float64) - np.asarray(r[b][metric], dtype=np.float64)
+        d = d[np.isfinite(d)]
+        if d.size:
+            diffs.append(d.mean())
+    diffs = np.asarray(diffs)
+    if diffs.size < 2 or not np.any(diffs != diffs[0]):
+        return float(diffs.mean()) if diffs.size else float("nan"), float("nan")
+    scale = np.sqrt((1.0 / diffs.size + 1.0 / (folds - 1)) * diffs.var(ddof=1))
+    t = diffs.mean() / scale
+    return float(diffs.mean()), float(2 * stats.t.sf(abs(t), diffs.size - 1))
+
+
+def summarise(name, results, data, methods, folds=5):
     X, y, sizes = data
     single = sizes.shape[0] == 1
     n_units = y.shape[0] if single else sizes.shape[0]
@@ -559,7 +578,8 @@ def summarise(name, results, data, methods):
         tests[ours] = {"metric": metric, "best_engine": best, "diff": float(d.mean()),
                        "se": float(d.std(ddof=1) / np.sqrt(d.size)), "t_p": float(t.pvalue),
                        "wilcoxon_p": float(w.pvalue) if w is not None else float("nan"), "n": int(d.size),
-                       "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
+                       "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
+                       "fold_p": fold_test(results, ours, best, metric, folds)[1]}
     for ours, metric, off in (("λ-AUC", "auc", "λ-AUC all pairs"), ("λ-AUC", "auc", "λ-AUC uniform"),
                               ("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-MAUC", "mauc", "λ-MAUC all pairs"),
                               ("λ-AUC", "auc", "λ-AUC norm=False"), ("λ-AUC", "auc", "λ-AUC norm=True"),
@@ -589,7 +609,8 @@ def print_summary(name, desc, summary, repeats, folds):
             "worse" if t["diff"] < 0 and t["t_p"] < 0.05 else "no significant difference")
         print(f"{ours} − {t['best_engine']} on {t['metric'].upper()}: {t['diff']:+.4f} ± {t['se']:.4f} "
               f"(paired t p = {t['t_p']:.3g}, Wilcoxon p = {t['wilcoxon_p']:.3g}; {t['wins']} wins / "
-              f"{t['losses']} losses of {t['n']}): {verdict}")
+              f"{t['losses']} losses of {t['n']}; over fold models, corrected: "
+              f"p = {t.get('fold_p', float('nan')):.3g}): {verdict}")
 
 
 #: the README's short name of each set (real sets in bold)
@@ -738,7 +759,7 @@ def main(argv=None):
             single = data[2].shape[0] == 1
             run_methods = pick_fixed_rounds(results, data[1].shape[0] if single else data[2].shape[0], single,
                                             methods)
-        summaries[name] = summarise(name, results, data, run_methods)
+        summaries[name] = summarise(name, results, data, run_methods, args.folds)
         summaries[name]["description"] = desc
         summaries[name]["seconds"] = time.perf_counter() - t
         summaries[name]["repeats"] = set_repeats

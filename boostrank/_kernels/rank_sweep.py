@@ -187,6 +187,15 @@ def _cross_pair(value, p, state, r, pu, pv, c_plus, c_minus):
 
 
 @njit(cache=True)
+def _pair_shift(mode, u, v, st, sign, pos, cnt, cum, row_cum, below):
+    """The change of a rank-risk statistic when the pair of rows (u, v) in state ``st`` (u above v: 1, v above
+    u: −1, tied: 0, which counts in no strict order) enters (sign = 1) or leaves (sign = −1) the order."""
+    if st == 0:
+        return 0.0
+    return _row_shift(mode, u if st > 0 else v, v if st > 0 else u, sign, pos, cnt, cum, row_cum, below)
+
+
+@njit(cache=True)
 def _cross_rows(value, p, state, r, pu, pv, mode, pos, cnt, cum, row_cum, below):
     """:func:`_cross_pair` for rank risk: the rows' values change as ``below`` counts the pair."""
     u = pu[p]
@@ -195,8 +204,8 @@ def _cross_rows(value, p, state, r, pu, pv, mode, pos, cnt, cum, row_cum, below)
     new = 1 if r[u] - r[v] > 0 else -1
     state[p] = new
     if old != 0:
-        value += _row_shift(mode, u if old > 0 else v, v if old > 0 else u, -1, pos, cnt, cum, row_cum, below)
-    return value + _row_shift(mode, u if new > 0 else v, v if new > 0 else u, 1, pos, cnt, cum, row_cum, below)
+        value += _pair_shift(mode, u, v, old, -1, pos, cnt, cum, row_cum, below)
+    return value + _pair_shift(mode, u, v, new, 1, pos, cnt, cum, row_cum, below)
 
 
 @njit(cache=True)
@@ -280,14 +289,10 @@ def angle_sweep(x0, x1, pu, pv, c_plus, c_minus, mode, pos, cnt, cum, row_cum):
                     state[k] = -state[k]
             else:
                 for k in range(starts[g], starts[g + 1]):
-                    u, v = su[k], sv[k]
-                    if state[k] != 0:
-                        hi, lo = (u, v) if state[k] > 0 else (v, u)
-                        value += _row_shift(mode, hi, lo, -1, pos, cnt, cum, row_cum, below)
-                    state[k] = -state[k]
-                    if state[k] != 0:
-                        hi, lo = (u, v) if state[k] > 0 else (v, u)
-                        value += _row_shift(mode, hi, lo, 1, pos, cnt, cum, row_cum, below)
+                    if state[k] != 0:  # a tied pair stays tied when the direction turns past it
+                        value += _pair_shift(mode, su[k], sv[k], state[k], -1, pos, cnt, cum, row_cum, below)
+                        state[k] = -state[k]
+                        value += _pair_shift(mode, su[k], sv[k], state[k], 1, pos, cnt, cum, row_cum, below)
             if half == 1 and g == G - 1:
                 break  # back to the starting arc
             here = sa[starts[g]] + half * math.pi

@@ -176,7 +176,7 @@ def _cross_pair(value, p, state, r, pu, pv, c_plus, c_minus):
     the direction ``r`` puts it on, its old credit taken off, then its new one added.
 
     Arrays one by one, never in tuples: a call with its arrays in tuples made the sweep 4.6x slower
-    (benchmarks/MEASUREMENTS.md, "line sweep").
+    (benchmarks/MEASUREMENTS.md, "Line sweep, stop 56").
     """
     old = state[p]
     new = 1 if r[pu[p]] - r[pv[p]] > 0 else -1

@@ -1,11 +1,13 @@
-"""Exported boosted models against the engines that trained them, on real data (MQ2008) and the bundled sample.
+"""Exported boosted models against the engines that trained them, on real data (MQ2008), per target and version.
 
-For each engine (LightGBM, XGBoost) a LambdaRanker with λ-AUC and the defaults is trained on one
-set and exported to every format; each format's evaluator (``br.score_export``, written from the
-engine's source) scores the other set.  The table gives the largest relative difference from the
-model's raw scores and the share of (document, tree) pairs whose leaf differs from the engine's own
-``pred_leaf`` (0 means every document takes the engine's path through every tree), and the time
-to export and to evaluate.
+Protocol of issue #59: λ-AUC LambdaRankers of both engines (the defaults) and a LightGBM binary model trained with
+15 % of the features NaN, all trained on MQ2008 vali; rows: MQ2008 test plus, per split, rows on its threshold,
+its float32 and double neighbours and the float32 rounding midpoints, NaN and ±0 (``br.export.threshold_rows``),
+plus the test rows with 15 % NaN.  Each model is exported to every target (Vespa with float and with double
+attributes) and scored by ``br.score_export`` (the target's comparison, from its source).  Per export the table
+gives the rows whose leaf differs from the engine's own ``pred_leaf`` in some tree, how many of them
+``ModelExport.inexact`` does not list (must be 0), the listed intervals and how many hold a float32 value, and
+the largest score difference on the rows no interval lists.
 
 Run:  python benchmarks/export_check.py [--json out.json]
 """
@@ -13,64 +15,77 @@ Run:  python benchmarks/export_check.py [--json out.json]
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 import boostrank as br
-from boostrank.export import TREE_FORMATS, ExportWarning
 from boostrank.engines import forest_of
+from boostrank.export import TREE_FORMATS, ExportWarning, threshold_rows
 
 from _common import DATA, write_json
 
 HERE = Path(__file__).resolve().parent
 
 
-def engine_leaves(model, X):
+def raw_and_leaves(model, X):
+    import lightgbm as lgb
+
+    if isinstance(model, lgb.Booster):
+        return model.predict(X, raw_score=True), model.predict(X, pred_leaf=True)
     if model.engine == "lightgbm":
-        return model.booster_.predict(X, num_iteration=model.best_iteration_, pred_leaf=True)
+        return model.predict(X), model.booster_.predict(X, num_iteration=model.best_iteration_, pred_leaf=True)
     import xgboost as xgb
 
     rng = (0, 0) if model.best_iteration_ is None else (0, model.best_iteration_)
-    return model.booster_.predict(xgb.DMatrix(X), pred_leaf=True, iteration_range=rng).astype(np.int64)
+    return model.predict(X), model.booster_.predict(xgb.DMatrix(X), pred_leaf=True, iteration_range=rng)
 
 
 def main(argv=None):
+    import lightgbm as lgb
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", default=str(HERE / "results" / "export_check.json"))
     args = ap.parse_args(argv)
-    sets = {"sample": br.load_sample()}
-    vali = br.load_letor(DATA / "mq2008" / "vali.txt", sparse=False)
-    sets["mq2008"] = (vali, br.load_letor(DATA / "mq2008" / "test.txt", sparse=False, n_features=vali.n_features))
+    train = br.load_letor(DATA / "mq2008" / "vali.txt", sparse=False)
+    test = br.load_letor(DATA / "mq2008" / "test.txt", sparse=False, n_features=train.n_features)
+    rng = np.random.default_rng(0)
+    with_nan = np.where(rng.random(train.X.shape) < 0.15, np.nan, train.X)
+    models = {
+        "λ-AUC LightGBM": br.LambdaRanker(objective="auc").fit(train.X, train.y, qid=train.qid),
+        "λ-AUC XGBoost": br.LambdaRanker(objective="auc", engine="xgboost").fit(train.X, train.y, qid=train.qid),
+        "LightGBM binary, NaN": lgb.train({"objective": "binary", "verbose": -1},
+                                          lgb.Dataset(with_nan, train.y > 0), 100),
+    }
+    test_nan = np.where(rng.random(test.X.shape) < 0.15, np.nan, test.X)
     rows = []
-    print(f"{'set':8} {'engine':9} {'format':18} {'trees':>5} {'max rel diff':>12} {'leaf mismatches':>15} "
-          f"{'export s':>8} {'score s':>8}  inexact")
-    for set_name, (train, test) in sets.items():
-        X = np.asarray(test.X, dtype=np.float32).astype(np.float64)
-        for engine in ("lightgbm", "xgboost"):
-            model = br.LambdaRanker(objective="auc", engine=engine).fit(train.X, train.y, qid=train.qid)
-            raw = model.predict(X)
-            forest = forest_of(model)
-            want = engine_leaves(model, X)
-            for fmt in TREE_FORMATS:
-                t0 = time.perf_counter()
+    print(f"{'model':21} {'target':24} {'attrs':6} {'rows':>6} {'routed otherwise':>16} {'unlisted':>8} "
+          f"{'intervals':>9} {'w/ float32':>10} {'NaN feats':>9} {'max |Δ| unlisted rows':>21}")
+    for label, model in models.items():
+        forest = forest_of(model)
+        X = np.vstack([threshold_rows(model, test.X), test_nan])
+        raw, want = raw_and_leaves(model, X)
+        for fmt in TREE_FORMATS:
+            for attrs in ("float", "double") if fmt.startswith("vespa") else ("-",):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ExportWarning)
-                    export = br.export_model(model, fmt)
-                t1 = time.perf_counter()
+                    export = br.export_model(model, fmt, **({} if attrs == "-" else {"attribute_type": attrs}))
                 scores, leaves = br.score_export(export, X, return_leaves=True)
-                t2 = time.perf_counter()
-                rel = float(np.max(np.abs(scores - raw)) / max(np.max(np.abs(raw)), 1e-300))
-                wrong = sum(int(np.count_nonzero(tree.leaf_id[np.asarray(export.node_ids[t])[leaves[:, t]]]
-                                                 != want[:, t])) for t, tree in enumerate(forest.trees))
-                share = wrong / max(1, X.shape[0] * len(forest.trees))
-                rows.append({"set": set_name, "engine": engine, "format": fmt, "trees": len(forest.trees),
-                             "max_rel_diff": rel, "leaf_mismatch_share": share, "export_s": t1 - t0,
-                             "score_s": t2 - t1, "inexact_thresholds": len(export.inexact)})
-                print(f"{set_name:8} {engine:9} {fmt:18} {len(forest.trees):>5} {rel:>12.2e} {share:>15.2e} "
-                      f"{t1 - t0:>8.2f} {t2 - t1:>8.2f}  {len(export.inexact)}")
+                bad = np.zeros(X.shape[0], dtype=bool)
+                for t, tree in enumerate(forest.trees):
+                    bad |= tree.leaf_id[np.asarray(export.node_ids[t])[leaves[:, t]]] != want[:, t]
+                listed = export.inexact_rows(X)
+                diff = float(np.max(np.abs(scores[~listed] - raw[~listed]))) if (~listed).any() else 0.0
+                row = {"model": label, "target": fmt, "attributes": attrs, "rows": int(X.shape[0]),
+                       "routed_otherwise": int(bad.sum()), "unlisted": int((bad & ~listed).sum()),
+                       "intervals": sum(not m.nan for m in export.inexact),
+                       "intervals_with_float32": sum(m.holds_float32 and not m.nan for m in export.inexact),
+                       "nan_features": sum(m.nan for m in export.inexact), "max_abs_diff_unlisted": diff}
+                rows.append(row)
+                print(f"{label:21} {fmt:24} {attrs:6} {row['rows']:>6} {row['routed_otherwise']:>16} "
+                      f"{row['unlisted']:>8} {row['intervals']:>9} {row['intervals_with_float32']:>10} "
+                      f"{row['nan_features']:>9} {diff:>21.2e}")
     write_json(args.json, {"rows": rows})
 
 

@@ -10,11 +10,16 @@ own predictions, leaf by leaf.
 
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["Forest", "Tree"]
+
+#: the deepest nesting :func:`deep_call` makes room for (a tree this deep has at least as many nodes)
+MAX_DEPTH = 100_000
 
 #: LightGBM's ``kZeroThreshold`` (the float 1e-35f): |x| at or below it is zero to its predictor
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -40,6 +45,8 @@ class Tree:
         Leaf values (0 at splits).
     leaf_id : ndarray of int64
         The engine's number of each leaf (``pred_leaf``), −1 at splits.
+    split_index : ndarray of int64 or None
+        The engine's number of each split (LightGBM's model text lists splits by it), −1 at leaves.
     """
 
     feature: np.ndarray
@@ -50,6 +57,7 @@ class Tree:
     missing: np.ndarray
     value: np.ndarray
     leaf_id: np.ndarray
+    split_index: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -110,3 +118,52 @@ class Forest:
         for t, tree in enumerate(self.trees):
             total += tree.value[nodes[:, t]]
         return total
+
+
+def preorder(tree: Tree) -> tuple[list, list]:
+    """(nodes, depths) of ``tree`` in preorder, left before right, walked with a stack (no recursion limit)."""
+    nodes, depths, stack = [], [], [(0, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes.append(node)
+        depths.append(depth)
+        if tree.feature[node] >= 0:
+            stack += [(int(tree.right[node]), depth + 1), (int(tree.left[node]), depth + 1)]
+    return nodes, depths
+
+
+def deep_call(fn, *args):
+    """``fn(*args)``, given room for nesting as deep as :data:`MAX_DEPTH` when it runs out of it.
+
+    json's C encoder and decoder and LightGBM's ``dump_model`` (which ``json.loads`` its
+    text) recurse once per level of a tree, so a tree deeper than about 1 000 levels raises
+    ``RecursionError`` where the engines load and predict it.  The call is retried in a thread
+    with a large stack and the recursion limit raised for its duration.
+    """
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    out: dict = {}
+
+    def run():
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller's thread
+            out["error"] = exc
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(max(old_limit, 4 * MAX_DEPTH))
+    threading.stack_size(1 << 30)  # address space, touched only as deep as the nesting goes
+    try:
+        worker = threading.Thread(target=run, name="boostrank-deep-call")
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    worker.join()
+    sys.setrecursionlimit(old_limit)
+    if "error" in out:
+        if isinstance(out["error"], RecursionError):
+            raise ValueError(f"a tree is nested deeper than {MAX_DEPTH} levels") from None
+        raise out["error"]
+    return out["value"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import boostrank as br
-from boostrank.export import TREE_FORMATS, ExportWarning, export_model, score_export
+from boostrank.export import TREE_FORMATS, ExportWarning, export_model, score_export, threshold_rows
 from boostrank.engines import forest_of
 from boostrank.trees import Tree
 
@@ -28,28 +28,6 @@ def nan_data(seed=0, n=1500, d=5):
     y = (np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1]) + rng.normal(0, 0.5, n) > 0).astype(float)
     y += (np.nan_to_num(X[:, 2]) > 1).astype(float)
     return X, y, np.repeat(np.arange(n // 50), 50)
-
-
-def at_thresholds(forest, X, doubles=False):
-    """Rows whose features sit on every threshold of the model and one float32 step either side; with
-    ``doubles``, also the doubles where rounding to float32 changes sides (the float32 midpoints around each
-    threshold and one double step either side of them): what Vespa, which compares doubles, meets."""
-    rows = []
-    base = np.nan_to_num(X[0]).copy()
-    for tree in forest.trees:
-        for node in np.flatnonzero(tree.feature >= 0):
-            t = np.float32(tree.threshold[node])
-            values = [t, np.nextafter(t, np.float32(np.inf)), np.nextafter(t, np.float32(-np.inf))]
-            if doubles:
-                for other in values[1:]:
-                    mid = (float(t) + float(other)) / 2.0
-                    values += [mid, np.nextafter(mid, np.inf), np.nextafter(mid, -np.inf)]
-                values += [np.nextafter(float(tree.threshold[node]), s) for s in (np.inf, -np.inf)]
-            for v in values:
-                row = base.copy()
-                row[tree.feature[node]] = float(v)
-                rows.append(row)
-    return np.vstack([X, np.array(rows)])
 
 
 def models():
@@ -88,32 +66,179 @@ def engine_leaves(model, X):
     return booster.predict(xgb.DMatrix(X), pred_leaf=True).astype(np.int64)
 
 
+def misrouted(export, forest, model, X):
+    """Rows that the export's evaluator sends to another leaf than the engine's ``pred_leaf``, in some tree."""
+    _, leaves = score_export(export, X, return_leaves=True)
+    assert leaves.shape[1] == len(export.node_ids) == len(forest.trees)
+    want = engine_leaves(model, X)
+    bad = np.zeros(X.shape[0], dtype=bool)
+    for t, tree in enumerate(forest.trees):
+        bad |= tree.leaf_id[np.asarray(export.node_ids[t])[leaves[:, t]]] != want[:, t]
+    return bad
+
+
+def covered(export, X):
+    """Rows with a value in some interval (or NaN entry) of ``export.inexact``."""
+    out = np.zeros(X.shape[0], dtype=bool)
+    for m in export.inexact:
+        out |= m.covers(X[:, export.feature_names.index(m.feature)])
+    np.testing.assert_array_equal(export.inexact_rows(X), out)
+    return out
+
+
 @pytest.mark.parametrize("fmt", TREE_FORMATS)
 @pytest.mark.parametrize("which", ["lightgbm-lambda-auc", "lightgbm-binary", "lightgbm-lambdarank",
                                    "xgboost-lambda-auc", "xgboost-logistic"])
-def test_every_input_takes_the_engines_path_and_scores_its_raw_score(trained, which, fmt):
+def test_every_input_takes_the_engines_path_or_is_listed_as_inexact(trained, which, fmt):
     model = trained[0][which]
     forest = forest_of(model)
-    X = at_thresholds(forest, trained[1], doubles=fmt == "vespa")
-    if fmt == "solr-ltr":
-        X = np.nan_to_num(X)  # Solr's features are never NaN (a missing field is the feature's default)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ExportWarning)
-        export = export_model(model, fmt)
-    for name, lo, hi in export.inexact:  # Solr's slack cannot reach these thresholds (warned): leave them out
-        j = export.feature_names.index(name)
-        X = X[~((X[:, j] > lo) & (X[:, j] <= hi))]
-    scores, leaves = score_export(export, X, return_leaves=True)
-    raw = engine_raw(model, X)
-    if fmt == "vespa":
-        np.testing.assert_allclose(scores, raw, rtol=1e-6, atol=1e-6)
-    else:
-        assert scores.dtype == np.float32
-        np.testing.assert_allclose(scores, raw, rtol=1e-5, atol=1e-5 * np.abs(raw).max())
-    want = engine_leaves(model, X)
-    for t, tree in enumerate(forest.trees):
-        nodes = np.asarray(export.node_ids[t])[leaves[:, t]]
-        np.testing.assert_array_equal(tree.leaf_id[nodes], want[:, t], err_msg=f"tree {t}")
+    X = threshold_rows(model, trained[1])
+    for attribute_type in ("float", "double") if fmt.startswith("vespa") else ("float",):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ExportWarning)
+            export = export_model(model, fmt, attribute_type=attribute_type)
+        assert bool(export.inexact) == any(w.category is ExportWarning for w in caught)
+        bad, listed = misrouted(export, forest, model, X), covered(export, X)
+        assert not (bad & ~listed).any(), f"{(bad & ~listed).sum()} rows routed otherwise and not listed"
+        scores = score_export(export, X[~listed])
+        raw = engine_raw(model, X[~listed])
+        if fmt.startswith("vespa"):
+            np.testing.assert_allclose(scores, raw, rtol=1e-6, atol=1e-6)
+        else:
+            assert scores.dtype == np.float32
+            np.testing.assert_allclose(scores, raw, rtol=1e-5, atol=1e-5 * np.abs(raw).max())
+        if which.startswith("xgboost") and (fmt.startswith(("elasticsearch", "opensearch"))
+                                            or (fmt.startswith("vespa") and attribute_type == "float")):
+            # XGBoost compares float32 as the plugins and Vespa's float attributes do: nothing but NaN is inexact
+            assert all(m.nan for m in export.inexact)
+        if fmt in ("elasticsearch-ltr", "opensearch-ltr") or (fmt.startswith("vespa") and attribute_type == "float"):
+            assert not any(m.holds_float32 for m in export.inexact)  # every float32 input routes as the model
+        if fmt == "vespa<8.624" and attribute_type == "double" and which.startswith("lightgbm"):
+            assert export.inexact == []  # double conditions compared in double: LightGBM's own rule
+
+
+def test_targets_by_version_follow_the_missing_side_or_list_nan():
+    X, y, qid = nan_data(4)
+    model = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 8}, lgb.Dataset(X, y > 0), 20)
+    forest = forest_of(model)
+    names = [f"f{j + 1}" for j in range(X.shape[1])]
+    nan_left = {names[int(t.feature[n])] for t in forest.trees for n in np.flatnonzero(t.feature >= 0)
+                if forest.engine.left_set(t, n)[2]}
+    assert nan_left  # the data make some split send NaN left
+    rows = np.where(np.random.default_rng(0).random(X.shape) < 0.5, np.nan, X)
+    for fmt in TREE_FORMATS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExportWarning)
+            export = export_model(model, fmt)
+        listed_nan = {m.feature for m in export.inexact if m.nan}
+        follows = fmt in ("elasticsearch-ltr", "opensearch-ltr") or fmt.startswith("vespa")
+        assert listed_nan == (set() if follows else nan_left), fmt
+        bad = misrouted(export, forest, model, rows)
+        assert not (bad & ~covered(export, rows)).any(), fmt
+        if not follows:
+            assert bad.any()  # NaN does go right there
+    for fmt in ("elasticsearch-ltr", "elasticsearch-ltr<1.5.9"):  # o19s >= 1.5.9 needs `missing` on every split
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExportWarning)
+            trees = json.loads(json.loads(export_model(model, fmt).files["model.json"])["model"]["model"]["definition"])
+        stack = list(trees)
+        while stack:
+            node = stack.pop()
+            if "leaf" not in node:
+                assert node["missing"] in (node["yes"], node["no"])
+                stack += node["children"]
+
+
+def test_splits_past_the_float_range_export_to_every_target():
+    """LightGBM writes a split that separates present values from missing ones at 1e300 (every finite input goes
+    left).  The plugins read the condition 2**128 as +inf; Vespa's grammar has no Infinity, so its condition is
+    float32's largest and the doubles beyond it are listed."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 3))
+    missing = rng.random(2000) < 0.3
+    X[missing, 0] = np.nan
+    y = (missing ^ (rng.random(2000) < 0.1)).astype(float)
+    model = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 4}, lgb.Dataset(X, y), 5)
+    forest = forest_of(model)
+    assert any((t.threshold > 1e38).any() for t in forest.trees)
+    rows = np.vstack([threshold_rows(model, X), [[v, 0, 0] for v in (np.inf, -np.inf, 1e39, -1e39, 3.4028235e38,
+                                                                      1e300)]])
+    for fmt in TREE_FORMATS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExportWarning)
+            export = export_model(model, fmt)
+        text = "".join(export.files.values())
+        assert "Infinity" not in text and "NaN" not in text and "inf" not in text.replace("inferred", "")
+        if fmt.startswith(("elasticsearch", "opensearch")):
+            assert "3.402823669209385e+38" in text  # Float.parseFloat (Jackson's getFloatValue) gives +Infinity
+        bad = misrouted(export, forest, model, rows)
+        assert not (bad & ~covered(export, rows)).any(), fmt
+        with np.errstate(over="ignore"):
+            float32 = (rows.astype(np.float32).astype(np.float64) == rows).all(axis=1) & np.isfinite(rows).all(axis=1)
+        if fmt.startswith(("elasticsearch", "opensearch")):
+            assert not bad[float32].any(), fmt  # every finite float32 input routes as the model
+        elif fmt.startswith("vespa"):  # but float32's largest, which no float literal below +inf splits off
+            assert (np.abs(rows[bad & float32, 0]) == np.finfo(np.float32).max).all(), fmt
+
+
+def chain_model(splits: int):
+    """A LightGBM model of one tree that is a chain of ``splits`` splits on one feature (node i: x <= i + 0.5 goes
+    to leaf i, else on), written as LightGBM's model text, which LightGBM loads and predicts."""
+    ints = lambda v: " ".join(str(int(x)) for x in v)  # noqa: E731
+    text = "\n".join([
+        "tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0", "max_feature_idx=0",
+        "objective=regression", "feature_names=Column_0", f"feature_infos=[0:{splits}]", "tree_sizes=0", "",
+        "Tree=0", f"num_leaves={splits + 1}", "num_cat=0", f"split_feature={ints(np.zeros(splits))}",
+        f"split_gain={ints(np.ones(splits))}", "threshold=" + " ".join(f"{i + 0.5}" for i in range(splits)),
+        f"decision_type={ints(np.full(splits, 2))}", f"left_child={ints(-np.arange(1, splits + 1))}",
+        f"right_child={ints(np.r_[np.arange(1, splits), -(splits + 1)])}",
+        "leaf_value=" + " ".join(f"{0.001 * i}" for i in range(splits + 1)), f"leaf_weight={ints(np.ones(splits + 1))}",
+        f"leaf_count={ints(np.ones(splits + 1))}", f"internal_value={ints(np.zeros(splits))}",
+        f"internal_weight={ints(np.ones(splits))}", f"internal_count={ints(np.ones(splits))}", "is_linear=0",
+        "shrinkage=1", "", "", "end of trees", ""])
+    return lgb.Booster(model_str=text)
+
+
+def test_trees_deeper_than_the_recursion_limit_export():
+    """A chain of 1 500 splits: LightGBM loads and predicts it; so do the exports and their evaluators, with no
+    RecursionError (boostrank's walks use a stack; json and dump_model get room to recurse)."""
+    model = chain_model(1500)
+    X = np.arange(-1, 1502, 7, dtype=np.float64).reshape(-1, 1)
+    forest = forest_of(model)
+    from boostrank.trees import preorder
+    assert max(preorder(forest.trees[0])[1]) == 1500
+    for fmt in TREE_FORMATS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExportWarning)
+            export = export_model(model, fmt)
+        np.testing.assert_allclose(score_export(export, X), model.predict(X, raw_score=True), rtol=1e-6)
+
+
+def test_the_xgboost_base_score_is_exported_exactly():
+    X, y, _ = nan_data(6, n=400)
+    model = xgb.train({"objective": "reg:squarederror", "base_score": 0.5}, xgb.DMatrix(X, y), 3)
+    assert forest_of(model).base == 0.5  # not 0.5000002980232239, read off a float32 prediction
+    logistic = xgb.train({"objective": "binary:logistic", "base_score": 0.25}, xgb.DMatrix(X, y > 0), 3)
+    assert forest_of(logistic).base == float(np.float32(-np.log(np.float32(3))))
+    export = export_model(model, "opensearch-ltr")
+    assert json.loads(json.loads(export.files["model.json"])["model"]["model"]["definition"])[-1] == \
+        {"nodeid": 0, "leaf": 0.5}
+    assert "+ 0.5\n" in export_model(model, "vespa").files["boostrank.profile"]
+    _, leaves = score_export(export, X, return_leaves=True)  # one column per tree in node_ids, not the base leaf
+    assert leaves.shape == (X.shape[0], len(export.node_ids))
+
+
+def test_the_absent_field_value_is_an_explicit_choice():
+    model = xgb.train({}, xgb.DMatrix(*nan_data(7, n=300)[:2]), 2)
+    zero = json.loads(export_model(model, "opensearch-ltr").files["featureset.json"])["featureset"]["features"]
+    assert zero[0]["template"]["function_score"]["field_value_factor"]["missing"] == 0.0
+    none = json.loads(export_model(model, "opensearch-ltr", absent=None).files["featureset.json"])
+    fs = none["featureset"]["features"][0]["template"]["function_score"]
+    assert fs["query"] == {"exists": {"field": "f1"}} and "missing" not in fs["field_value_factor"]
+    with pytest.raises(ValueError, match="absent must be"):
+        export_model(model, "opensearch-ltr", absent=float("nan"))
+    with pytest.raises(ValueError, match="attribute_type"):
+        export_model(model, "vespa", attribute_type="int")
 
 
 def test_the_bundled_sample_lambda_auc_model_exports_exactly():
@@ -271,9 +396,12 @@ def test_solr_warns_of_thresholds_its_slack_cannot_reach():
     thresholds = [float(t) for t in np.concatenate([tr.threshold for tr in forest_of(model).trees])
                   if np.isfinite(t)]
     if any(abs(t) < 1e-6 for t in thresholds):
-        with pytest.warns(ExportWarning, match="cannot be reached through Solr's"):
+        with pytest.warns(ExportWarning, match="holding float32 values"):
             export = export_model(model, "solr-ltr")
-        np.testing.assert_allclose(score_export(export, X), model.predict(X, raw_score=True), rtol=1e-5, atol=1e-6)
+        assert any(m.holds_float32 for m in export.inexact)
+        keep = ~covered(export, X)
+        np.testing.assert_allclose(score_export(export, X[keep]), model.predict(X[keep], raw_score=True), rtol=1e-5,
+                                   atol=1e-6)
 
 
 # ------------------------------------------------------------------ saved and re-imported models

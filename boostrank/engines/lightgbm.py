@@ -444,7 +444,9 @@ def forest(booster, rounds=None):
     export cannot hold (several outputs per round, linear trees, categorical splits)."""
     from ..trees import Forest
 
-    dump = booster.dump_model(num_iteration=rounds)
+    from ..trees import deep_call
+
+    dump = deep_call(lambda: booster.dump_model(num_iteration=rounds))
     if dump.get("num_tree_per_iteration", 1) != 1:
         raise ValueError(f"the model has {dump['num_tree_per_iteration']} trees per round (multi-class or "
                          f"multi-output); a search engine's tree model scores one output: train one ranker")
@@ -452,9 +454,25 @@ def forest(booster, rounds=None):
         raise ValueError("the model has linear trees (linear_tree=True): their leaves are linear models, which the "
                          "engines' tree formats cannot hold; train with linear_tree=False")
     objective = (str(dump.get("objective") or "custom").split() or ["custom"])[0]
-    return Forest(trees=[_tree(info) for info in dump["tree_info"]], engine=sys.modules[__name__], base=0.0,
+    trees = [_tree(info) for info in dump["tree_info"]]
+    if any((np.abs(t.threshold) >= 1e300).any() for t in trees):
+        # dump_model writes a threshold at or past 1e300 as 1e300 (Common::AvoidInf); LightGBM's own is +inf
+        # (the last bin's bound: every number goes left), which the model text keeps
+        for tree, exact in zip(trees, _text_thresholds(booster.model_to_string(num_iteration=rounds))):
+            far = np.flatnonzero(np.abs(tree.threshold) >= 1e300)
+            tree.threshold[far] = exact[tree.split_index[far]]
+    return Forest(trees=trees, engine=sys.modules[__name__], base=0.0,
                   n_features=dump["max_feature_idx"] + 1, feature_names=list(dump["feature_names"]),
                   objective=objective)
+
+
+def _text_thresholds(text: str) -> list:
+    """Per tree, the thresholds of the model text (``threshold=`` of each ``Tree=`` section, by split index)."""
+    out = []
+    for section in text.split("\nTree=")[1:]:
+        line = next((ln for ln in section.splitlines() if ln.startswith("threshold=")), "threshold=")
+        out.append(np.array([float(v) for v in line[len("threshold="):].split()], dtype=np.float64))
+    return out
 
 
 def _tree(info):
@@ -463,20 +481,19 @@ def _tree(info):
 
     nodes: list = []
     children: dict = {}  # preorder position -> (left, right) positions
-
-    def walk(node):
+    stack = [(info["tree_structure"], None, 0)]  # (node, parent position, which child); a stack, no recursion
+    while stack:
+        node, parent, side = stack.pop()
         i = len(nodes)
         nodes.append(node)
+        if parent is not None:
+            children.setdefault(parent, [None, None])[side] = i
         if "leaf_value" not in node:
             if node["decision_type"] != "<=":
                 raise ValueError(f"tree {info['tree_index']} has a categorical split (feature "
                                  f"{node['split_feature']}, '{node['decision_type']}'); export needs numerical "
                                  f"splits only: encode the category as numbers or leave it out")
-            left = walk(node["left_child"])
-            children[i] = (left, walk(node["right_child"]))
-        return i
-
-    walk(info["tree_structure"])
+            stack += [(node["right_child"], i, 1), (node["left_child"], i, 0)]
     kinds = {"None": MISSING_NONE, "Zero": MISSING_ZERO, "NaN": MISSING_NAN}
     split = ["leaf_value" not in n for n in nodes]
     return Tree(
@@ -487,7 +504,8 @@ def _tree(info):
         default_left=np.array([bool(n.get("default_left", False)) for n in nodes]),
         missing=np.array([kinds[n["missing_type"]] if s else 0 for n, s in zip(nodes, split)], dtype=np.int8),
         value=np.array([0.0 if s else float(n["leaf_value"]) for n, s in zip(nodes, split)]),
-        leaf_id=np.array([-1 if s else int(n.get("leaf_index", 0)) for n, s in zip(nodes, split)], dtype=np.int64))
+        leaf_id=np.array([-1 if s else int(n.get("leaf_index", 0)) for n, s in zip(nodes, split)], dtype=np.int64),
+        split_index=np.array([n.get("split_index", -1) if s else -1 for n, s in zip(nodes, split)], dtype=np.int64))
 
 
 def tree_inputs(X: np.ndarray) -> np.ndarray:

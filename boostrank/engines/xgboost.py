@@ -481,16 +481,30 @@ def forest(booster, rounds=None):
     names = booster.feature_names or [f"f{j}" for j in range(int(param["num_feature"]))]
     forest = Forest(trees=trees, engine=sys.modules[__name__], base=0.0, n_features=int(param["num_feature"]),
                     feature_names=list(names), objective=learner["objective"]["name"])
-    # the base margin as the engine adds it (base_score through the objective's link): read off one prediction
+    return Forest(trees=trees, engine=sys.modules[__name__], base=_base_margin(booster, forest, learner, rounds),
+                  n_features=forest.n_features, feature_names=forest.feature_names, objective=forest.objective)
+
+
+def _base_margin(booster, forest, learner: dict, rounds) -> float:
+    """The margin XGBoost starts every row from: ``base_score`` through the objective's link, in float32 (as
+    ``ObjFunction::ProbToMargin`` computes it), checked against one prediction; the prediction, when the model's
+    objective has a link this does not know."""
     xgb = import_xgboost()
     probe = np.zeros((1, forest.n_features), dtype=np.float32)
     margin = float(booster.predict(xgb.DMatrix(probe), output_margin=True,
                                    iteration_range=(0, 0 if rounds is None else rounds))[0])
-    base = margin - float(np.sum([tr.value[forest.apply(probe)[0, i]] for i, tr in enumerate(trees)],
-                                 dtype=np.float64))
-    return Forest(trees=trees, engine=sys.modules[__name__], base=float(np.float32(base)),
-                  n_features=forest.n_features,
-                  feature_names=forest.feature_names, objective=forest.objective)
+    leaves = forest.apply(probe)[0]
+    read_off = margin - float(np.sum([tr.value[leaves[i]] for i, tr in enumerate(forest.trees)], dtype=np.float64))
+    text = str(learner["learner_model_param"].get("base_score", "")).strip("[]").split(",")[0]
+    try:
+        p = np.float32(float(text))
+    except ValueError:
+        return float(np.float32(read_off))
+    with np.errstate(all="ignore"):  # the identity, logit and log links of XGBoost's objectives
+        candidates = [p, np.float32(-np.log(np.float32(1) / p - np.float32(1))), np.float32(np.log(p))]
+    slack = 1e-5 * (1.0 + abs(margin))  # the prediction is a float32 sum
+    near = [float(c) for c in candidates if np.isfinite(c) and abs(float(c) - read_off) <= slack]
+    return near[0] if near else float(np.float32(read_off))
 
 
 def tree_inputs(X: np.ndarray) -> np.ndarray:

@@ -16,6 +16,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._children import child_command
+
 __all__ = ["warmup", "WARMUP_GROUPS", "note_first_compile"]
 
 #: seconds a first use compiled on a fresh cache (2 cores; benchmarks/MEASUREMENTS.md, "first compile")
@@ -96,7 +98,7 @@ def compile_in_background(target: str, kernels: Sequence, *, stages: bool = Fals
     if all(is_cached(k) for k in kernels) or joblib.cpu_count() < 2:
         return None
     module, function = target.split(":")
-    return subprocess.Popen(_child_command(f"from {module} import {function}; {function}()"),
+    return subprocess.Popen(child_command(f"from {module} import {function}; {function}()"),
                             stdout=subprocess.PIPE if stages else subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             text=stages)
 
@@ -299,24 +301,13 @@ def _warm_part_in_child(part: str) -> float:
 
     # a group's notice comes from its first part only ("objectives:swap" compiles the λ kernels too)
     quiet = "_ANNOUNCED.update(COMPILE_SECONDS); " if ":" in part else ""
-    done = subprocess.run(_child_command("import time; from boostrank.precompile import _PARTS, _ANNOUNCED, "
-                                         f"COMPILE_SECONDS; {quiet}t = time.perf_counter(); _PARTS[sys.argv[2]](); "
+    done = subprocess.run(child_command("import time; from boostrank.precompile import _PARTS, _ANNOUNCED, "
+                                         f"COMPILE_SECONDS; {quiet}t = time.perf_counter(); _PARTS[sys.argv[3]](); "
                                          "print(time.perf_counter() - t)", part), stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"warming up {part.split(':')[0]!r} failed in its process (exit code {done.returncode}); "
                            f"its error is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
     return float(done.stdout.strip().splitlines()[-1])
-
-
-def _child_command(code: str, *args: str) -> list:
-    """``python -c code *args`` importing this process's copy of boostrank (and so its cache), whatever the
-    child's working directory holds; ``code`` finds ``args`` from ``sys.argv[2]`` on."""
-    return [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); " + code, _package_root(), *args]
-
-
-def _package_root() -> str:
-    """The directory this boostrank is imported from."""
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _warm_group(name: str) -> float:

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._children import die_with_parent
+
 if TYPE_CHECKING:  # annotations only: the solvers read a model's arrays, never build one
     from .formulations import MIPModel
 
@@ -249,16 +251,6 @@ def _write_start(x, path):
         fh.writelines(f"{j:>7} x{j} {v!r:>15} {0:>23}\n" for j, v in enumerate(x.tolist()))
 
 
-def _die_with_parent():
-    """Child side of Popen on Linux: SIGKILL when the Python process dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:  # noqa: BLE001 - best effort; the solver still honours its time limit
-        pass
-
-
 _CBC_OBJ = re.compile(r"Objective value:\s*(\S+)")
 _CBC_BOUND = re.compile(r"Lower bound:\s*(\S+)")
 _CBC_INCUMBENT = re.compile(r"Cbc0012I Integer solution of (\S+) .*\(([\d.]+) seconds\)")
@@ -442,7 +434,7 @@ def _run_cbc(args, time_limit, verbose):
     """Run CBC, its log read as it comes (printed with ``verbose``): (log, whether the time limit stopped it from
     outside, whether it exited 0)."""
     log_lines = []
-    kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
+    kwargs = {"preexec_fn": die_with_parent} if sys.platform.startswith("linux") else {}
     with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                           text=True, errors="replace", **kwargs) as proc:
         reader = threading.Thread(target=_read_log, args=(proc.stdout, log_lines, verbose), daemon=True)

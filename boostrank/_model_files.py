@@ -430,7 +430,7 @@ class _UBJReader:
             return self.container(marker == b"{", depth + 1)
         raise ValueError(f"unknown marker {marker!r}")
 
-    def header(self):
+    def header(self, is_object: bool):
         """A container's optional ``$type`` and ``#count``: (type or None, count or None)."""
         typ = count = None
         if self.peek() == b"$":
@@ -442,14 +442,17 @@ class _UBJReader:
         elif self.peek() == b"#":
             self.take(1)
             count = self.length()
-        # every item takes at least a byte, but for T, F and Z typed containers (their type's size)
-        if count is not None and count > len(self.raw) - self.pos and (typ not in (b"T", b"F", b"Z")
-                                                                        or count > 2**31):
-            raise ValueError(f"a count of {count} past the end of the data")
+        # what the items take at the least: a typed number its size, anything else a byte, and in an object a key
+        # of two bytes more; a T, F or Z typed array's items take none, and are held to a byte each all the same
+        # (XGBoost writes none), so that no count makes the reader build more items than the file has bytes
+        if count is not None:
+            item = _UBJ_SCALARS[typ][0] if typ in _UBJ_SCALARS else 1
+            if count * (item + (2 if is_object else 0)) > len(self.raw) - self.pos:
+                raise ValueError(f"a count of {count} past the end of the data")
         return typ, count
 
     def container(self, is_object: bool, depth: int):
-        typ, count = self.header()
+        typ, count = self.header(is_object)
         out = {} if is_object else []
         close = b"}" if is_object else b"]"
         k = 0

@@ -82,3 +82,65 @@ def test_sigterm_to_warmup_leaves_no_worker_compiling(tmp_path):
         assert not any(alive(w) for w in workers), "a worker outlived the warm-up it compiled for"
     finally:
         parent.kill()
+
+
+# ------------------------------------------------------------------ untrusted model files
+
+
+def test_a_typed_boolean_array_cannot_make_the_reader_build_more_than_the_file_holds(tmp_path):
+    from boostrank._model_files import read_ubjson
+
+    bomb = b"{#U\x01U\x01a[$T#l\x7f\xff\xff\xff"  # 16 bytes claiming 2**31 - 1 booleans
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="past the end of the data"):
+        read_ubjson(bomb)
+    assert time.perf_counter() - t < 1.0
+    path = tmp_path / "model.ubj"
+    path.write_bytes(bomb)
+    with pytest.raises(ValueError, match=str(path.name)):
+        br.load_model(str(path))
+
+
+def _ubj_model(tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    path = tmp_path / "m.ubj"
+    xgb.train({"max_depth": 3}, xgb.DMatrix(X, X[:, 0] > 0), 4).save_model(str(path))
+    return path.read_bytes()
+
+
+def test_model_file_fuzz_costs_time_and_memory_bounded_by_its_size(tmp_path):
+    """Truncated, inflated (every count marker's value set to its type's largest), bit-flipped and deeply nested
+    inputs: each is decoded or refused with ValueError within a time and a peak allocation bounded by its size."""
+    import struct
+    import tracemalloc
+
+    from boostrank._model_files import read_ubjson
+
+    raw = _ubj_model(tmp_path)
+    rng = np.random.default_rng(1)
+    cases = [raw[:k] for k in rng.integers(1, len(raw), 40)]
+    for at in [i for i in range(len(raw) - 1) if raw[i:i + 1] == b"#"][:60]:  # inflate each count
+        marker = raw[at + 1:at + 2]
+        size = {b"i": 1, b"U": 1, b"I": 2, b"l": 4, b"L": 8}.get(marker)
+        if size:
+            big = {1: b"\x7f", 2: b"\x7f\xff", 4: b"\x7f\xff\xff\xff", 8: b"\x7f" + b"\xff" * 7}[size]
+            cases.append(raw[:at + 2] + big + raw[at + 2 + size:])
+    for _ in range(60):
+        b = bytearray(raw)
+        for i in rng.integers(0, len(b), 3):
+            b[i] ^= 1 << int(rng.integers(0, 8))
+        cases.append(bytes(b))
+    cases += [b"[" * 100_000, b"[$[#l" + struct.pack(">i", 2**31 - 1), b"{#L" + struct.pack(">q", 2**62)]
+    for case in cases:
+        tracemalloc.start()
+        t = time.perf_counter()
+        try:
+            read_ubjson(case)
+        except ValueError:
+            pass
+        seconds = time.perf_counter() - t
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert seconds < 2.0 and peak < 200 * len(case) + (1 << 20), (len(case), seconds, peak)

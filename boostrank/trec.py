@@ -331,13 +331,41 @@ def judged_lists(qrels: Qrels, run: Run) -> JudgedLists:
     )
 
 
-def _lines(path):
-    text = read_bytes(path)
+_BOM = b"\xef\xbb\xbf"
+#: the numbers trec_eval's atol/atof read in full; anything else they read a prefix of ('1_0' as 1, '３' as 0)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _fields(path):
+    """(line number, fields) of each line with a field, split as trec_eval splits them (``get_qrels.c``,
+    ``get_results.c``: lines end at ``\\n``, fields at C's ``isspace`` — space, tab, ``\\v``, ``\\f``, ``\\r`` —
+    so a no-break space or another Unicode space is part of a field).  A UTF-8 byte-order mark at the start of
+    the file is dropped (an editor's, not part of the first qid); one anywhere else is refused."""
+    raw = read_bytes(path)
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
     try:
-        return text.decode("utf-8").splitlines()
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = text[:exc.start].count(b"\n") + 1
-        raise LetorFormatError(path, line, "not UTF-8 text") from None
+        raise LetorFormatError(path, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text") from None
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        fields = line.split()  # bytes.split(): C's isspace in the C locale
+        if not fields:
+            continue
+        if _BOM in line:
+            raise LetorFormatError(path, number, "a byte-order mark (U+FEFF) inside the file: files joined "
+                                                 "after an editor saved them? Remove it")
+        yield number, [f.decode("utf-8") for f in fields], line
+
+
+def _number(path, number: int, what: str, text: str, integer: bool):
+    """``text`` as trec_eval reads it when it is one whole number; refused otherwise (trec_eval's atol/atof
+    would read a prefix of it)."""
+    if not (_INTEGER if integer else _DECIMAL).fullmatch(text):
+        raise LetorFormatError(path, number, f"{what} {text!r} is not {'an integer' if integer else 'a number'} "
+                                             f"(ASCII digits; trec_eval would read only a prefix of it)")
+    return int(text) if integer else float(text)
 
 
 def load_qrels(path) -> Qrels:
@@ -356,19 +384,19 @@ def load_qrels(path) -> Qrels:
     LetorFormatError
         A line without four fields or with a grade that is not an integer (file and line named),
         or a (qid, docno) judged twice.
+
+    Notes
+    -----
+    Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
+    byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
+    digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1).
     """
     qid, docid, rel, numbers = [], [], [], []
-    for number, raw in enumerate(_lines(path), start=1):
-        fields = raw.split()
-        if not fields:
-            continue
+    for number, fields, raw in _fields(path):
         if len(fields) != 4:
-            raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields), "
-                                                 f"got {len(fields)}: {raw.strip()[:80]!r}")
-        try:
-            grade = int(fields[3])
-        except ValueError:
-            raise LetorFormatError(path, number, f"grade {fields[3]!r} is not an integer") from None
+            raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields separated by "
+                                                 f"spaces or tabs), got {len(fields)}: {raw.decode('utf-8').strip()[:80]!r}")
+        grade = _number(path, number, "grade", fields[3], integer=True)
         qid.append(fields[0])
         docid.append(fields[2])
         rel.append(grade)
@@ -399,20 +427,24 @@ def load_run(path, name: str | None = None) -> Run:
     LetorFormatError
         A line that is not a run line, a NaN/inf score, or a document retrieved twice for a
         query (file and both lines named).
+
+    Notes
+    -----
+    Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
+    byte-order mark at the start is dropped.  Stricter than trec_eval: a score must be a decimal
+    number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0).
     """
     qid, docid, score, numbers = [], [], [], []
     tag = None
-    for number, raw in enumerate(_lines(path), start=1):
-        fields = raw.split()
-        if not fields or raw.lstrip().startswith("#"):
+    for number, fields, raw in _fields(path):
+        if fields[0].startswith("#"):
             continue
         if len(fields) not in (5, 6):
-            raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag', got "
-                                                 f"{len(fields)} fields: {raw.strip()[:80]!r}")
-        try:
-            value = float(fields[4])
-        except ValueError:
-            raise LetorFormatError(path, number, f"score {fields[4]!r} is not a number") from None
+            raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
+                                                 f"by spaces or tabs), got {len(fields)} fields: {raw.decode('utf-8').strip()[:80]!r}")
+        if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+        value = _number(path, number, "score", fields[4], integer=False)
         if not math.isfinite(value):
             raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
         if tag is None and len(fields) == 6:

@@ -516,20 +516,15 @@ def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monke
     from boostrank import precompile
     from boostrank._kernels.metrics import auc_pair_counts
 
-    marker = tmp_path / "ran"
-    monkeypatch.setenv("BOOSTRANK_TEST_MARKER", str(marker))
-    (tmp_path / "child_target.py").write_text(
-        "import os\ndef touch():\n    open(os.environ['BOOSTRANK_TEST_MARKER'], 'w').write('yes')\n")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    target = "child_target:touch"
+    target = "platform:python_version"  # the child is isolated (#59): it imports the standard library and boostrank
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: True)
     assert precompile.compile_in_background(target, [auc_pair_counts]) is None
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
     assert precompile.compile_in_background(target, [auc_pair_counts]) is None
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    child = precompile.compile_in_background(target, [auc_pair_counts])
-    assert child.wait(timeout=120) == 0 and marker.read_text() == "yes"
+    child = precompile.compile_in_background("builtins:print", [auc_pair_counts], stages=True)
+    assert child.wait(timeout=120) == 0 and child.stdout.read() == "\n"  # it ran print()
 
 
 def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(monkeypatch, tmp_path):
@@ -549,7 +544,11 @@ def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(mo
         "    while not os.path.exists(os.environ['BOOSTRANK_TEST_GATE']):\n"
         "        time.sleep(0.01)\n"
         "    print('third', flush=True)\n")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    import sys
+
+    # the staging, not the isolation (test_outside.py): this child may import the test's module
+    monkeypatch.setattr(precompile, "child_command", lambda code: [
+        sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {code}"])
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
     child = precompile.compile_in_background("staged:run", [auc_pair_counts], stages=True)

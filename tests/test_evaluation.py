@@ -95,7 +95,7 @@ def test_qrels_and_run_files_round_trip_and_compressed(tmp_path):
 
 
 @pytest.mark.parametrize("text, match", [
-    ("q1 0 d1\n", r"qrels.txt:1: a qrels line is 'qid iter docno rel' \(4 fields\), got 3"),
+    ("q1 0 d1\n", r"qrels.txt:1: a qrels line is 'qid iter docno rel' \(4 fields separated by spaces or tabs\), got 3"),
     ("q1 0 d1 1\nq1 0 d2 high\n", r"qrels.txt:2: grade 'high' is not an integer"),
     ("q1 0 d1 1\n\nq1 0 d1 2\n", r"qrels.txt:3: qid q1 docno d1 is judged again \(line 1\)"),
     (b"q1 0 \xff 1\n", r"qrels.txt:1: not UTF-8"),
@@ -108,7 +108,7 @@ def test_malformed_qrels_name_file_and_line(tmp_path, text, match):
 
 
 @pytest.mark.parametrize("text, match", [
-    ("q1 Q0 d1 1 0.5 tag extra\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag', got 7"),
+    ("q1 Q0 d1 1 0.5 tag extra\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag' \(fields separated by spaces or tabs\), got 7"),
     ("q1 Q0 d1 1 nan tag\n", r"run.txt:1: score nan is NaN or inf"),
     ("q1 Q0 d1 1 x tag\n", r"run.txt:1: score 'x' is not a number"),
     ("q1 Q0 d1 1 1 t\nq1 Q0 d1 2 0.5 t\n", r"run.txt:2: qid q1 retrieves docno d1 again \(line 1\)"),

@@ -144,3 +144,49 @@ def test_model_file_fuzz_costs_time_and_memory_bounded_by_its_size(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert seconds < 2.0 and peak < 200 * len(case) + (1 << 20), (len(case), seconds, peak)
+
+
+# ------------------------------------------------------------------ files from other tools
+
+
+def test_a_bom_is_dropped_from_qrels_and_runs_and_refused_inside(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"\xef\xbb\xbf301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n")
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"\xef\xbb\xbf301 Q0 d1 1 2.0 t\n301 Q0 d2 2 1.0 t\n302 Q0 d3 1 1.0 t\n")
+    q, r = br.load_qrels(qrels), br.load_run(run)
+    assert sorted(q.queries) == ["301", "302"] and sorted(r.queries) == ["301", "302"]
+    assert br.evaluate(q, r, ["map"])["map"] == 1.0
+    qrels.write_bytes(b"301 0 d1 1\n\xef\xbb\xbf302 0 d3 1\n")
+    with pytest.raises(br.LetorFormatError, match=r"q.txt:2: a byte-order mark"):
+        br.load_qrels(qrels)
+
+
+@pytest.mark.parametrize("grade", ["1_0", "\uff13", "1.0", "0x1", "١"])
+def test_grades_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, grade):
+    path = tmp_path / "q.txt"
+    path.write_text(f"301 0 d1 1\n301 0 d2 {grade}\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match=r"q.txt:2: grade .* is not an integer"):
+        br.load_qrels(path)
+
+
+@pytest.mark.parametrize("score", ["1_0", "\uff13", "0x1p3", "1e", "--1"])
+def test_scores_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, score):
+    path = tmp_path / "r.txt"
+    path.write_text(f"301 Q0 d1 1 {score} t\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match=r"r.txt:1: score .* is not a number"):
+        br.load_run(path)
+
+
+def test_fields_split_where_trec_eval_splits_them(tmp_path):
+    """C's isspace: a form feed or a carriage return separates fields; a no-break space is part of an id."""
+    path = tmp_path / "q.txt"
+    path.write_bytes("301 0 d\u00a01 1\r\n301\f0\vd2\t0\n".encode("utf-8"))
+    q = br.load_qrels(path)
+    assert sorted(q.to_dict()["301"]) == ["d2", "d\u00a01"]
+    path.write_text("301 0 d\u00a01\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match="4 fields separated by spaces or tabs"):
+        br.load_qrels(path)
+    run = tmp_path / "r.txt"
+    run.write_text("301 Q0 d\u2003x 1 1.5 t\n", encoding="utf-8")  # an em space is part of the id too
+    assert br.load_run(run).to_dict() == {"301": {"d\u2003x": 1.5}}

@@ -466,6 +466,8 @@ def cmd_rerank(args) -> int:
 
 
 def cmd_predict(args) -> int:
+    if args.out and args.trec and os.path.realpath(args.out) == os.path.realpath(args.trec):
+        raise ValueError(f"--out and --trec both name {args.out}: the scores would overwrite the run; name two files")
     _check_out(args.out, args.model, args.data)
     _check_out(args.trec, args.model, args.data, option="--trec")
     from .models import load_model

@@ -159,7 +159,12 @@ def _per_query(truth: _Truth, run, metrics: Sequence[str], convention: str | Non
     """``({metric: values}, queries)`` of one run; trec_eval's order wherever trec_eval's measures need it."""
     if truth.qrels is not None:
         conv = convention or "trec"
+        if not len(run):
+            raise ValueError(f"{run.source}: the run retrieves no document")
         lists = judged_lists(truth.qrels, run)
+        if not len(lists.queries):
+            raise ValueError(f"{run.source}: none of its {len(run.queries)} queries is in "
+                             f"{truth.qrels.source} (is it the run of these topics?)")
         if lists.unjudged_queries:
             shown = ", ".join(map(str, lists.unjudged_queries[:5]))
             more = ", ..." if len(lists.unjudged_queries) > 5 else ""
@@ -259,7 +264,9 @@ def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_
     """Two-sided p-value of H0 "same mean" on paired per-query values, and its Monte Carlo error."""
     from scipy import stats
 
-    d = b - a
+    # per-query differences in units of 2**-32: a metric's rounding noise (0.1 + 0.2 against 0.3) is no difference,
+    # and the sign flips' sums are exact, so a mean difference of 0 gets p = 1 as it should
+    d = np.round((np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)) * 2.0 ** 32)
     if d.size == 0:
         return float("nan"), 0.0
     if not np.any(d != 0):
@@ -267,12 +274,13 @@ def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_
     if test == "t":
         if d.size < 2:
             return float("nan"), 0.0
-        return float(stats.ttest_rel(b, a).pvalue), 0.0
+        return float(stats.ttest_1samp(d, 0.0).pvalue), 0.0
     if test == "wilcoxon":
-        return float(stats.wilcoxon(b, a).pvalue), 0.0
+        return float(stats.wilcoxon(d).pvalue), 0.0
     exact = d.size < 63 and 2 ** d.size <= n_resamples
+    zero = np.zeros_like(d)
     res = stats.permutation_test(
-        (b, a), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
+        (d, zero), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
         n_resamples=n_resamples, alternative="two-sided", random_state=random_state,
         batch=max(1, (1 << 22) // d.size))
     p = float(res.pvalue)

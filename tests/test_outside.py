@@ -190,3 +190,56 @@ def test_fields_split_where_trec_eval_splits_them(tmp_path):
     run = tmp_path / "r.txt"
     run.write_text("301 Q0 d\u2003x 1 1.5 t\n", encoding="utf-8")  # an em space is part of the id too
     assert br.load_run(run).to_dict() == {"301": {"d\u2003x": 1.5}}
+
+
+def _qrels_and_runs(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n")
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    other = tmp_path / "other.run"
+    other.write_text("401 Q0 d1 1 2.0 t\n402 Q0 d2 1 1.0 t\n")
+    good = tmp_path / "good.run"
+    good.write_text("301 Q0 d1 1 2.0 g\n301 Q0 d2 2 1.0 g\n302 Q0 d3 1 1.0 g\n")
+    return qrels, empty, other, good
+
+
+def test_an_empty_run_or_one_of_other_topics_is_an_error_with_a_nonzero_exit(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, empty, other, good = _qrels_and_runs(tmp_path)
+    with pytest.raises(ValueError, match="empty.run: the run retrieves no document"):
+        br.evaluate(br.load_qrels(qrels), br.load_run(empty), ["map"])
+    with pytest.raises(ValueError, match=r"other.run: none of its 2 queries is in .*q.txt"):
+        br.evaluate(br.load_qrels(qrels), br.load_run(other), ["map"])
+    for command in (["evaluate", "--qrels", str(qrels), str(empty)], ["evaluate", "--qrels", str(qrels), str(other)],
+                    ["compare", "--qrels", str(qrels), str(good), str(other)],
+                    ["compare", "--qrels", str(qrels), str(empty), str(good)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "retrieves no document" in err or "none of its" in err, err
+    assert main(["evaluate", "--qrels", str(qrels), str(good)]) == 0
+
+
+def test_predict_refuses_one_file_for_the_run_and_the_scores(tmp_path, capsys):
+    from boostrank.cli import main
+
+    out = tmp_path / "same.txt"
+    assert main(["predict", "--model", str(tmp_path / "m.txt"), "--data", str(tmp_path / "d.txt"), "--trec",
+                 str(out), "--out", str(out)]) == 2
+    assert "--out and --trec both name" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_randomization_test_of_runs_equal_up_to_rounding_gives_p_1():
+    from boostrank.evaluation import _paired_p
+
+    rng = np.random.default_rng(0)
+    a = rng.random(40)
+    b = (a + 0.1) - 0.1  # the same values, rounded differently
+    assert np.any(a != b)
+    for test in ("randomization", "t", "wilcoxon"):
+        assert _paired_p(a, b, test, 10_000, 0)[0] == 1.0
+    d = rng.normal(size=30)
+    from scipy import stats
+    assert _paired_p(np.zeros(30), d, "t", 10_000, 0)[0] == pytest.approx(stats.ttest_rel(d, np.zeros(30)).pvalue)

@@ -243,3 +243,20 @@ def test_a_randomization_test_of_runs_equal_up_to_rounding_gives_p_1():
     d = rng.normal(size=30)
     from scipy import stats
     assert _paired_p(np.zeros(30), d, "t", 10_000, 0)[0] == pytest.approx(stats.ttest_rel(d, np.zeros(30)).pvalue)
+
+
+# ------------------------------------------------------------------ the engines' files and errors
+
+
+def test_a_saved_lightgbm_model_loads_without_lightgbm_warnings_and_keeps_its_parameters(tmp_path):
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(120, 3)), rng.integers(0, 2, 120)
+    model = br.LambdaRanker(objective="auc", n_estimators=3, learning_rate=0.2).fit(X, y, qid=np.repeat(range(6), 20))
+    path = tmp_path / "m.txt"
+    model.save_model(path)
+    code = ("import sys, lightgbm as lgb, boostrank as br; lgb.Booster(model_file=sys.argv[1]); "
+            "m = br.load_model(sys.argv[1]); print(m.objective, m.learning_rate)")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Ignoring unrecognized parameter" not in done.stdout + done.stderr
+    assert done.stdout.split()[-2:] == ["auc", "0.2"]

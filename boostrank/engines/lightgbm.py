@@ -283,22 +283,28 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
 
 
 def with_saved_params(text: str, key: str, value: str) -> str:
-    """A LightGBM text model with ``[key: value]`` in its parameters section (LightGBM keeps a line it
-    does not know there and ignores it: loading and continued training are unchanged)."""
-    if "\nparameters:\n" not in text:
+    """A LightGBM text model with the line ``key: value`` after its parameters section.
+
+    LightGBM's loader reads nothing past ``end of parameters`` (its Python package reads the
+    last line, ``pandas_categorical:``), so loading, prediction and continued training are
+    unchanged and no "Ignoring unrecognized parameter" is printed, as it is for a line inside the
+    section.
+    """
+    marker = "\nend of parameters\n"
+    if marker not in text or "\n" in value:
         return text
-    return text.replace("\nparameters:\n", f"\nparameters:\n[{key}: {value}]\n", 1)
+    return text.replace(marker, f"{marker}\n{key}: {value}\n", 1)
 
 
 def saved_param(path, key: str):
-    """The value of a ``[key: value]`` line of a LightGBM text model's parameters section, or None."""
+    """The value of the ``key: value`` line :func:`with_saved_params` wrote into a LightGBM text model, or None."""
     with open(path, encoding="utf-8", errors="replace") as fh:
         text = fh.read()
-    section = text.partition("\nparameters:\n")[2].partition("\nend of parameters")[0]
-    prefix = f"[{key}: "
-    for line in section.split("\n"):
-        if line.startswith(prefix) and line.endswith("]"):
-            return line[len(prefix):-1]
+    tail = text.partition("\nend of parameters\n")[2]
+    prefix = f"{key}: "
+    for line in tail.split("\n"):
+        if line.startswith(prefix):
+            return line[len(prefix):]
     return None
 
 

@@ -240,6 +240,13 @@ def _query_frame(client, X, y, qid, weight=None, npartitions=None):
     ddf = _lazy_frame(client, X, columns) if _is_dask(X) else _local_frame(client, X, columns, npartitions)
     features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT)]
     ddf = _materialise(client, ddf)  # one evaluation of the input, whatever follows
+    held = [c for c in (_LABEL, _QID) if c in ddf.columns]
+    absent = client.compute(ddf[held].isna().sum(), sync=True)  # a Dask column aligned by index leaves holes
+    for name, count in absent.items():
+        if count:
+            what = name.replace("_boostrank_", "").replace("label", "y")
+            raise ValueError(f"{int(count)} rows of X have no {what}: a Dask {what} shorter than X or indexed "
+                             f"otherwise (give it X's partitions and index), or missing values in it")
     lengths = np.asarray(client.compute(ddf.map_partitions(len), sync=True), dtype=np.int64)
     if lengths.sum() == 0:
         raise ValueError("no rows to train on (every partition is empty)")

@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.utils import _safe_indexing
 from tqdm.auto import tqdm
 
+from ._files import check_out
 from .engines import ENGINES
 from ._deprecation import keyword_only_init
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
@@ -431,6 +432,7 @@ class LambdaRanker(RankingEstimator):
         if str(path) == "" or os.path.isdir(path):
             what = "an empty path" if str(path) == "" else f"the folder {path}"
             raise ValueError(f"save_model needs a file path, got {what}")
+        check_out(path, option="save_model:")  # a folder that does not exist: said here, not by the engine's C++
         saved = json.dumps(self._saved_params(), allow_nan=False)
         adapter = ENGINES[self.engine]
         adapter.save_model(self.booster_, path, PARAMS_KEY, saved, self.objective_ not in adapter.NATIVE_OBJECTIVES)

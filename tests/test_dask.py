@@ -313,6 +313,9 @@ def test_qid_as_an_in_memory_array_beside_lazy_features(client, frame):
     assert model.booster_.current_iteration() == 4
     with pytest.raises(ValueError, match=r"qid has \d+ entries for \d+ rows of X"):
         bd.DaskLambdaRanker(**kw).fit(ddf[FEATURES], ddf["label"], qid=ordered["qid"].to_numpy()[:-3])
+    short = dd.from_pandas(ordered["qid"].iloc[:-3], npartitions=3)  # a Dask qid shorter than X (#59)
+    with pytest.raises(ValueError, match=r"3 rows of X have no qid: a Dask qid shorter than X"):
+        bd.DaskLambdaRanker(**kw).fit(ddf[FEATURES], ddf["label"], qid=short)
 
 
 @pytest.mark.parametrize("seed", range(4))

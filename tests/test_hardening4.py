@@ -604,6 +604,9 @@ def test_save_model_into_a_folder_or_nowhere_is_refused(tmp_path, engine):
     for path in (tmp_path, ""):
         with pytest.raises(ValueError, match="save_model needs a file path"):
             model.save_model(path)
+    for suffix in (".json", ".ubj", ".txt"):  # #59: XGBoost's C++ raised a dmlc trace here
+        with pytest.raises(ValueError, match=r"save_model: .*: folder .*missing does not exist"):
+            model.save_model(tmp_path / "missing" / f"m{suffix}")
 
 
 def test_a_pulp_solver_object_gets_threads_and_the_start_in_its_options(monkeypatch):

@@ -260,3 +260,28 @@ def test_a_saved_lightgbm_model_loads_without_lightgbm_warnings_and_keeps_its_pa
     assert done.returncode == 0, done.stderr
     assert "Ignoring unrecognized parameter" not in done.stdout + done.stderr
     assert done.stdout.split()[-2:] == ["auc", "0.2"]
+
+
+@pytest.mark.slow
+def test_a_solver_whose_bound_is_below_what_w_achieves_proves_nothing():
+    """A PuLP solver answering 'optimal' with every variable 0: its bound (the statistic of z = 0) lies below the
+    statistic the search's w reaches, so the fit is feasible with no bound, and says why."""
+    pulp = pytest.importorskip("pulp")
+
+    class Wrong(pulp.LpSolver):
+        def available(self):
+            return True
+
+        def actualSolve(self, lp, **kw):
+            for v in lp.variables():
+                v.varValue = 0.0
+            lp.assignStatus(pulp.LpStatusOptimal, pulp.LpSolutionOptimal)
+            return lp.status
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X @ [1, -1, 0.5, 0.2] + rng.normal(size=120) > 0).astype(int)
+    with pytest.warns(UserWarning, match="below the statistic .* that w achieves"):
+        model = br.MIPRanker(objective="rank_risk", solver=Wrong(), time_limit=3).fit(X, y)
+    res = model.result_
+    assert res.status == "feasible" and (res.bound is None or res.bound >= res.statistic)

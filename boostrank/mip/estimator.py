@@ -608,6 +608,13 @@ class MIPRanker(RankingEstimator):
         else:
             value, source, w = self._select(prob, out)
             status, objective, bound, solver_status, solver_name = self._status(out, value)
+            if bound is not None and value > bound + 1e-9 * (1 + abs(bound)):
+                # a bound below what a w achieves is no bound: the solver answered wrongly
+                warnings.warn(f"the solver's bound {bound:.6g} is below the statistic {value:.6g} that w achieves: "
+                              f"its answer is wrong, and the result is reported as feasible, not proven",
+                              stacklevel=3)
+                status = "feasible"
+                bound = out.bnb.bound if out.bnb is not None and out.bnb.bound >= value else None
         self.coef_ = w / prob.scale
         gap = None if bound is None else max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
         s = prob.Xs @ w

@@ -612,71 +612,82 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
 
     if type(model).__name__ == "TopKReranker":
         return _export_two_stage(model, format, feature_names, name, absent, attribute_type)
+    target = _check_export(format, name, absent, attribute_type)
+    forest = forest_of(model)
+    vespa = target.document == "vespa"
+    names = _tree_feature_names(forest, feature_names, vespa)
+    float_inputs = [not vespa or (attribute_type == "float" and n.startswith("attribute(")) for n in names]
+    float_literals = target.float_literals or (vespa and _vm_forest(forest))
+    node_ids, plans, inexact = [], [], set()
+    for tree in forest.trees:
+        order, _ = preorder(tree)
+        node_ids.append(order)
+        plans.append({node: _plan(tree, node, forest.engine, target, names[int(tree.feature[node])],
+                                  float_inputs[int(tree.feature[node])], float_literals)
+                      for node in order if tree.feature[node] >= 0})
+        inexact.update(m for plan in plans[-1].values() for m in plan.misroutes)
+    files = _DOCUMENTS[target.document](forest, plans, names, name, absent)
+    inexact = sorted(inexact, key=lambda m: (m.feature, m.nan, 0.0 if m.nan else m.lo))
+    if inexact:
+        _warn_inexact(format, inexact)
+    return ModelExport(format=format, name=name, feature_names=names, files=files, node_ids=node_ids,
+                       inexact=inexact, input_types=["float" if f else "double" for f in float_inputs])
+
+
+def _check_export(format, name, absent, attribute_type) -> _Target:
     if format not in TARGETS:
         raise ValueError(f"format must be one of {TREE_FORMATS}, got {format!r}")
     if attribute_type not in ("float", "double"):
         raise ValueError(f"attribute_type must be 'float' or 'double', got {attribute_type!r}")
     if absent is not None and not (isinstance(absent, (int, float)) and math.isfinite(absent)):
         raise ValueError(f"absent must be a finite number or None, got {absent!r}")
-    target = TARGETS[format]
-    vespa = target.document == "vespa"
+    vespa = TARGETS[format].document == "vespa"
     if not _NAME.fullmatch(name) or (vespa and not _IDENT.fullmatch(name)):
         raise ValueError(f"name {name!r} must be letters, digits, '_'" + ("" if vespa else ", '-', '.'"))
-    forest = forest_of(model)
-    engine = forest.engine
-    names = _tree_feature_names(forest, feature_names, vespa)
-    float_inputs = [not vespa or (attribute_type == "float" and n.startswith("attribute(")) for n in names]
-    vm_forest = vespa and _vm_forest(forest)
-    float_literals = target.float_literals or vm_forest
-    node_ids, plans, inexact = [], [], set()
-    for tree in forest.trees:
-        order, _ = preorder(tree)
-        node_ids.append(order)
-        tree_plans = {}
-        for node in order:
-            if tree.feature[node] >= 0:
-                j = int(tree.feature[node])
-                tree_plans[node] = _plan(tree, node, engine, target, names[j], float_inputs[j], float_literals)
-                inexact.update(tree_plans[node].misroutes)
-        plans.append(tree_plans)
-    if target.document == "ltr-json":
-        splits = [_xgboost_json_tree(tree, p, names, False) for tree, p in zip(forest.trees, plans)]
-        if forest.base != 0.0:
-            splits.append({"nodeid": 0, "leaf": _f32(forest.base)})
-        body = {"model": {"name": name, "model": {"type": "model/xgboost+json",
-                                                  "definition": deep_call(json.dumps, splits)}}}
+    return TARGETS[format]
 
-        def feature(n):
-            if absent is None:  # no match without the field: the plugin's default value
-                return {"function_score": {"query": {"exists": {"field": n}}, "field_value_factor": {"field": n}}}
-            return {"function_score": {"query": {"match_all": {}},
-                                       "field_value_factor": {"field": n, "missing": float(absent)}}}
-        features = [{"name": n, "params": [], "template_language": "mustache", "template": feature(n)}
-                    for n in names]
-        files = {"model.json": json.dumps(body, indent=2),
-                 "featureset.json": json.dumps({"featureset": {"name": name, "features": features}}, indent=2)}
-    elif target.document == "solr":
-        trees = [{"weight": "1", "root": _solr_tree(tree, p, names)} for tree, p in zip(forest.trees, plans)]
-        if forest.base != 0.0:
-            trees.append({"weight": "1", "root": {"value": str(np.float32(forest.base))}})
-        doc = {"class": "org.apache.solr.ltr.model.MultipleAdditiveTreesModel", "name": name,
-               "features": [{"name": n} for n in names], "params": {"trees": trees}}
-        feats = [{"name": n, "class": "org.apache.solr.ltr.feature.FieldValueFeature", "params": {"field": n}}
-                 for n in names]
-        files = {"model.json": deep_call(lambda: json.dumps(doc, indent=2)), "features.json": json.dumps(feats, indent=2)}
-    else:
-        trees = [_xgboost_json_tree(tree, p, names, True) for tree, p in zip(forest.trees, plans)]
-        expression = f'xgboost("{name}.json")'
-        if forest.base != 0.0:
-            expression += f" + {float(forest.base)!r}"
-        profile = (f"rank-profile {name} inherits default {{\n    first-phase {{\n        expression: {expression}\n"
-                   f"    }}\n}}\n")
-        files = {f"models/{name}.json": deep_call(json.dumps, trees), f"{name}.profile": profile}
-    inexact = sorted(inexact, key=lambda m: (m.feature, m.nan, 0.0 if m.nan else m.lo))
-    if inexact:
-        _warn_inexact(format, inexact)
-    return ModelExport(format=format, name=name, feature_names=names, files=files, node_ids=node_ids,
-                       inexact=inexact, input_types=["float" if f else "double" for f in float_inputs])
+
+def _ltr_json_files(forest, plans, names, name, absent) -> dict:
+    """``model.json`` (``model/xgboost+json``, the base margin a last one-leaf tree) and ``featureset.json``."""
+    splits = [_xgboost_json_tree(tree, p, names, False) for tree, p in zip(forest.trees, plans)]
+    if forest.base != 0.0:
+        splits.append({"nodeid": 0, "leaf": _f32(forest.base)})
+    body = {"model": {"name": name, "model": {"type": "model/xgboost+json",
+                                              "definition": deep_call(json.dumps, splits)}}}
+
+    def feature(n):
+        if absent is None:  # no match without the field: the plugin's default value
+            return {"function_score": {"query": {"exists": {"field": n}}, "field_value_factor": {"field": n}}}
+        return {"function_score": {"query": {"match_all": {}},
+                                   "field_value_factor": {"field": n, "missing": float(absent)}}}
+    features = [{"name": n, "params": [], "template_language": "mustache", "template": feature(n)} for n in names]
+    return {"model.json": json.dumps(body, indent=2),
+            "featureset.json": json.dumps({"featureset": {"name": name, "features": features}}, indent=2)}
+
+
+def _solr_files(forest, plans, names, name, absent) -> dict:
+    """``model.json`` (``MultipleAdditiveTreesModel``) and ``features.json`` (``FieldValueFeature``s)."""
+    trees = [{"weight": "1", "root": _solr_tree(tree, p, names)} for tree, p in zip(forest.trees, plans)]
+    if forest.base != 0.0:
+        trees.append({"weight": "1", "root": {"value": str(np.float32(forest.base))}})
+    doc = {"class": "org.apache.solr.ltr.model.MultipleAdditiveTreesModel", "name": name,
+           "features": [{"name": n} for n in names], "params": {"trees": trees}}
+    feats = [{"name": n, "class": "org.apache.solr.ltr.feature.FieldValueFeature", "params": {"field": n}}
+             for n in names]
+    return {"model.json": deep_call(lambda: json.dumps(doc, indent=2)), "features.json": json.dumps(feats, indent=2)}
+
+
+def _vespa_files(forest, plans, names, name, absent) -> dict:
+    """``models/<name>.json`` for ``xgboost()`` and ``<name>.profile`` adding the base margin."""
+    trees = [_xgboost_json_tree(tree, p, names, True) for tree, p in zip(forest.trees, plans)]
+    expression = f'xgboost("{name}.json")'
+    if forest.base != 0.0:
+        expression += f" + {float(forest.base)!r}"
+    profile = f"rank-profile {name} inherits default {{\n    first-phase {{\n        expression: {expression}\n    }}\n}}\n"
+    return {f"models/{name}.json": deep_call(json.dumps, trees), f"{name}.profile": profile}
+
+
+_DOCUMENTS = {"ltr-json": _ltr_json_files, "solr": _solr_files, "vespa": _vespa_files}
 
 
 def threshold_rows(model, X, *, base_row: int = 0) -> np.ndarray:

@@ -162,20 +162,19 @@ def test_a_bom_is_dropped_from_qrels_and_runs_and_refused_inside(tmp_path):
         br.load_qrels(qrels)
 
 
-@pytest.mark.parametrize("grade", ["1_0", "\uff13", "1.0", "0x1", "١"])
-def test_grades_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, grade):
-    path = tmp_path / "q.txt"
-    path.write_text(f"301 0 d1 1\n301 0 d2 {grade}\n", encoding="utf-8")
-    with pytest.raises(br.LetorFormatError, match=r"q.txt:2: grade .* is not an integer"):
-        br.load_qrels(path)
+GRADES = ["1_0", "\uff13", "1.0", "0x1", "\u0661"]
+SCORES = ["1_0", "\uff13", "0x1p3", "1e", "--1"]
 
 
-@pytest.mark.parametrize("score", ["1_0", "\uff13", "0x1p3", "1e", "--1"])
-def test_scores_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, score):
-    path = tmp_path / "r.txt"
-    path.write_text(f"301 Q0 d1 1 {score} t\n", encoding="utf-8")
-    with pytest.raises(br.LetorFormatError, match=r"r.txt:1: score .* is not a number"):
-        br.load_run(path)
+@pytest.mark.parametrize("kind, text", [("qrels", g) for g in GRADES] + [("run", s) for s in SCORES])
+def test_numbers_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, kind, text):
+    """trec_eval's atol/atof read '1_0' as 1 and a full-width 3 as 0; Python's int/float read 10 and 3."""
+    path = tmp_path / f"{kind}.txt"
+    line, load, what = {"qrels": (f"301 0 d2 {text}", br.load_qrels, "grade .* is not an integer"),
+                        "run": (f"301 Q0 d1 1 {text} t", br.load_run, "score .* is not a number")}[kind]
+    path.write_text(f"{line}\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match=rf"{kind}.txt:1: {what}"):
+        load(path)
 
 
 def test_fields_split_where_trec_eval_splits_them(tmp_path):

@@ -608,13 +608,7 @@ class MIPRanker(RankingEstimator):
         else:
             value, source, w = self._select(prob, out)
             status, objective, bound, solver_status, solver_name = self._status(out, value)
-            if bound is not None and value > bound + 1e-9 * (1 + abs(bound)):
-                # a bound below what a w achieves is no bound: the solver answered wrongly
-                warnings.warn(f"the solver's bound {bound:.6g} is below the statistic {value:.6g} that w achieves: "
-                              f"its answer is wrong, and the result is reported as feasible, not proven",
-                              stacklevel=3)
-                status = "feasible"
-                bound = out.bnb.bound if out.bnb is not None and out.bnb.bound >= value else None
+            status, bound = _bound_at_least(status, bound, value, out.bnb)
         self.coef_ = w / prob.scale
         gap = None if bound is None else max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
         s = prob.Xs @ w
@@ -745,3 +739,13 @@ def _smallest_gap(s, offsets):
         if v.size > 1:
             best = min(best, float(np.min(np.diff(v))))
     return None if best == math.inf else best
+
+
+def _bound_at_least(status: str, bound, value: float, bnb):
+    """(status, bound): a bound below the statistic a w achieves is no bound (the solver answered wrongly), so
+    the fit is feasible, bounded by the branch and bound's where that one holds."""
+    if bound is None or value <= bound + 1e-9 * (1 + abs(bound)):
+        return status, bound
+    warnings.warn(f"the solver's bound {bound:.6g} is below the statistic {value:.6g} that w achieves: its answer "
+                  f"is wrong, and the result is reported as feasible, not proven", stacklevel=4)
+    return "feasible", bnb.bound if bnb is not None and bnb.bound >= value else None

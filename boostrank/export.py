@@ -227,7 +227,7 @@ class _Target:
 #: unmatched features NaN since cf28954, 3.2.0.0); o19s/elasticsearch-learning-to-rank ``NaiveAdditiveDecisionTree``
 #: at 1dfed57 (NaN to ``missing`` since 39024f6, first released in v1.5.9, which then needs ``missing`` on every
 #: split); apache/solr ``MultipleAdditiveTreesModel`` (``value <= Float.parseFloat(threshold) + 1e-6f``, no missing
-#: branch); vespa-engine/vespa ``AbstractXGBoostParser.treeToRankExp`` at 1f79d33 (``(float) split_condition``
+#: branch, at 1a87471); vespa-engine/vespa ``AbstractXGBoostParser.treeToRankExp`` at 1f79d33 (``(float) split_condition``
 #: since 0aa88a4, first released in 8.624.72; the double before) and ``eval/gbdt.cpp`` ``Optimize::select_best``
 #: with ``vm_forest.cpp`` (a forest of more than 25 000 leaves, or of trees over 12 leaves whose average leaf depths
 #: sum past 2 500, is evaluated with float thresholds and leaves on every version).
@@ -814,7 +814,7 @@ def _score_xgboost_json(trees: list, X, names, nan_missing: bool) -> tuple[np.nd
 
 
 def _score_solr(doc: dict, X) -> tuple[np.ndarray, np.ndarray]:
-    """Solr's ``MultipleAdditiveTreesModel`` (apache/solr main, ``solr/modules/ltr``): a threshold is
+    """Solr's ``MultipleAdditiveTreesModel`` (apache/solr at 1a87471, ``solr/modules/ltr``): a threshold is
     ``Float.parseFloat(text) + 1e-6f`` in float; left when ``value <= threshold`` (so NaN goes right);
     a tree scores ``weight * leaf`` in float; the model sums the trees in float, in order."""
     col = {f["name"]: j for j, f in enumerate(doc["features"])}

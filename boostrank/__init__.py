@@ -21,7 +21,7 @@ _EXPORTS = {
     "plots": ("plot_differences", "plot_roc", "plot_systems",),
     "_validation": ("OneListWarning", "group_offsets",),
     "erfc": ("erfc_sum",),
-    "lightgbm": ("lightgbm_metric", "lightgbm_objective",),
+    "engines.lightgbm": ("lightgbm_metric", "lightgbm_objective",),
     "objectives": ("LambdaObjective", "lambda_gradients",),
     "mip": ("MIPRanker", "MIPResult",),
     "base": ("RankingEstimator",),
@@ -29,7 +29,7 @@ _EXPORTS = {
     "rerank": ("RerankResult", "TopKReranker",),
     "crossfit": ("cross_fit_scores",),
     "rankncg": ("RankNCG",),
-    "xgboost": ("xgboost_metric", "xgboost_objective",),
+    "engines.xgboost": ("xgboost_metric", "xgboost_objective",),
     "models": ("load_model", "save_model",),
     "export": ("ExportWarning", "ModelExport", "export_linear", "export_model", "linear_weights", "rerank_export", "score_export",),
     "weights": ("WeightFamily", "weight_family",),
@@ -40,20 +40,13 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
-_SUBMODULES = frozenset(set(_EXPORTS) - {"_validation"} | {"dask", "probit", "cli", "mip"})
-#: weight families were top-level names in 0.1, beside the metrics; they live in br.weights now
-_MOVED = {name: "weights" for name in ("dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "wrs", "wta")}
+_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"} | {"dask", "probit", "cli", "mip",
+                                                                                     "engines"})
 
 
 def __getattr__(name):
     if name in _SUBMODULES:  # br.rerank.cross_fit_scores works without importing boostrank.rerank first
         return importlib.import_module(f".{name}", __name__)
-    if name in _MOVED:
-        import warnings
-
-        warnings.warn(f"br.{name} is now br.weights.{name} (a weight family, not a metric); br.{name} stops "
-                      f"working in boostrank 0.3", FutureWarning, stacklevel=2)
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __name__), name)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'boostrank' has no attribute {name!r}")

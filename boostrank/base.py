@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_1d_float, group_offsets, predict_groups
+from ._validation import as_1d_float, group_offsets
 from .metrics import GroupOffsets, query_mean
 
 __all__ = ["RankingEstimator", "Interval", "StrOptions", "Integral", "Real", "VERBOSE", "RANDOM_STATE",
@@ -62,23 +62,15 @@ class RankingEstimator(BaseEstimator):
     #: the attribute a fit sets (what ``NotFittedError`` checks)
     _fitted_attribute = "coef_"
 
-    def _validate_params(self, renamed: dict | None = None, finite: tuple = ()) -> None:
+    def _validate_params(self, finite: tuple = ()) -> None:
         """Every parameter against ``_parameter_constraints`` (scikit-learn's ``InvalidParameterError``, a
-        ``ValueError``, names the parameter, what it must be and what it got).
-
-        ``renamed``: values set under an old name, checked under the new one; ``finite``: names whose value
-        must not be NaN or ±inf (they pass the intervals' comparisons).
-        """
-        name = type(self).__name__
+        ``ValueError``, names the parameter, what it must be and what it got); ``finite``: names whose value
+        must not be NaN or ±inf (they pass the intervals' comparisons)."""
         params = self.get_params(deep=False)
-        if renamed:
-            validate_parameter_constraints({k: self._parameter_constraints[k] for k in renamed}, renamed,
-                                           caller_name=name)
-        validate_parameter_constraints(self._parameter_constraints, params, caller_name=name)
-        values = {**params, **(renamed or {})}
+        validate_parameter_constraints(self._parameter_constraints, params, caller_name=type(self).__name__)
         for key in finite:
-            if values[key] is not None and not math.isfinite(values[key]):
-                raise ValueError(f"{key} must be finite, got {values[key]!r}")
+            if params[key] is not None and not math.isfinite(params[key]):
+                raise ValueError(f"{key} must be finite, got {params[key]!r}")
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, self._fitted_attribute)
@@ -131,10 +123,6 @@ class RankingEstimator(BaseEstimator):
 
         values = get_metric(metric)(y, scores, GroupOffsets(offsets), per_query=True)
         return query_mean(values, offsets, sample_weight)
-
-    def _scoring_groups(self, n, qid, group, method="predict"):
-        """Offsets of the lists a fitted model scores, said aloud when one list replaces several."""
-        return predict_groups(self, n, qid, group, method)
 
     def _progress(self, total, desc):
         """A tqdm bar over ``total`` steps when ``verbose`` ≥ 1 (on a terminal; none in logs and pipes)."""

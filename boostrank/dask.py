@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from ._validation import group_offsets
-from .lightgbm import lightgbm_objective
+from .engines.lightgbm import lightgbm_objective
 from .objectives import OBJECTIVE_NAMES, LambdaObjective
 from .ranker import ENGINES, LambdaRanker
-from .xgboost import import_xgboost, xgboost_objective
-from .xgboost import objective_params as xgb_objective_params
+from .engines.xgboost import import_xgboost, xgboost_objective
+from .engines.xgboost import objective_params as xgb_objective_params
 
 __all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost",
            "per_partition_agreement"]

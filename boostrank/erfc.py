@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 
 import numba
@@ -154,10 +153,6 @@ def erfc_sum(targets, sources, weights=None, eps: float = 1e-6, method: str = "f
             raise ValueError("the weighted sum exceeds the largest float; rescale the weights")
         return out
     sd, kd = _SIDES[side], _KERNELS[kernel]
-    if method == "direct":
-        warnings.warn("erfc_sum(method='direct') is now method='exact' (as in LambdaObjective and RankNCG); "
-                      "'direct' stops working in boostrank 0.3", FutureWarning, stacklevel=2)
-        method = "exact"
     if method == "exact":
         erfc_sum_direct(y, z, q, kd, sd, out)
         return out

@@ -1,6 +1,6 @@
 """λ-gradient objectives: (scores, labels, groups) → (grad, hess) for every engine.
 
-The engine adapters (:mod:`boostrank.lightgbm`, :mod:`boostrank.xgboost`) only
+The engine adapters (:mod:`boostrank.engines.lightgbm`, :mod:`boostrank.engines.xgboost`) only
 translate call forms into :meth:`LambdaObjective.gradients`.  The kernel of an
 objective is chosen from one table keyed by (metric, link); the probit link's
 linear-time λ lives in :mod:`boostrank.probit`.
@@ -16,7 +16,6 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ._deprecation import DEPRECATED
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
 from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP, PARALLEL_MIN_ROWS, LambdaSetting
 from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
@@ -434,8 +433,6 @@ class LambdaObjective:
         threads spin against an engine that runs its own OpenMP runtime: the XGBoost
         adapter passes 1; LightGBM shares Numba's runtime and its adapter passes −1
         (MEASUREMENTS.md, "threads").
-    n_threads : deprecated
-        0.1's name of ``n_jobs`` (FutureWarning; removed in 0.3).
 
     Notes
     -----
@@ -452,14 +449,8 @@ class LambdaObjective:
                  truncation_level: int = 30, norm: bool | str | None = None, label_gain=None,
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
-                 pair_fraction: float | None = None, random_state: int | None = None, n_threads=DEPRECATED):
+                 pair_fraction: float | None = None, random_state: int | None = None):
         link = _resolve_link(metric, link, method, norm, grade_weight, pair_fraction)
-        if not (isinstance(n_threads, str) and n_threads == DEPRECATED):
-            if n_jobs is not None:
-                raise ValueError("n_threads is the old name of n_jobs; set only n_jobs")
-            warnings.warn("LambdaObjective(n_threads=...) is now n_jobs=...; n_threads stops working in boostrank "
-                          "0.3", FutureWarning, stacklevel=2)
-            n_jobs = n_threads
         if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
             raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
         _check_numbers(sigma, truncation_level, threshold)

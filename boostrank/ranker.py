@@ -4,7 +4,7 @@
 estimator takes ``qid`` (or ``group``) for either engine, plugs in boostrank's
 λ-AUC / λ-MAUC / λ-NDCG objectives or the engine's own ranking objectives, and
 evaluates with boostrank's metrics.  The engines' own knowledge lives in
-:mod:`boostrank.lightgbm` and :mod:`boostrank.xgboost`.
+:mod:`boostrank.engines.lightgbm` and :mod:`boostrank.engines.xgboost`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from tqdm.auto import tqdm
 
 from ._files import check_out
 from .engines import ENGINES
-from ._deprecation import keyword_only_init
 from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
@@ -188,7 +187,6 @@ class LambdaRanker(RankingEstimator):
     }
     _fitted_attribute = "booster_"
 
-    @keyword_only_init
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
                  pair_weight="auto", pair_fraction=None, eval_metric=None, early_stopping_rounds=None,
@@ -496,7 +494,3 @@ class LambdaRanker(RankingEstimator):
 def _is_int(value, low):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= low
 
-
-def _is_number(value):
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
-        and np.isfinite(value)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,6 @@ from threadpoolctl import ThreadpoolController
 
 from ._kernels.config import AUTO_PAIRS_PER_EDGE
 from ._kernels.rankncg import pair_coefficients
-from ._deprecation import keyword_only_init
 from ._validation import GroupOffsets, as_int_labels, group_offsets
 from .base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
@@ -78,27 +76,9 @@ class _Pairs:
         if pairs == 0:
             raise ValueError("no query holds two classes joined by the preference graph: nothing to learn")
 
-    def partners(self):
-        """Number of pair partners of each document (for error bounds)."""
-        out = np.zeros(self.cls.shape[0])
-        for a, b in self.edges:
-            ia, ib = self.members[a], self.members[b]
-            out[ia] += self.counts[self.group[ia], b]
-            out[ib] += self.counts[self.group[ib], a]
-        return out
 
-
-_OLD_GRADIENT = {"exact": ("logistic", "exact"), "fast": ("probit", "fast"), "erfc-direct": ("probit", "exact")}
-
-
-def _link_method(link, method, gradient):
-    """(link, method) from the current names or the deprecated ``gradient``."""
-    if gradient is not None:
-        if gradient not in _OLD_GRADIENT:
-            raise ValueError(f"gradient must be one of {list(_OLD_GRADIENT)}, got {gradient!r}")
-        warnings.warn(f"gradient={gradient!r} is deprecated: use link={_OLD_GRADIENT[gradient][0]!r}, "
-                      f"method={_OLD_GRADIENT[gradient][1]!r}", FutureWarning, stacklevel=3)
-        return _OLD_GRADIENT[gradient]
+def _link_method(link, method):
+    """(link, method), checked."""
     if link not in ("logistic", "probit"):
         raise ValueError(f"link must be 'logistic' or 'probit', got {link!r}")
     if method not in ("exact", "fast", "auto"):
@@ -156,7 +136,7 @@ def _coefficients(f, pairs: _Pairs, link: str, method: str, eps: float):
 
 
 def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: str = "logistic",
-                  method: str = "exact", eps: float = 1e-6, gradient: str | None = None) -> np.ndarray:
+                  method: str = "exact", eps: float = 1e-6) -> np.ndarray:
     """Gradient of RankNCG's penalised log-likelihood at ``w`` (Raykar §4 and eq. 3).
 
     Parameters
@@ -172,8 +152,6 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: 
         Sum pair by pair, or (probit) through :func:`boostrank.erfc_sum`.
     eps : float, default=1e-6
         Accuracy of the fast sums.
-    gradient : {"exact", "fast", "erfc-direct"}, default=None
-        Deprecated spelling of (link, method).
 
     Returns
     -------
@@ -182,7 +160,7 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: 
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     pairs = _Pairs(y, qid, graph)
-    link, method = _link_method(link, method, gradient)
+    link, method = _link_method(link, method)
     method = _resolve_method(link, method, pairs)
     return -alpha * w + X.T @ _coefficients(X @ w, pairs, link, method, eps)
 
@@ -232,9 +210,6 @@ class RankNCG(RankingEstimator):
     verbose : int, default=0
         1: a progress bar over the iterations with the gradient norm; 2: also a line per
         iteration.
-    gradient : {"fast", "exact"}, default=None
-        Deprecated: ``"fast"`` is ``link="probit", method="fast"``, ``"exact"`` is
-        ``link="logistic", method="exact"``.
 
     Attributes
     ----------
@@ -272,18 +247,14 @@ class RankNCG(RankingEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "verbose": VERBOSE,
-        "gradient": [StrOptions({"fast", "exact"}), None],
     }
 
-    @keyword_only_init
     def __init__(self, *, alpha: float = 1.0, graph="full", link: str = "probit", method: str = "auto",
-                 eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: int = 0,
-                 gradient: str | None = None):
+                 eps: float = 1e-6, tol: float = 1e-3, max_iter: int = 200, verbose: int = 0):
         self.alpha = alpha
         self.graph = graph
         self.link = link
         self.method = method
-        self.gradient = gradient
         self.eps = eps
         self.tol = tol
         self.max_iter = max_iter
@@ -311,7 +282,7 @@ class RankNCG(RankingEstimator):
         self._validate_params()
         if isinstance(self.max_iter, bool):  # scikit-learn's integer interval takes True as 1
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        self._link, self._method = _link_method(self.link, self.method, self.gradient)
+        self._link, self._method = _link_method(self.link, self.method)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         largest = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
         if largest > MAX_FEATURE:  # squared in the line search and the Gram terms: inf, then coef_ = 0

@@ -20,7 +20,6 @@ every training list.  Its defaults carry what real search data taught:
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -29,7 +28,6 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from ._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from ._validation import as_1d_float, fit_groups, predict_groups
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .budget import TimeBudget
@@ -196,13 +194,6 @@ class RerankResult:
     model: str = "exact"
     p_value: float | None = None
 
-    def short(self) -> str:
-        """A short line: the decision, the second stage kept and its held-out evidence."""
-        gain = self.heldout_gain.get((self.model, self.k, self.l0)) if self.heldout_gain else None
-        evidence = "" if gain is None else f", held-out gain {gain:+.3g} (p = {self.p_value:.2g})"
-        kept = f"{self.model} k={self.k}" if self.status == "re-ranked" else "the base order"
-        return f"{self.status}: kept {kept}{evidence} in {self.seconds:.1f} s"
-
     @property
     def repeatable(self) -> tuple[bool, str]:
         """Whether a fit with the same ``random_state`` on the same data gives this result again, and why not.
@@ -278,9 +269,6 @@ class TopKReranker(RankingEstimator):
         Rank-risk credit of a row: 2^y − 1 (NDCG's gain, so graded relevance counts)
         or 1[y > 0]; the same on 0/1 labels.  ``"auto"``: exponential with minimum
         ranks, binary with resolved ranks (which need it).
-    statistic, progress, eps, threads, warm_start : deprecated
-        Old names of ``objective``, ``verbose`` (``progress=True`` is ``verbose=1``), ``margin``,
-        ``n_jobs`` and ``init`` (FutureWarning; removed in 0.3).
 
     Attributes
     ----------
@@ -318,20 +306,14 @@ class TopKReranker(RankingEstimator):
         "verbose": VERBOSE,
         "gain": [StrOptions({"auto", "binary", "exponential"})],
         "gate_alpha": [Interval(Real, 0, 1, closed="neither")],
-        # old names: resolved (and checked under their new names) by resolve_renamed
-        "statistic": "no_validation", "progress": "no_validation", "eps": "no_validation",
-        "threads": "no_validation", "warm_start": "no_validation",
     }
 
-    @keyword_only_init
     def __init__(self, *, k=20, objective="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, margin=1e-4, solver="highs", time_limit=60.0, n_jobs=None,
                  mip_gap=None, init="auto", random_state=None, verbose=0, gain="auto",
-                 gate_alpha=0.05, statistic=DEPRECATED, progress=DEPRECATED, eps=DEPRECATED, threads=DEPRECATED,
-                 warm_start=DEPRECATED):
+                 gate_alpha=0.05):
         self.k = k
         self.objective = objective
-        self.statistic = statistic
         self.a = a
         self.rank = rank
         self.l0 = l0
@@ -347,25 +329,14 @@ class TopKReranker(RankingEstimator):
         self.init = init
         self.random_state = random_state
         self.verbose = verbose
-        self.progress = progress
         self.gain = gain
         self.gate_alpha = gate_alpha
-        self.eps = eps
-        self.threads = threads
-        self.warm_start = warm_start
 
     # ------------------------------------------------------------ checks
 
     def _resolve_params(self) -> None:
-        """The parameters under their current names (old names warn), validated once per fit."""
-        self._renamed = resolve_renamed(self, {"eps": "margin", "threads": "n_jobs", "warm_start": "init",
-                                               "statistic": "objective"})
-        progress = self.progress
-        if not (isinstance(progress, str) and progress == DEPRECATED):
-            warnings.warn("TopKReranker(progress=...) is now verbose=...: progress=True is verbose=1; 'progress' "
-                          "stops working in boostrank 0.3", FutureWarning, stacklevel=3)
-        self._renamed["verbose"] = 1 if progress is True else self.verbose
-        self._validate_params(self._renamed, finite=("time_limit", "margin", "gate_alpha"))
+        """The parameters, validated once per fit."""
+        self._validate_params(finite=("time_limit", "margin", "gate_alpha"))
 
     def _ks(self):
         ks = list(self.k) if isinstance(self.k, (list, tuple, np.ndarray)) else [self.k]
@@ -400,10 +371,9 @@ class TopKReranker(RankingEstimator):
         return np.column_stack([X, base]) if self.include_base else X
 
     def _mip(self, l0, time_limit):
-        p = self._renamed
-        return MIPRanker(objective=p["objective"], a=self.a, rank=self.rank, l0=l0, margin=p["margin"],
-                         solver=self.solver, time_limit=time_limit, n_jobs=p["n_jobs"], mip_gap=self.mip_gap,
-                         init=p["init"], verbose=2 if int(p["verbose"]) >= 2 else 0,
+        return MIPRanker(objective=self.objective, a=self.a, rank=self.rank, l0=l0, margin=self.margin,
+                         solver=self.solver, time_limit=time_limit, n_jobs=self.n_jobs, mip_gap=self.mip_gap,
+                         init=self.init, verbose=2 if int(self.verbose) >= 2 else 0,
                          random_state=seed_of(self.random_state), gain=self._gain())
 
     def _list_value(self, y, scores, offsets, per_list=False):
@@ -411,7 +381,7 @@ class TopKReranker(RankingEstimator):
         qid = list_index(offsets)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if self._renamed["objective"] == "rank_risk":
+            if self.objective == "rank_risk":
                 per = rank_risk(y, scores, weight_family(self.a), rank=self.rank, qid=qid, per_query=True,
                                 gain=self._gain())
             else:
@@ -462,7 +432,7 @@ class TopKReranker(RankingEstimator):
         n_fits = (sum(kind == "exact" for kind, _, _ in cands) * gate) + 1
         from tqdm.auto import tqdm
 
-        with tqdm(total=n_fits, desc="re-ranker", leave=False, disable=None if int(self._renamed["verbose"]) >= 1
+        with tqdm(total=n_fits, desc="re-ranker", leave=False, disable=None if int(self.verbose) >= 1
                   else True) as bar:
             choice = self._gate(prob, cands, gate, clock, n_fits - 1, bar) if gate else _Choice(cands[0])
             if choice.rejected(self.gate_alpha):
@@ -610,7 +580,7 @@ class TopKReranker(RankingEstimator):
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
         self._last_mip = mip
-        init = self._renamed["init"]
+        init = self.init
         if self.include_base and isinstance(init, str) and init in ("auto", "logistic"):
             mip.set_params(init=start)
         with warnings.catch_warnings(record=True) as caught:
@@ -712,7 +682,7 @@ class TopKReranker(RankingEstimator):
         """What the second stage maximises, averaged over the lists: the rank risk, or AUC (ties as
         misranks; lists with one class left out), of the re-ranked order."""
         per = self._list_value(y, scores, offsets, per_list=True)
-        if self._renamed["objective"] != "rank_risk":
+        if self.objective != "rank_risk":
             qid = list_index(offsets)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

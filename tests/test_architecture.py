@@ -47,7 +47,7 @@ def test_no_private_name_crosses_a_module():
 
 
 def test_boosting_modules_do_not_lean_on_the_linear_ranker():
-    boosting = {"boostrank.objectives", "boostrank.probit", "boostrank.lightgbm", "boostrank.xgboost",
+    boosting = {"boostrank.objectives", "boostrank.probit", "boostrank.engines.lightgbm", "boostrank.engines.xgboost",
                 "boostrank.ranker", "boostrank.dask"}
     for mod, imports in module_imports().items():
         if mod in boosting:
@@ -90,8 +90,8 @@ def test_thread_count_is_a_parameter_and_is_left_as_found():
     assert br.lightgbm_objective("auc").objective.n_jobs == -1
     with pytest.raises(ValueError, match="n_jobs"):
         br.LambdaObjective("auc", n_jobs=0)
-    with pytest.warns(FutureWarning, match="now n_jobs"):
-        assert br.LambdaObjective("auc", n_threads=1).n_jobs == 1
+    with pytest.raises(TypeError, match="n_threads"):
+        br.LambdaObjective("auc", n_threads=1)
 
 
 def test_thresholds_and_fastmath_flags_live_in_the_kernels_config():

@@ -55,15 +55,14 @@ def _scores(model, X, qid=None):
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_positional_init_parameters_warn_for_one_release(name):
+def test_init_parameters_are_keyword_only(name):
+    """scikit-learn's convention, with no release behind that took them by position."""
     cls = getattr(br, name)
     first = {"LambdaRanker": ("xgboost", "engine"), "RankNCG": (0.5, "alpha"), "MIPRanker": ("auc_pi", "objective"),
              "TopKReranker": (7, "k")}[name]
-    with pytest.warns(FutureWarning, match=f"pass {first[1]}="):
-        model = cls(first[0])
-    assert model.get_params()[first[1]] == first[0]
-    with pytest.raises(TypeError, match="multiple values"), pytest.warns(FutureWarning):
-        cls(first[0], **{first[1]: first[0]})
+    with pytest.raises(TypeError, match="positional"):
+        cls(first[0])
+    assert cls(**{first[1]: first[0]}).get_params()[first[1]] == first[0]
 
 
 @pytest.mark.parametrize("name", ["LambdaRanker", "TopKReranker"])
@@ -204,7 +203,7 @@ def test_the_import_graph_has_no_circle():
 
 def test_boosting_never_imports_the_linear_ranker_even_lazily():
     graph = _all_package_imports()
-    for mod in ("boostrank.ranker", "boostrank.objectives", "boostrank.lightgbm", "boostrank.xgboost",
+    for mod in ("boostrank.ranker", "boostrank.objectives", "boostrank.engines.lightgbm", "boostrank.engines.xgboost",
                 "boostrank.probit", "boostrank.dask"):
         assert "boostrank.rankncg" not in graph[mod], mod
 
@@ -339,41 +338,21 @@ def test_cross_fitting_one_list_fits_one_list_per_fold(base):
         br.cross_fit_scores(base, X[:2], y[:2], cv=3)
 
 
-@pytest.mark.parametrize("cls, old, new, value", [
-    (br.MIPRanker, "eps", "margin", 1e-3), (br.MIPRanker, "threads", "n_jobs", 1),
-    (br.MIPRanker, "method", "algorithm", "search"), (br.MIPRanker, "warm_start", "init", None),
-    (br.TopKReranker, "eps", "margin", 1e-3), (br.TopKReranker, "threads", "n_jobs", 1),
-    (br.TopKReranker, "warm_start", "init", None)])
-def test_old_names_warn_and_act_like_the_new_ones(cls, old, new, value):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 3))
-    y = (X[:, 0] > 0).astype(int)
-    kw = {"time_limit": 2, **({"k": 5, "gate": 0, "l0": 0.0} if cls is br.TopKReranker else {})}
-    fit = {"base_scores": X[:, 1], "group": [30]} if cls is br.TopKReranker else {}
-    with pytest.warns(FutureWarning, match=f"{old}=...\\) is now {cls.__name__}\\({new}="):
-        a = cls(**{old: value}, **kw).fit(X, y, **fit)
-    b = cls(**{new: value}, **kw).fit(X, y, **fit)
-    np.testing.assert_allclose(a.coef_, b.coef_)
-    other = {"margin": 1e-2, "n_jobs": 2, "algorithm": "mip", "init": "logistic"}[new]
-    with pytest.raises(ValueError, match=f"'{old}' is the old name of '{new}'"):
-        cls(**{old: value, new: other}, **kw).fit(X, y, **fit)
-
-
-def test_scikit_learns_warm_start_false_is_what_a_fit_does_and_true_is_refused():
-    X, y = np.arange(12.0).reshape(-1, 2), [0, 1] * 3
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        br.MIPRanker(warm_start=False, time_limit=1).fit(X, y)
-    with pytest.raises(ValueError, match="no incremental fit"):
-        br.MIPRanker(warm_start=True).fit(X, y)
+@pytest.mark.parametrize("cls, old", [(br.MIPRanker, o) for o in ("eps", "threads", "method", "warm_start",
+                                                                       "statistic")]
+                         + [(br.TopKReranker, o) for o in ("eps", "threads", "warm_start", "statistic", "progress")]
+                         + [(br.RankNCG, "gradient")])
+def test_no_old_parameter_name_is_taken(cls, old):
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{old}'"):
+        cls(**{old: None})
+    assert old not in cls().get_params()
 
 
 @pytest.mark.parametrize("name", ["dcg", "dcg_at", "local_auc", "mrr", "pnorm", "staircase", "wrs", "wta"])
 def test_weight_families_live_in_their_own_namespace(name):
     assert name not in br.__all__ and name in dir(br.weights)
-    with pytest.warns(FutureWarning, match=f"br.{name} is now br.weights.{name}"):
-        old = getattr(br, name)
-    assert old is getattr(br.weights, name)
+    with pytest.raises(AttributeError, match=f"no attribute {name!r}"):
+        getattr(br, name)
 
 
 def test_one_method_vocabulary_and_one_default_solver():
@@ -382,9 +361,8 @@ def test_one_method_vocabulary_and_one_default_solver():
     from boostrank.mip.solvers import solve
 
     y, z = np.linspace(-1, 1, 7), np.linspace(-2, 2, 5)
-    with pytest.warns(FutureWarning, match="method='exact'"):
-        old = br.erfc_sum(y, z, method="direct")
-    np.testing.assert_array_equal(old, br.erfc_sum(y, z, method="exact"))
+    with pytest.raises(ValueError, match="method must be 'fast' or 'exact'"):
+        br.erfc_sum(y, z, method="direct")
     assert inspect.signature(solve).parameters["solver"].default == br.MIPRanker().solver == "highs"
     for estimator in (br.MIPRanker(), br.TopKReranker()):
         assert estimator.gain == "auto" and estimator.n_jobs is None and not hasattr(estimator, "threads_")

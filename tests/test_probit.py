@@ -500,16 +500,6 @@ def test_fast_refuses_scores_beyond_block_precision():
     assert np.isfinite(g).all()
 
 
-def test_the_old_module_name_still_works_for_one_release():
-    import importlib
-    import sys
-
-    sys.modules.pop("boostrank.longlists", None)
-    with pytest.warns(DeprecationWarning, match="boostrank.probit"):
-        old = importlib.import_module("boostrank.longlists")
-    assert old.lambda_auc_probit is lambda_auc_probit
-
-
 @pytest.mark.parametrize("metric", ["auc", "mauc"])
 def test_series_work_arrays_are_reused_between_calls_without_changing_results(metric):
     """Work arrays and each list's cached class weights give what fresh calls give."""

@@ -94,14 +94,10 @@ def test_explicit_graph_and_errors():
         br.RankNCG(graph=[(0, 7)]).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         br.RankNCG().fit(np.full_like(X, np.nan), y)
-    with pytest.raises(ValueError, match="gradient"):
-        br.RankNCG(gradient="slow").fit(X, y)
     with pytest.raises(ValueError, match="method"):
         br.RankNCG(method="slow").fit(X, y)
     with pytest.raises(ValueError, match="needs link='probit'"):
         br.RankNCG(link="logistic", method="fast").fit(X, y)
-    with pytest.warns(FutureWarning, match="deprecated"):
-        br.RankNCG(gradient="exact", max_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="nothing to learn"):
         br.RankNCG().fit(X[:4], [0, 0, 1, 1], qid=[1, 1, 2, 2])
 

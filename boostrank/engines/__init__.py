@@ -13,14 +13,6 @@ from . import lightgbm, xgboost
 ENGINES = {"lightgbm": lightgbm, "xgboost": xgboost}
 
 
-def get_engine(name: str):
-    """The engine module called ``name``."""
-    try:
-        return ENGINES[name]
-    except KeyError:
-        raise ValueError(f"engine must be one of {sorted(ENGINES)}, got {name!r}") from None
-
-
 def booster_of(model):
     """(engine, booster, rounds the model predicts with) of a Booster, an engine's scikit-learn estimator or a
     LambdaRanker."""

@@ -19,10 +19,9 @@ import sys
 import numpy as np
 
 from .._validation import group_offsets
-from ..objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+from ..objectives import EvalMetric, LambdaObjective
 
 __all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
-           "check_lightgbm_model_file",
            "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
 
 #: LightGBM's own ranking objectives, accepted by name.

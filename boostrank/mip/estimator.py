@@ -22,7 +22,6 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from .._deprecation import DEPRECATED, keyword_only_init, resolve_renamed
 from .._validation import as_1d_float, group_offsets
 from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .._kernels.rank_sweep import MODE_PAIRS
@@ -36,10 +35,6 @@ from .solvers import SOLVERS, solve, write_model
 __all__ = ["MIPRanker", "MIPResult"]
 
 ALGORITHMS = ("auto", "mip", "search")
-#: old parameter names → today's (the old ones warn until 0.3): 0.1's, and ``statistic``, the target's name
-#: before one vocabulary (``objective``) for all four estimators
-RENAMED = {"eps": "margin", "threads": "n_jobs", "warm_start": "init", "method": "algorithm",
-           "statistic": "objective"}
 MAX_MIP_PAIRS = 20_000
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
@@ -264,10 +259,6 @@ class MIPRanker(RankingEstimator):
         Rank risk credit per example: 1[y > 0] (the thesis) or 2^y − 1 (NDCG's gain;
         the same on 0/1 labels; minimum ranks only).  ``"auto"``: exponential with
         minimum ranks, binary with resolved ranks (as :class:`boostrank.TopKReranker`).
-    statistic, eps, threads, warm_start, method : deprecated
-        Old names of ``objective``, ``margin``, ``n_jobs``, ``init`` and ``algorithm``
-        (FutureWarning; removed in 0.3).  ``warm_start=False``, scikit-learn's "no incremental fit", is
-        accepted as what every fit does.
 
     Attributes
     ----------
@@ -301,18 +292,12 @@ class MIPRanker(RankingEstimator):
         "verbose": VERBOSE,
         "random_state": RANDOM_STATE,
         "gain": [StrOptions({"auto", "binary", "exponential"})],
-        # old names: resolved (and checked under their new names) by resolve_renamed
-        "statistic": "no_validation", "eps": "no_validation", "threads": "no_validation",
-        "warm_start": "no_validation", "method": "no_validation",
     }
 
-    @keyword_only_init
     def __init__(self, *, objective="auc", a=None, rank="min", l0=0.0, margin=1e-4, relax=False, solver="highs",
                  time_limit=60.0, n_jobs=None, mip_gap=None, merge_duplicates=True, init="auto",
-                 algorithm="auto", verbose=0, random_state=None, gain="auto", statistic=DEPRECATED, eps=DEPRECATED,
-                 threads=DEPRECATED, warm_start=DEPRECATED, method=DEPRECATED):
+                 algorithm="auto", verbose=0, random_state=None, gain="auto"):
         self.objective = objective
-        self.statistic = statistic
         self.a = a
         self.rank = rank
         self.l0 = l0
@@ -328,19 +313,14 @@ class MIPRanker(RankingEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.gain = gain
-        self.eps = eps
-        self.threads = threads
-        self.warm_start = warm_start
-        self.method = method
 
     def _check_params(self) -> _Settings:
-        """The parameters under their current names (old names warn), validated."""
-        p = resolve_renamed(self, RENAMED)
-        self._validate_params(p, finite=("time_limit", "l0", "margin"))
+        """The parameters, validated."""
+        self._validate_params(finite=("time_limit", "l0", "margin"))
         gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
-        self._objective = p["objective"]
-        return _Settings(margin=p["margin"], n_jobs=p["n_jobs"], init=p["init"], algorithm=p["algorithm"],
-                         gain=gain, objective=p["objective"])
+        self._objective = self.objective
+        return _Settings(margin=self.margin, n_jobs=self.n_jobs, init=self.init, algorithm=self.algorithm,
+                         gain=gain, objective=self.objective)
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, pairs=None):
         """Maximise the statistic on ``X, y``.

@@ -163,11 +163,6 @@ class _Builder:
         self.row_hi.append(np.broadcast_to(np.asarray(hi, dtype=np.float64), (k,)))
         self.n_rows += k
 
-    def set_cost(self, cols, values):
-        cost = np.concatenate(self.cost)
-        cost[cols] += values
-        self.cost = [cost]
-
     def matrix(self):
         cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
         A = sparse.csr_matrix((cat(self.vals, np.float64), (cat(self.rows, np.int64), cat(self.cols, np.int64))),

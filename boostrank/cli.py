@@ -211,7 +211,7 @@ def cmd_demo(args) -> int:
     from .precompile import compile_in_background
 
     # a first run compiles RankNCG's kernels here while a child compiles the later steps' on the other core
-    background = compile_in_background("boostrank.cli:_demo_compile_ahead",
+    background = compile_in_background(_demo_compile_ahead,
                                        [lambda_auc_kernel, line_sweep, mauc_groups], stages=True)
     try:
         return _demo(args, background)

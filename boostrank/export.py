@@ -112,6 +112,12 @@ def _checked_names(given, default: list, d: int) -> list:
     return names
 
 
+def _is_reranker(model) -> bool:
+    from .rerank import TopKReranker
+
+    return isinstance(model, TopKReranker)
+
+
 def linear_weights(model, feature_names: Sequence[str] | None = None) -> dict:
     """The model's scoring function as ``{feature name: weight}`` (insertion order = column order).
 
@@ -182,7 +188,7 @@ def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Se
         raise ValueError(f"name {name!r} must be letters, digits, '_', '-', '.'")
     weights = linear_weights(model, feature_names)
     k = getattr(model, "result_", None)
-    k = getattr(k, "k", None) if type(model).__name__ == "TopKReranker" else None
+    k = getattr(k, "k", None) if _is_reranker(model) else None
     if format == "elasticsearch-ltr":
         body = {"model": {"name": name, "model": {"type": "model/linear",
                                                   "definition": json.dumps(weights)}}}
@@ -610,7 +616,7 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     """
     from .engines import forest_of
 
-    if type(model).__name__ == "TopKReranker":
+    if _is_reranker(model):
         return _export_two_stage(model, format, feature_names, name, absent, attribute_type)
     target = _check_export(format, name, absent, attribute_type)
     forest = forest_of(model)

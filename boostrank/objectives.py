@@ -218,7 +218,7 @@ def _parallel_twin_ready() -> bool:
     """
     from .precompile import twin_ready
 
-    return twin_ready(lambda_auc_kernel_parallel, "boostrank.objectives:_compile_parallel_twin")
+    return twin_ready(lambda_auc_kernel_parallel, _compile_parallel_twin)
 
 
 def _compile_parallel_twin() -> None:

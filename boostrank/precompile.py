@@ -55,7 +55,7 @@ def is_cached(kernel) -> bool:
 _TWINS: dict = {}
 
 
-def twin_ready(kernel, target: str) -> bool:
+def twin_ready(kernel, target: Callable[[], object]) -> bool:
     """May this process call ``kernel`` (a ``parallel=True`` twin of a one-thread kernel) without compiling it?
 
     True when it is compiled here or in the cache.  Otherwise the first call starts one child running
@@ -77,8 +77,8 @@ def twin_ready(kernel, target: str) -> bool:
     return _TWINS[kernel] is True
 
 
-def compile_in_background(target: str, kernels: Sequence, *, stages: bool = False):
-    """Run ``target`` (``"module:function"``, a function of no arguments that calls what a later step will)
+def compile_in_background(target: Callable[[], object], kernels: Sequence, *, stages: bool = False):
+    """Run ``target`` (a module-level function of no arguments that calls what a later step will)
     in one child interpreter when any of ``kernels`` has no cache yet, so that step's kernels compile on a
     core this process leaves idle while it compiles something else (Numba compiles on one core).
 
@@ -97,7 +97,9 @@ def compile_in_background(target: str, kernels: Sequence, *, stages: bool = Fals
 
     if all(is_cached(k) for k in kernels) or joblib.cpu_count() < 2:
         return None
-    module, function = target.split(":")
+    module, function = target.__module__, target.__qualname__
+    if "." in function or "<" in function:
+        raise ValueError(f"{target!r} is not a module-level function a child interpreter can import")
     return subprocess.Popen(child_command(f"from {module} import {function}; {function}()"),
                             stdout=subprocess.PIPE if stages else subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             text=stages)

@@ -35,7 +35,7 @@ from .crossfit import cross_fit_scores, fit_base, score_base
 from .gate import choose
 from .metrics import auc, query_mean, rank_risk
 from .mip._data import STATISTICS
-from .mip.estimator import MIPRanker
+from .mip.estimator import MIPRanker, NothingToRankWarning
 from .mip.solvers import SOLVERS
 from .queries import list_index, offsets_of, row_folds, subset
 from .weights import weight_family
@@ -589,9 +589,9 @@ class TopKReranker(RankingEstimator):
         if keep:
             self.ranker_ = mip
             for w in caught:
-                if "every w is optimal" not in str(w.message):
+                if not issubclass(w.category, NothingToRankWarning):
                     warnings.warn(w.message, stacklevel=3)
-        if any("every w is optimal" in str(w.message) for w in caught):
+        if any(issubclass(w.category, NothingToRankWarning) for w in caught):
             return None
         return mip.coef_
 

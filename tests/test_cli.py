@@ -516,14 +516,16 @@ def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monke
     from boostrank import precompile
     from boostrank._kernels.metrics import auc_pair_counts
 
-    target = "platform:python_version"  # the child is isolated (#59): it imports the standard library and boostrank
+    import platform
+
+    target = platform.python_version  # the child is isolated (#59): it imports the standard library and boostrank
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: True)
     assert precompile.compile_in_background(target, [auc_pair_counts]) is None
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
     assert precompile.compile_in_background(target, [auc_pair_counts]) is None
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    child = precompile.compile_in_background("builtins:print", [auc_pair_counts], stages=True)
+    child = precompile.compile_in_background(print, [auc_pair_counts], stages=True)
     assert child.wait(timeout=120) == 0 and child.stdout.read() == "\n"  # it ran print()
 
 
@@ -551,7 +553,10 @@ def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(mo
         sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {code}"])
     monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    child = precompile.compile_in_background("staged:run", [auc_pair_counts], stages=True)
+    def run():  # the parent names the child's function: staged.run, importable there
+        pass
+    run.__module__, run.__qualname__ = "staged", "run"
+    child = precompile.compile_in_background(run, [auc_pair_counts], stages=True)
     try:
         precompile.wait_for_stage(child, "second")
         precompile.wait_for_stage(child, "first")  # read past already

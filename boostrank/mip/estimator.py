@@ -32,7 +32,11 @@ from ..queries import list_index, list_subset
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
 from .solvers import SOLVERS, solve, write_model
 
-__all__ = ["MIPRanker", "MIPResult"]
+__all__ = ["MIPRanker", "MIPResult", "NothingToRankWarning"]
+
+
+class NothingToRankWarning(UserWarning):
+    """The data hold no pair the statistic compares, so every w is optimal and the fit returns w = 0."""
 
 ALGORITHMS = ("auto", "mip", "search")
 MAX_MIP_PAIRS = 20_000
@@ -359,7 +363,7 @@ class MIPRanker(RankingEstimator):
         if prob.data.pu.size == 0 and not self.relax:
             # nothing to order (one class, one distinct row per list): every w scores the same
             warnings.warn("no pair of rows the statistic compares (a single class or one distinct row per "
-                          "list): every w is optimal; returning w = 0", stacklevel=2)
+                          "list): every w is optimal; returning w = 0", NothingToRankWarning, stacklevel=2)
             return self._report(prob, settings, clock, _Outcome(), trivial=True)
         if self.relax:
             return self._fit_relaxation(prob, settings, clock)

@@ -613,7 +613,7 @@ def print_summary(name, desc, summary, repeats, folds):
               f"p = {t.get('fold_p', float('nan')):.3g}): {verdict}")
 
 
-#: the README's short name of each set (real sets in bold)
+#: the guide's (docs/guide/objectives.md) short name of each set (real sets in bold)
 README_NAMES = {
     "sample": "bundled sample (lists of 5–30, grades 0–2)",
     "mq2008": "**MQ2008** vali + test (real, 313 queries)",
@@ -634,7 +634,7 @@ README_NAMES = {
 
 
 def markdown(path):
-    """The README's table of a results file: per set, the best engine objective, λ-AUC / λ-MAUC and the paired
+    """The guide's table (docs/guide/objectives.md) of a results file: per set, the best engine objective, λ-AUC / λ-MAUC and the paired
     test; then the mean, the worst difference and the counts over all sets."""
     sets = json.loads(Path(path).read_text())["sets"]
 
@@ -715,7 +715,7 @@ def main(argv=None):
                     help="early stopping on an inner fifth of the training queries, per method and metric; or "
                          f"every method read at {' and '.join(map(str, FIXED_ROUNDS))} rounds on all training "
                          "queries, keeping the better count (the same rule for all)")
-    ap.add_argument("--markdown", metavar="JSON", help="print the README's table of a results file and stop")
+    ap.add_argument("--markdown", metavar="JSON", help="print the guide's table of a results file and stop")
     ap.add_argument("--resume", action="store_true",
                     help="keep the sets already in --json (same protocol) and run only the others")
     ap.add_argument("--json", default=str(HERE / "results" / "objective_quality.json"))

@@ -1,10 +1,13 @@
-"""Sphinx configuration: the API reference, built from the numpydoc docstrings (CI builds it with -W)."""
+"""Sphinx configuration: the user guide (Markdown, MyST) and the API reference from the numpydoc docstrings (the
+tests build it with -W)."""
 
 import boostrank
 
 project = "boostrank"
 release = version = boostrank.__version__
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "numpydoc"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "numpydoc", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 autosummary_generate = True
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -17,7 +17,8 @@ import sys
 __all__ = ["child_command", "die_with_parent"]
 
 # Runs first in every child: its parent's death kills it (and if the parent is already gone, it stops), and this
-# process's boostrank is importable after the standard library, ahead of site-packages
+# process's boostrank is importable after the standard library, ahead of site-packages (an installed copy elsewhere
+# would fill another Numba cache: the cache is keyed by the source file's path)
 _PRELUDE = """\
 import os, sys
 parent = int(sys.argv[2])
@@ -31,9 +32,10 @@ if os.getppid() != parent:
     sys.exit(1)
 root = sys.argv[1]
 if root not in sys.path:
-    stdlib = os.path.dirname(os.__file__)
-    after = max((i + 1 for i, p in enumerate(sys.path) if p and os.path.abspath(p).startswith(stdlib)), default=0)
-    sys.path.insert(after, root)
+    import site
+    sites = {os.path.abspath(p) for p in site.getsitepackages()}
+    first = next((i for i, p in enumerate(sys.path) if p and os.path.abspath(p) in sites), len(sys.path))
+    sys.path.insert(first, root)  # after the standard library, before site-packages' copies
 del os, parent, root
 """
 

@@ -34,7 +34,17 @@ def test_children_run_boostrank_not_the_current_folder(tmp_path, monkeypatch):
     assert not mark.exists()
     json_file, boostrank_file = done.stdout.split()
     assert not json_file.startswith(str(tmp_path))
+    # this process's copy, not one pip installed elsewhere (Numba keys its cache by the source file's path)
     assert os.path.dirname(os.path.dirname(boostrank_file)) == os.path.dirname(os.path.dirname(br.__file__))
+    order = subprocess.run(child_command("import sys, json; print(json.dumps(sys.path))"), cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120).stdout
+    import json
+
+    path = json.loads(order)
+    stdlib = os.path.dirname(os.__file__)
+    root = os.path.dirname(os.path.dirname(br.__file__))
+    if root in path:
+        assert path.index(root) > max(i for i, p in enumerate(path) if os.path.abspath(p) == stdlib)
 
 
 @pytest.mark.slow

@@ -523,7 +523,7 @@ def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_p
     with numba_threads(2) if numba.config.NUMBA_NUM_THREADS > 1 else pytest.skip("Numba has one thread"):
         for _ in range(2):
             obj.gradients(s, prep)
-        assert set(calls) == {"serial"} and started == ["boostrank.objectives:_compile_parallel_twin"]
+        assert set(calls) == {"serial"} and started == [objectives._compile_parallel_twin]
         child.done = 0
         calls.clear()
         obj.gradients(s, prep)

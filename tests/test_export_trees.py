@@ -207,7 +207,7 @@ def test_trees_deeper_than_the_recursion_limit_export():
     forest = forest_of(model)
     from boostrank.trees import preorder
     assert max(preorder(forest.trees[0])[1]) == 1500
-    for fmt in TREE_FORMATS:
+    for fmt in ("opensearch-ltr", "solr-ltr", "vespa"):  # one per document kind: the versions share the writers
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExportWarning)
             export = export_model(model, fmt)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ._validation import group_offsets
 from .engines.lightgbm import lightgbm_objective
-from .objectives import OBJECTIVE_NAMES, LambdaObjective
+from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
 from .ranker import ENGINES, LambdaRanker
 from .engines.xgboost import import_xgboost, xgboost_objective
 from .engines.xgboost import objective_params as xgb_objective_params
@@ -478,8 +478,9 @@ class DaskLambdaRanker(LambdaRanker):
                                     meta=pd.Series(dtype=np.float64))
         return X.map_blocks(_predict_part, *args, drop_axis=1, dtype=np.float64)
 
-    def score(self, X, y, *, qid=None, group=None, sample_weight=None) -> float:
-        """Mean per-query AUC / MAUC / NDCG@10 (as :meth:`LambdaRanker.score`), computed on the workers."""
+    def score(self, X, y, *, qid=None, group=None, sample_weight=None, metric: str | None = None) -> float:
+        """Mean per-query AUC / MAUC / NDCG@10, or ``metric`` (as :meth:`LambdaRanker.score`), computed on the
+        workers."""
         from distributed import get_client
 
         if _is_dask(X) or _is_dask(y):
@@ -487,16 +488,15 @@ class DaskLambdaRanker(LambdaRanker):
                 raise ValueError("on Dask, score takes qid (and no group or sample_weight)")
             client = get_client()
             frame, _ = _query_frame(client, X, y, qid)
-            name = {"auc": "auc", "mauc": "mauc"}.get(self.objective, "ndcg@10")
+            name = metric or {"auc": "auc", "mauc": "mauc"}.get(self.objective, "ndcg@10")
+            EvalMetric(name)  # an unknown name is refused here, not on every worker
             parts = client.compute([_delayed(_final_metric)(p, self, name) for p in frame.to_delayed()], sync=True)
             total, count = np.sum(parts, axis=0)
             return float(total / count) if count else float("nan")
-        return super().score(X, y, qid=qid, group=group, sample_weight=sample_weight)
+        return super().score(X, y, qid=qid, group=group, sample_weight=sample_weight, metric=metric)
 
 
 def _final_metric(part, model, name):
-    from .objectives import EvalMetric
-
     y = part[_LABEL].to_numpy(dtype=np.float64)
     if y.shape[0] == 0:
         return 0.0, 0

@@ -198,6 +198,14 @@ def test_dask_lambda_ranker_on_lazy_input_with_early_stopping(client, engine):
     dist_auc = br.auc(test.y, m.predict(test.X), test.qid)
     assert dist_auc > 0.72 and abs(dist_auc - br.auc(test.y, single.predict(test.X), test.qid)) < 0.04
     assert m.score(te[FEATURES], te["label"], qid=te["qid"]) == pytest.approx(dist_auc, abs=1e-9)
+    # score(metric=) as the local estimator's (#60), on the workers and in memory (a metric that ties do not
+    # reorder: te's rows are shuffled)
+    pessimistic = br.auc(test.y, m.predict(test.X), test.qid, ties="pessimistic")
+    assert m.score(te[FEATURES], te["label"], qid=te["qid"], metric="auc:pessimistic") == pytest.approx(pessimistic,
+                                                                                                       abs=1e-9)
+    assert m.score(test.X, test.y, qid=test.qid, metric="auc:pessimistic") == pytest.approx(pessimistic, abs=1e-9)
+    with pytest.raises(ValueError):
+        m.score(te[FEATURES], te["label"], qid=te["qid"], metric="no-such-metric")
 
 
 def _per_round_scores(model, X, rounds):

@@ -16,7 +16,7 @@ _EXPORTS = {
     "baselines": ("PNormPush", "PairwiseHinge", "RankBoost", "RankNetLinear",),
     "datasets": ("load_sample", "make_gaussians", "make_letor", "make_roc_flexibility",),
     "metrics": ("GroupOffsets", "auc", "canonical_metric", "err", "format_table", "get_metric", "mauc", "mean_average_precision", "metric_table", "minrank", "ndcg", "precision", "precision_at", "query_scorer", "r_precision", "rank_risk", "recall", "reciprocal_rank", "resolved_rank", "wmw",),
-    "trec": ("Qrels", "Run", "load_qrels", "load_run", "save_run",),
+    "trec": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run",),
     "evaluation": ("Comparison", "compare", "evaluate",),
     "plots": ("plot_differences", "plot_roc", "plot_systems",),
     "_validation": ("OneListWarning", "group_offsets",),

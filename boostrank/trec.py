@@ -11,6 +11,9 @@ without ``-c``; the others are counted in :class:`JudgedLists`.
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import math
 import os
 import re
@@ -23,7 +26,7 @@ from ._files import write_atomic
 from ._kernels import judged as _kj
 from .data import LetorFormatError, read_bytes
 
-__all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_run", "judged_lists"]
+__all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_qrels", "save_run", "judged_lists"]
 
 class _Duplicate(ValueError):
     """A (qid, docid) given twice; ``rows`` are the two entries, for a reader to name their lines."""
@@ -462,13 +465,51 @@ def load_run(path, name: str | None = None) -> Run:
                                                  f"{numbers[i]}); a run ranks each document once") from None
 
 
+#: what a file name's suffix compresses with: the formats load_run and load_qrels read by content
+_WRITERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _text_writer(path, tmp):
+    """A UTF-8 text writer for ``tmp``, compressed as ``path``'s suffix says (``.gz``, ``.bz2``, ``.xz``)."""
+    opener = _WRITERS.get(os.path.splitext(os.fspath(path))[1].lower())
+    return opener(tmp, "wt", encoding="utf-8") if opener else open(tmp, "w", encoding="utf-8")
+
+
+def save_qrels(path, qrels: Qrels) -> None:
+    """Write judgements as a TREC qrels file (``qid 0 docno rel``), in their order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Written whole or not at all; gzip, bzip2 or xz by the suffix (``.gz``, ``.bz2``, ``.xz``).
+    qrels : Qrels
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt.gz")
+    >>> save_qrels(path, Qrels.from_dict({"301": {"d1": 2, "d2": 0}}))
+    >>> load_qrels(path).to_dict()
+    {'301': {'d1': 2, 'd2': 0}}
+    """
+    if not isinstance(qrels, Qrels):
+        raise TypeError(f"save_qrels writes a Qrels, got {type(qrels).__name__}")
+
+    def write(tmp):
+        with _text_writer(path, tmp) as fh:
+            fh.writelines(f"{q} 0 {d} {r}\n" for q, d, r in zip(qrels.qid.tolist(), qrels.docid.tolist(),
+                                                                qrels.rel.tolist()))
+
+    write_atomic(path, write)
+
+
 def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None) -> None:
     """Write a run as a TREC run file, each query's documents in trec_eval's order, ranks from 1.
 
     Parameters
     ----------
     path : str or path-like
-        Written whole or not at all.
+        Written whole or not at all; gzip, bzip2 or xz by the suffix (``.gz``, ``.bz2``, ``.xz``).
     run : Run
     tag : str, default=None
         The run tag (no whitespace); default ``run.name``.
@@ -482,7 +523,7 @@ def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None
         raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
 
     def write(tmp):
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with _text_writer(path, tmp) as fh:
             for g, q in enumerate(run.queries):
                 rows = run.order[run.offsets[g]:run.offsets[g + 1]]
                 if depth is not None:

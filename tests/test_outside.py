@@ -294,3 +294,23 @@ def test_a_solver_whose_bound_is_below_what_w_achieves_proves_nothing():
         model = br.MIPRanker(objective="rank_risk", solver=Wrong(), time_limit=3).fit(X, y)
     res = model.result_
     assert res.status == "feasible" and (res.bound is None or res.bound >= res.statistic)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2", ".xz"])
+def test_qrels_and_runs_write_and_read_back_compressed_by_their_suffix(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    qrels = br.Qrels(["301", "301", "302"], ["d1", "d\u00e9", "d3"], [2, 0, -1])
+    run = br.Run(["301", "301", "302"], ["d1", "d2", "d3"], [0.5, 1.5, 0.25], name="mine")
+    br.save_qrels(tmp_path / f"q.txt{suffix}", qrels)
+    br.save_run(tmp_path / f"r.txt{suffix}", run)
+    opener = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}[suffix]
+    with opener(tmp_path / f"q.txt{suffix}", "rt", encoding="utf-8") as fh:
+        assert fh.read() == "301 0 d1 2\n301 0 d\u00e9 0\n302 0 d3 -1\n"
+    assert br.load_qrels(tmp_path / f"q.txt{suffix}").to_dict() == qrels.to_dict()
+    back = br.load_run(tmp_path / f"r.txt{suffix}")
+    assert back.to_dict() == run.to_dict() and back.name == "mine"
+    with pytest.raises(TypeError, match="writes a Qrels"):
+        br.save_qrels(tmp_path / "x.txt", run)

@@ -428,15 +428,17 @@ def _solr_threshold(F: np.float32) -> tuple[np.float32, np.float32]:
     return a, reached
 
 
-def _vm_forest(forest) -> bool:
-    """Whether Vespa evaluates the forest with float thresholds and leaves (``gbdt.cpp`` ``select_best``)."""
-    sizes, path = [], 0.0
-    for tree in forest.trees:
-        nodes, depths = preorder(tree)
-        leaf_depths = [d for n, d in zip(nodes, depths) if tree.feature[n] < 0]
-        sizes.append(len(leaf_depths))
-        path += sum(leaf_depths) / len(leaf_depths)
+def _vm_forest(leaf_depths: list) -> bool:
+    """Whether Vespa evaluates a forest with float thresholds and leaves (``gbdt.cpp`` ``select_best``), from each
+    tree's leaf depths: more than 25 000 leaves, or trees over 12 leaves whose average leaf depths sum past 2 500."""
+    sizes = [len(d) for d in leaf_depths]
+    path = sum(sum(d) / len(d) for d in leaf_depths)
     return bool(sizes) and ((max(sizes) > 12 and path > 2500.0) or sum(sizes) > 25000)
+
+
+def _leaf_depths(tree) -> list:
+    nodes, depths = preorder(tree)
+    return [d for n, d in zip(nodes, depths) if tree.feature[n] < 0]
 
 
 @dataclass
@@ -623,7 +625,7 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     vespa = target.document == "vespa"
     names = _tree_feature_names(forest, feature_names, vespa)
     float_inputs = [not vespa or (attribute_type == "float" and n.startswith("attribute(")) for n in names]
-    float_literals = target.float_literals or (vespa and _vm_forest(forest))
+    float_literals = target.float_literals or (vespa and _vm_forest([_leaf_depths(t) for t in forest.trees]))
     node_ids, plans, inexact = [], [], set()
     for tree in forest.trees:
         order, _ = preorder(tree)
@@ -859,8 +861,9 @@ def _score_vespa(export: ModelExport, X) -> tuple[np.ndarray, np.ndarray]:
         if kind == "float":
             X[:, j] = _as_float32(X[:, j])
     col = {n: j for j, n in enumerate(export.feature_names)}
-    cast = TARGETS[export.format].float_literals or _vespa_vm_forest(roots)
-    leaf_type = np.float32 if _vespa_vm_forest(roots) else float
+    vm_forest = _vm_forest([_json_leaf_depths(root) for root in roots])
+    cast = TARGETS[export.format].float_literals or vm_forest
+    leaf_type = np.float32 if vm_forest else float
 
     def split_of(node):
         c = float(_as_float32(node["split_condition"])) if cast else float(node["split_condition"])
@@ -882,20 +885,16 @@ def _score_vespa(export: ModelExport, X) -> tuple[np.ndarray, np.ndarray]:
     return total, np.stack(leaves, axis=1)
 
 
-def _vespa_vm_forest(roots: list) -> bool:
-    """``gbdt.cpp`` ``select_best`` on the imported trees: sizes are leaf counts, path lengths leaf depths."""
-    sizes, path = [], 0.0
-    for root in roots:
-        stack, depths = [(root, 0)], []
-        while stack:
-            node, depth = stack.pop()
-            if "leaf" in node:
-                depths.append(depth)
-            else:
-                stack += [(c, depth + 1) for c in node["children"]]
-        sizes.append(len(depths))
-        path += sum(depths) / len(depths)
-    return bool(sizes) and ((max(sizes) > 12 and path > 2500.0) or sum(sizes) > 25000)
+def _json_leaf_depths(root) -> list:
+    """The leaf depths of one imported JSON tree."""
+    stack, depths = [(root, 0)], []
+    while stack:
+        node, depth = stack.pop()
+        if "leaf" in node:
+            depths.append(depth)
+        else:
+            stack += [(c, depth + 1) for c in node["children"]]
+    return depths
 
 
 def score_export(export: ModelExport, X, *, return_leaves: bool = False):

@@ -87,18 +87,18 @@ def part1(sizes, exact_max, rate):
         s = rng.normal(size=n)
         y = (rng.random(n) < rate).astype(np.float64)
         fast = LambdaObjective("auc", link="probit", method="fast")
-        prep = fast.check_labels(y, np.array([0, n]))
-        fast.gradients(s, prep)
-        t_fast = best(lambda: fast.gradients(s, prep), 3)
+        prep = fast.bind(y, np.array([0, n]))
+        prep.gradients(s)
+        t_fast = best(lambda: prep.gradients(s), 3)
 
         t_ll = best(lambda: logloss(s, y), 3)
         row = {"n": n, "fast_s": t_fast, "logloss_s": t_ll}
         for name, kw in (("exact_logistic", {}), ("exact_probit", {"link": "probit", "method": "exact"})):
             obj = LambdaObjective("auc", **kw)
             if n <= exact_max:
-                p2 = obj.check_labels(y, np.array([0, n]))
-                obj.gradients(s[:100], obj.check_labels(y[:100], np.array([0, 100])))
-                row[name + "_s"] = best(lambda: obj.gradients(s, p2), 1)
+                p2 = obj.bind(y, np.array([0, n]))
+                obj.bind(y[:100], np.array([0, 100])).gradients(s[:100])
+                row[name + "_s"] = best(lambda: p2.gradients(s), 1)
                 row[name + "_measured"] = True
             else:
                 base = max(m for m in sizes if m <= exact_max)
@@ -137,9 +137,9 @@ def part1_shapes(n, rates):
             s = make(rng, n)
             y = (rng.random(n) < rate).astype(np.float64)
             obj = LambdaObjective("auc", link="probit")
-            prep = obj.check_labels(y, np.array([0, n]))
-            obj.gradients(s, prep)
-            t = best(lambda: obj.gradients(s, prep), 3)
+            prep = obj.bind(y, np.array([0, n]))
+            prep.gradients(s)
+            t = best(lambda: prep.gradients(s), 3)
             with np.errstate(over="ignore"):
                 t_ll = best(lambda: logloss(s, y), 3)
             rows.append({"shape": shape, "rate": rate, "fast_s": t, "logloss_s": t_ll})

@@ -55,8 +55,8 @@ for n in rows:
     extra = (numba.get_num_threads(),) if ascending_pessimistic_into.py_func.__code__.co_argcount == 8 else ()
     out[f"order {n:.0e}"] = median(lambda: ascending_pessimistic_into(s, y, 2, 1.0, wi, wu, t, *extra))
     obj = LambdaObjective("auc", link="probit")
-    prep = obj.check_labels(y.astype(np.float64))  # one list, buffers kept as in training
-    out[f"λ-AUC {n:.0e}"] = median(lambda: obj.gradients(s, prep))
+    prep = obj.bind(y.astype(np.float64))  # one list, buffers kept as in training
+    out[f"λ-AUC {n:.0e}"] = median(lambda: prep.gradients(s))
 z = rng.normal(size=erfc_n) * 3; q = rng.random(erfc_n)
 out[f"erfc_sum {erfc_n}"] = median(lambda: erfc_sum(z, z, q, eps=1e-6))
 print(json.dumps(out))

@@ -115,13 +115,23 @@ class GroupOffsets:
     round: ``br.ndcg(y, s, GroupOffsets(offsets), k=10)``.
     """
 
-    __slots__ = ("offsets",)
+    __slots__ = ("offsets", "checked")
 
     def __init__(self, offsets):
         self.offsets = offsets
+        #: made by :func:`group_offsets` (int64, validated): later checks skip them
+        self.checked = False
 
     def __repr__(self):
         return f"GroupOffsets({self.offsets!r})"
+
+
+def trusted(offsets: np.ndarray) -> GroupOffsets:
+    """Offsets that :func:`group_offsets` made (int64, validated), wrapped so that the metrics, objectives and
+    eval hooks they are handed check them no more: a fit validates each data set's groups once."""
+    out = GroupOffsets(offsets)
+    out.checked = True
+    return out
 
 
 def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
@@ -153,7 +163,11 @@ def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
     if len(given) > 1:
         raise ValueError(f"pass one of qid, group or offsets, got {' and '.join(given)}")
     if isinstance(qid, GroupOffsets):
-        offsets, qid = qid.offsets, None
+        offsets, qid = qid, None
+    if isinstance(offsets, GroupOffsets):
+        if _made_here(offsets, n):
+            return offsets.offsets
+        offsets = offsets.offsets
     if group is not None:
         raw = np.asarray(group)
         if raw.size and (not np.issubdtype(raw.dtype, np.number) or np.any(raw != np.round(raw))):
@@ -178,6 +192,11 @@ def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
     else:
         off = _offsets_of_qid(qid, n)
     return off
+
+
+def _made_here(offsets: GroupOffsets, n: int) -> bool:
+    """Offsets :func:`trusted` wrapped (validated once already) for ``n`` rows."""
+    return offsets.checked and offsets.offsets[-1] == n
 
 
 def _offsets_of_qid(qid, n):
@@ -237,7 +256,7 @@ def note_metric_kernels() -> None:
     if "metrics" not in _NOTED:
         _NOTED.add("metrics")
         from ._kernels.order import sort_within_groups
-        from .precompile import note_first_compile
+        from .compiling import note_first_compile
 
         # every metric kernel's path sorts with it first (checked on a kernel of one path, a warm demo said
         # "compiling" on every run)

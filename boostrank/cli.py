@@ -208,7 +208,7 @@ def cmd_demo(args) -> int:
     from ._kernels.lambdas import lambda_auc_kernel
     from ._kernels.metrics import mauc_groups
     from ._kernels.rank_sweep import line_sweep
-    from .precompile import compile_in_background
+    from .compiling import compile_in_background
 
     # a first run compiles RankNCG's kernels here while a child compiles the later steps' on the other core
     background = compile_in_background(_demo_compile_ahead,
@@ -225,7 +225,7 @@ def _demo(args, background) -> int:
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_sample
-    from .precompile import wait_for_stage
+    from .compiling import wait_for_stage
 
     if args.train:
         train = _load(args, args.train)

@@ -18,7 +18,8 @@ import pandas as pd
 
 from ._validation import group_offsets
 from .engines.lightgbm import lightgbm_objective
-from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+from .eval_metric import EvalMetric
+from .objectives import OBJECTIVE_NAMES, LambdaObjective
 from .ranker import ENGINES, LambdaRanker
 from .engines.xgboost import import_xgboost, xgboost_objective
 from .engines.xgboost import objective_params as xgb_objective_params
@@ -312,14 +313,12 @@ def _attach(part, columns, cuts, partition_info=None):
 
 def _labels_ok(part, objective):
     y = part[_LABEL].to_numpy(dtype=np.float64)
-    objective.check_labels(y, group_offsets(y.shape[0], qid=part[_QID].to_numpy()))
+    objective.bind(y, group_offsets(y.shape[0], qid=part[_QID].to_numpy()))
     return True
 
 
 def _metric_sums(part, booster, features, engine, names, n_rounds):
     """Per round: the sum of each metric over this partition's queries where defined, and their count."""
-    from .objectives import EvalMetric
-
     X = part[features]
     y = part[_LABEL].to_numpy(dtype=np.float64)
     offsets = group_offsets(y.shape[0], qid=part[_QID].to_numpy())
@@ -415,7 +414,7 @@ class DaskLambdaRanker(LambdaRanker):
         self.n_features_in_ = len(features)
         if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(features, dtype=object)
-        self._evaluate(client, eval_set or [], eval_qid, metrics)
+        self._evaluate(client, eval_set or [], eval_qid, [m.name for m in metrics])
         self._n_groups = 2  # several queries: score needs qid
         return self
 

@@ -106,7 +106,7 @@ def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
         perm = docid_desc_order(truth.offsets, docid)
         y, s, docid = y[perm], s[perm], docid[perm]
     elif trec:
-        trec_ties(y, s, truth.offsets, None, stacklevel=6)  # warns when ties fall to input order
+        trec_ties(y, s, truth.offsets, None)  # warns when ties fall to input order
     order = sort_within_groups(s, truth.offsets, True)
     ideal = truth.y[sort_within_groups(truth.y, truth.offsets, True)]
     return JudgedLists(rel=y[order], score=s[order], docid=None if docid is None else docid[order],

@@ -23,6 +23,7 @@ from ._kernels import ranks as _kr
 from ._kernels.order import sort_within_groups
 from ._validation import (GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets,
                           note_metric_kernels)
+from ._warnings import warn_user
 from .queries import list_index
 from .weights import WeightFamily, weight_family
 
@@ -386,7 +387,7 @@ def _judged_letor(measure, y, scores, qid, k, threshold, docid, convention, per_
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
     if convention == "trec":
-        y, s = trec_ties(y, s, offsets, docid, stacklevel=4)
+        y, s = trec_ties(y, s, offsets, docid)
     rel = y[sort_within_groups(s, offsets, True)]
     ideal = y[sort_within_groups(y, offsets, True)]
     values = _kj.judged_measure(rel, offsets, ideal, offsets, measure, _cutoff(k), float(threshold), False, 0.0)
@@ -842,7 +843,7 @@ class TieWarning(UserWarning):
     """Scores tie within a list and no document ids break the ties as trec_eval does."""
 
 
-def trec_ties(y, s, offsets, docid, stacklevel=3):
+def trec_ties(y, s, offsets, docid):
     """Rows reordered within each list by document id descending, so the stable score sort
     breaks ties as trec_eval does (``strcmp`` of docnos, the larger first).  Without ids, a
     list with tied scores is ranked in input order, which trec_eval does not do: a
@@ -853,9 +854,8 @@ def trec_ties(y, s, offsets, docid, stacklevel=3):
             order = np.lexsort((s, lists))
             tied = (lists[order][1:] == lists[order][:-1]) & (s[order][1:] == s[order][:-1])
             if tied.any():
-                warnings.warn(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
-                              f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning,
-                              stacklevel=stacklevel)
+                warn_user(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
+                          f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning)
         return y, s
     docid = np.asarray(docid, dtype=object)
     if docid.shape != s.shape:

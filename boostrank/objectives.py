@@ -1,30 +1,26 @@
-"""λ-gradient objectives: (scores, labels, groups) → (grad, hess) for every engine.
+"""λ-gradient objectives: the parameters of λ-AUC, λ-MAUC and λ-NDCG, and their check of a data set.
 
-The engine adapters (:mod:`boostrank.engines.lightgbm`, :mod:`boostrank.engines.xgboost`) only
-translate call forms into :meth:`LambdaObjective.gradients`.  The kernel of an
-objective is chosen from one table keyed by (metric, link); the probit link's
-linear-time λ lives in :mod:`boostrank.probit`.
+:meth:`LambdaObjective.bind` checks one data set's labels and returns the per-fit
+:class:`~boostrank.lambda_state.LambdaState` whose ``gradients`` an engine's callback
+calls every round.  The kernel is chosen from one table keyed by (metric, link); the
+probit link's linear-time λ lives in :mod:`boostrank.probit`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from dataclasses import dataclass, field
 from typing import Callable
 
-import numba
 import numpy as np
 
-from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
-from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP, PARALLEL_MIN_ROWS, LambdaSetting
-from ._validation import GroupOffsets, as_1d_float, as_int_labels, dense_grades
+from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
+from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
+from ._validation import as_1d_float, as_int_labels, dense_grades
+from ._warnings import warn_user
 from ._validation import group_offsets as _group_offsets
-from .metrics import get_metric
-from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
+from .lambda_state import LambdaState, logistic_auc, logistic_ndcg, probit
 from .queries import list_index
 
-__all__ = ["LambdaObjective", "lambda_gradients", "EvalMetric", "OBJECTIVE_NAMES", "graded_auc_weights"]
+__all__ = ["LambdaObjective", "lambda_gradients", "OBJECTIVE_NAMES", "graded_auc_weights"]
 
 
 def _labels_auc(y, threshold):
@@ -64,31 +60,6 @@ OBJECTIVE_NAMES = tuple(_PREPARE)
 #: link="auto" takes the probit series when the data's pairs of differing labels pass this many per row
 #: (the logistic λ sums each pair every round; benchmarks/MEASUREMENTS.md, "link by size")
 AUTO_PROBIT_PAIRS_PER_ROW = 100
-
-
-_LIBRARY_DIRS = None
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` of the first caller outside boostrank and the engines, so a warning names the user's
-    line (one line, so Python's default filter shows it once, whichever path reached the objective)."""
-    import os
-    import sys
-
-    global _LIBRARY_DIRS
-    if _LIBRARY_DIRS is None:
-        import importlib.util
-
-        dirs = [os.path.dirname(os.path.abspath(__file__))]
-        for name in ("lightgbm", "xgboost", "sklearn", "dask", "distributed"):
-            spec = importlib.util.find_spec(name)
-            if spec is not None and spec.origin:
-                dirs.append(os.path.dirname(os.path.abspath(spec.origin)))
-        _LIBRARY_DIRS = tuple(d + os.sep for d in dirs)
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _pairs_per_list(y, offsets) -> np.ndarray:
@@ -173,175 +144,35 @@ def graded_auc_weights(start, cut, grade_weight):
 #: second partner per round (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "stochastic λ")
 PAIR_FRACTION = 0.5
 
-_MASK64 = (1 << 64) - 1
-
-
-def round_seed(random_state: int, call: int) -> np.uint64:
-    """The pair-sampling seed of the ``call``-th gradient call under ``random_state`` (SplitMix64 steps)."""
-    x = (random_state * 0x9E3779B97F4A7C15 + (call + 1) * 0xBF58476D1CE4E5B9) & _MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return np.uint64(x ^ (x >> 31))
-
-
-def _logistic_auc(obj, s, data, grad, hess, stride, twin=False):
-    if data.tables is None:  # labels never change: their class layout is computed once
-        start, weights = lambda_auc_tables(data.labels, data.offsets)
-        data.tables = (start, weights)
-    n = data.labels.shape[0]
-    if data.scratch is None:
-        data.scratch = (np.empty(n, dtype=np.int64), np.empty((6, n)))
-    call = data.calls
-    data.calls = call + 1  # each round draws other pairs; the same random_state repeats them
-    setting = LambdaSetting(obj.sigma, obj._norm_bits, data.uniform, np.int64(stride),
-                            round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
-    args = (s, data.labels, data.offsets, setting, data.tables, grad, hess, (data.order, *data.scratch))
-    threads = numba.get_num_threads()
-    # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs), and not here
-    # while a child compiles it (_parallel_twin_ready); ``twin``: that child's call, on any thread count
-    if not twin and (threads == 1 or not _parallel_twin_ready()):
-        lambda_auc_kernel(*args, (0, data.offsets.shape[0] - 1))
-        return
-    if data.chunks is None or data.chunks[0] != threads:
-        data.chunks = (threads, query_chunks(data.tables[0], CHUNKS_PER_THREAD * threads))
-    lambda_auc_kernel_parallel(*args, data.chunks[1])
-
-
-def _parallel_twin_ready() -> bool:
-    """May the λ-AUC kernel run on threads now without compiling for seconds in this process?
-
-    On a fresh cache the parallel twin costs 5.4 s to compile and the one-thread kernel 3.3 s
-    (MEASUREMENTS.md, "first compile").  So a first process compiles the one-thread kernel and
-    runs on it while a child interpreter compiles the twin into the cache on the core this one
-    leaves idle (:func:`~boostrank.precompile.twin_ready`); the rounds after the twin is in the
-    cache load it (the same λs: the twin runs the one-thread kernel on chunks of queries).
-    """
-    from .precompile import twin_ready
-
-    return twin_ready(lambda_auc_kernel_parallel, _compile_parallel_twin)
-
-
-def _compile_parallel_twin() -> None:
-    """What :func:`_parallel_twin_ready`'s child runs: the parallel λ kernel on a tiny data set."""
-    obj = LambdaObjective("auc", pair_fraction=1.0)
-    y = np.array([0, 1, 1, 0, 1, 0, 0, 1])
-    data = obj.check_labels(y, np.array([0, 4, 8]))
-    _logistic_auc(obj, np.zeros(8), data, data.grad, data.hess, 1, twin=True)
-
-
-#: Tasks per Numba thread of the parallel λ kernel: queries differ in cost, and a thread that
-#: finishes early takes the next chunk
-CHUNKS_PER_THREAD = 4
-
-
-def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
-    """Query boundaries 0 = b_0 < … < b_k = n_groups that split the λ work into about ``n_chunks`` even parts.
-
-    A query's work is its rows (ordering, bucketing) plus its pairs of differing labels,
-    counted from the class layout ``start`` of :func:`lambda_auc_tables`.
-    """
-    counts = np.diff(start, axis=1).astype(np.float64)
-    rows = counts.sum(axis=1)
-    work = np.cumsum(rows + (rows ** 2 - (counts ** 2).sum(axis=1)) / 2.0)
-    n_groups = start.shape[0]
-    if n_groups == 0:
-        return np.zeros(1, dtype=np.int64)
-    cuts = np.searchsorted(work, work[-1] * np.arange(1, n_chunks) / n_chunks, side="right")
-    return np.unique(np.r_[0, cuts, n_groups]).astype(np.int64)
-
-
-def _logistic_ndcg(obj, s, data, grad, hess, stride):
-    lambda_ndcg_kernel(s, data.labels, data.offsets, obj.sigma, obj.truncation_level, obj._norm_bits, data.gain,
-                       grad, hess)
-
-
 def _note_compile(kernel, seconds=None):
     """The once-per-process notice, checked on the kernel this data set's λs run through."""
-    from .precompile import note_first_compile
+    from .compiling import note_first_compile
 
     note_first_compile("λ", kernel, seconds)
 
 
-def _probit(obj, s, data, grad, hess, stride, scale=1.0):
-    lambda_auc_probit(s, data.labels, data.offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess,
-                      data.series_work, uniform=data.uniform, scale=scale)
-
-
-@dataclass(eq=False)
-class ObjectiveData:
-    """One data set's labels, lists and buffers, checked once for one :class:`LambdaObjective`.
-
-    What :meth:`LambdaObjective.check_labels` builds and every round reuses: the labels as
-    the chosen kernel takes them (0/1, class ids or grades), the list offsets, per-row
-    weights, the kernel and its pair plan, and the buffers the kernels keep between
-    rounds (each list's last score order, the class layout, the probit series' arrays).
-    """
-
-    labels: np.ndarray
-    offsets: np.ndarray
-    weight: np.ndarray | None
-    gain: np.ndarray | None
-    kernel: Callable
-    #: the statistic's own pair weights (else Welleck's swap weights)
-    uniform: bool = False
-    #: every ``stride``-th partner per round (1: all)
-    stride: int = 1
-    #: λ-AUC's class layout (start, weights): computed from the labels on first use
-    tables: tuple | None = None
-    #: the constant of :meth:`LambdaObjective.hessian_scale`, once computed
-    scale: float | None = None
-    #: gradient calls so far (each draws its own pairs)
-    calls: int = 0
-    #: the λ kernels' threads when the engine fixed them (None: the objective's rule)
-    n_jobs: int | None = None
-    #: (threads, query bounds) of the parallel λ kernel's tasks (:func:`query_chunks`)
-    chunks: tuple | None = None
-    grad: np.ndarray = field(init=False, repr=False)
-    hess: np.ndarray = field(init=False, repr=False)
-    #: each list's last score order (the next round re-sorts it in near-linear time)
-    order: np.ndarray = field(init=False, repr=False)
-    #: the logistic kernel's scratch (doc ids, six rows of floats)
-    scratch: tuple | None = field(default=None, repr=False)
-    #: float32 copies handed to the engines
-    float32: tuple | None = field(default=None, repr=False)
-    #: every list takes the probit series (computed on first use)
-    series_only: bool | None = None
-    #: the probit series' work arrays and per-list class weights
-    series_work: SeriesWork = field(default_factory=SeriesWork, repr=False)
-
-    def __post_init__(self):
-        n = self.labels.shape[0]
-        self.grad, self.hess = np.empty(n), np.empty(n)
-        self.order = np.arange(n, dtype=np.int64) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
-
-
-@contextlib.contextmanager
-def numba_threads(n_threads: int):
-    """Run the enclosed Numba kernels on ``n_threads`` threads, then restore the count.
-
-    Numba's thread count is a per-thread mask (``numba.set_num_threads`` is thread
-    local), so this scopes the choice to the calling thread and the enclosed calls —
-    what scikit-learn's ``n_threads`` argument does for its Cython kernels.  One
-    thread enters no parallel region at all.
-    """
-    before = numba.get_num_threads()
-    if n_threads == before:
-        yield
+def _note_kernel(kernel, uniform: bool) -> None:
+    """:func:`_note_compile` for the AUC/MAUC kernel chosen: the pair sums, or the probit series of the pair
+    weight (lists too short for the series take pair sums, compiled beside)."""
+    if kernel is not probit:
+        _note_compile(lambda_auc_kernel)
         return
-    numba.set_num_threads(n_threads)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
+    from ._kernels.erfc import uniform_series_lambdas
+    from ._kernels.lambda_series import _both_sweeps
+
+    if uniform:
+        _note_compile(uniform_series_lambdas)
+    else:  # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
+        _note_compile(_both_sweeps, 25)
 
 
 #: The λ kernel of each (metric, link); MAUC's λ is AUC's on class ids (Welleck eq. 19).
 KERNELS: dict[tuple[str, str], Callable] = {
-    ("auc", "logistic"): _logistic_auc,
-    ("mauc", "logistic"): _logistic_auc,
-    ("ndcg", "logistic"): _logistic_ndcg,
-    ("auc", "probit"): _probit,
-    ("mauc", "probit"): _probit,
+    ("auc", "logistic"): logistic_auc,
+    ("mauc", "logistic"): logistic_auc,
+    ("ndcg", "logistic"): logistic_ndcg,
+    ("auc", "probit"): probit,
+    ("mauc", "probit"): probit,
 }
 
 
@@ -468,7 +299,8 @@ class LambdaObjective:
         # past every list: the whole list (and an int64 in the kernel)
         self.truncation_level = int(min(truncation_level, 2 ** 62))
         self.norm = _check_norm(norm, metric, link)
-        self._norm_bits = _NORM_BITS[self.norm]
+        #: ``norm`` as the λ kernels' bits
+        self.norm_bits = _NORM_BITS[self.norm]
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
         self.link = link
         self.method = method
@@ -476,66 +308,49 @@ class LambdaObjective:
         self.auto_min_rows = int(auto_min_rows)
         self.n_jobs = None if n_jobs is None else int(n_jobs)
         self._kernel = KERNELS[metric, "logistic" if link == "auto" else link]
-        self._cache: dict = {}
 
     def __repr__(self):
         return f"LambdaObjective({self.metric!r}, sigma={self.sigma:g})"
 
-    def __getstate__(self):  # caches hold engine objects; workers rebuild them
-        state = self.__dict__.copy()
-        state["_cache"] = {}
-        return state
+    def bind(self, labels, group_offsets=None, weight=None, *, n_jobs: int | None = None) -> LambdaState:
+        """This objective on one data set: the labels (and weights) checked once, the kernel chosen.
 
-    def __deepcopy__(self, memo):
-        # the engines deep-copy their parameters, this objective among them: the copy keeps the cache of
-        # prepared datasets (keyed by the dataset objects), so what fit seeded reaches the engine's rounds
-        import copy
-
-        new = object.__new__(type(self))
-        memo[id(self)] = new
-        new.__dict__ = {k: v if k == "_cache" else copy.deepcopy(v, memo) for k, v in self.__dict__.items()}
-        return new
-
-    def check_labels(self, labels, group_offsets=None, weight=None):
-        """Validate labels (and weights) for this objective; returns the prepared data.
-
-        Call it before training to fail on bad labels up front rather than from inside an
+        Bind before training to fail on bad labels up front rather than from inside an
         engine callback.  ``group_offsets`` as in :func:`lambda_gradients`.
+
+        Parameters
+        ----------
+        labels : array-like of shape (n_samples,)
+        group_offsets : array-like of int, default=None
+        weight : array-like of shape (n_samples,), default=None
+            Per-row weights multiplying gradients and hessians.
+        n_jobs : int, default=None
+            The λ kernels' threads for this fit (an engine's own count); None: the objective's ``n_jobs``.
 
         Returns
         -------
-        ObjectiveData
-            What :meth:`gradients` takes, every round.
+        LambdaState
+            Its ``gradients(scores)`` gives (grad, hess) every round.
         """
-        y = as_1d_float(labels, "labels")
-        return self._prepare(y, _group_offsets(y.shape[0], offsets=group_offsets), weight)
-
-    def _prepare(self, labels, offsets, weight=None):
-        y = _PREPARE[self.metric](as_1d_float(labels, "labels"), self.threshold)
+        raw = as_1d_float(labels, "labels")
+        offsets = _group_offsets(raw.shape[0], offsets=group_offsets)
+        y = _PREPARE[self.metric](raw, self.threshold)
         weight = _row_weights(weight, y.shape[0])
         if self.metric == "ndcg":
             _note_compile(lambda_ndcg_kernel)
-            return ObjectiveData(y, offsets, weight, self._gain(y), self._kernel)
+            return LambdaState(self, y, offsets, weight, self._kernel, gain=self._gain(y), n_jobs=n_jobs)
         self._check_two_classes(y, offsets)
         kernel = self._choose_kernel(y, offsets)
         tables = None
-        if self.metric == "auc" and self.grade_weight > 0 and kernel is not _probit:
-            y, tables = self._graded_classes(labels, offsets, y)
-        uniform = self.pair_weight == "uniform" or (self.pair_weight == "auto" and kernel is _probit)
-        if kernel is not _probit:
-            _note_compile(lambda_auc_kernel)
-        else:  # the series of the pair weight (lists too short for it take pair sums, compiled beside)
-            from ._kernels.erfc import uniform_series_lambdas
-            from ._kernels.lambda_series import _both_sweeps
-
-            if uniform:
-                _note_compile(uniform_series_lambdas)
-            else:  # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
-                _note_compile(_both_sweeps, 25)
+        if self.metric == "auc" and self.grade_weight > 0 and kernel is not probit:
+            y, tables = self._graded_classes(raw, offsets, y)
+        uniform = self.pair_weight == "uniform" or (self.pair_weight == "auto" and kernel is probit)
+        _note_kernel(kernel, uniform)
         stride = self.pair_stride
         if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
-            stride = 1 if kernel is _probit or uniform else round(1 / PAIR_FRACTION)
-        return ObjectiveData(y, offsets, weight, None, kernel, uniform=uniform, stride=stride, tables=tables)
+            stride = 1 if kernel is probit or uniform else round(1 / PAIR_FRACTION)
+        return LambdaState(self, y, offsets, weight, kernel, uniform=uniform, stride=stride, tables=tables,
+                           n_jobs=n_jobs)
 
     def _gain(self, y):
         """NDCG's gain of each grade: ``label_gain`` or 2^l − 1, checked against the labels."""
@@ -566,14 +381,13 @@ class LambdaObjective:
             # one link per data set: the logistic pair sums while they cost about a binary round, else
             # Raykar's O(n) probit series (one long list: ~10³ pairs per row, 30-100x binary's round)
             pairs = int(_pairs_per_list(y, offsets).sum())
-            return _probit if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1) else self._kernel
+            return probit if pairs > AUTO_PROBIT_PAIRS_PER_ROW * max(y.shape[0], 1) else self._kernel
         if self.link == "logistic":
             rows, pairs = _most_pairs(y, offsets)
             if pairs > LOGISTIC_WARN_PAIRS:
-                warnings.warn(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
-                              f"link='logistic' every round sums them all (seconds per round); link='probit' "
-                              f"(Raykar's erfc series) or the default link='auto' costs O(n) per round",
-                              UserWarning, stacklevel=_user_stacklevel())
+                warn_user(f"a list of {rows} rows has {pairs:.3g} pairs of differing labels: with "
+                           f"link='logistic' every round sums them all (seconds per round); link='probit' "
+                           f"(Raykar's erfc series) or the default link='auto' costs O(n) per round")
         return self._kernel
 
     def _graded_classes(self, labels, offsets, y):
@@ -591,124 +405,6 @@ class LambdaObjective:
             return y, None
         start, _ = lambda_auc_tables(classes, offsets)
         return classes, (start, graded_auc_weights(start, int((values <= self.threshold).sum()), self.grade_weight))
-
-    def prepared(self, key, load) -> ObjectiveData:
-        """Validated labels, offsets, weights and output buffers, cached on ``key``.
-
-        Engines hand the same dataset object every round, so only the first round
-        calls ``load() -> (labels, group_offsets_or_None, weight_or_None)`` and
-        validates; later rounds cost the kernel alone.  ``key`` stays referenced so
-        its ``id`` cannot be reused while cached.
-        """
-        hit = self._cache.get(id(key))
-        if hit is not None and hit[0] is key:
-            return hit[1]
-        labels, offsets, weight = load()
-        data = self.check_labels(labels, offsets, weight)
-        if len(self._cache) > 8:
-            self._cache.clear()
-        self._cache[id(key)] = (key, data)
-        return data
-
-    def seed(self, key, data: ObjectiveData) -> None:
-        """Hand :meth:`prepared` data checked already (by :meth:`check_labels`) for the dataset object ``key``,
-        so the engine's first round does not read the labels back and check them again."""
-        if len(self._cache) > 8:
-            self._cache.clear()
-        self._cache[id(key)] = (key, data)
-
-    def gradients(self, scores, data: ObjectiveData, dtype=np.float64, scaled=True):
-        """(grad, hess) for raw ``scores`` on prepared data; see :func:`lambda_gradients`.
-
-        ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
-        LightGBM and XGBoost keep gradients in float32, and LightGBM's own cast of float64
-        arrays allocates two fresh arrays every round (copying into buffers kept here is
-        cheaper).  The returned arrays are reused by the next call.
-
-        ``scaled``: the AUC and MAUC λs are multiplied by one constant per data set,
-        chosen so that at tied scores (the first round) the rows of lists with two labels
-        have a mean hessian of 1/4, log-loss's at p = ½ (:meth:`hessian_scale`).  The
-        λs of a list are sums over pairs weighted by 1/(mn), so their hessians shrink with
-        the list (one list of 10⁶ rows: ~10⁻⁷ a row) and the engines' regularisation —
-        XGBoost's ``reg_lambda=1`` and ``min_child_weight``, LightGBM's
-        ``min_sum_hessian_in_leaf`` — would otherwise act on another scale than with
-        their own objectives.  Newton steps do not change.  ``scaled=False``: the λs of
-        the papers (what :func:`lambda_gradients` returns).
-        """
-        # engines hand raw scores every round; a diverged round must fail loudly here,
-        # not sort NaN into the λs.  Engines pass contiguous float64, which needs no
-        # conversion (half of a small call's glue); the full check runs on anything else.
-        # (Not s·s: past 10⁴ rows OpenBLAS runs it on threads that then spin against the
-        # kernel's: 40 → 67 ms per call at 10⁶ rows.)
-        if (type(scores) is np.ndarray and scores.dtype == np.float64 and scores.ndim == 1
-                and scores.flags.c_contiguous and np.isfinite(scores).all()):
-            s = scores
-        else:
-            s = as_1d_float(np.reshape(scores, -1), "scores")
-        n = data.labels.shape[0]
-        if s.shape[0] != n:
-            raise ValueError(f"{s.shape[0]} scores for {n} labels")
-        grad, hess = data.grad, data.hess
-        if dtype == np.float32:
-            if data.float32 is None:
-                data.float32 = (np.empty(n, np.float32), np.empty(n, np.float32))
-            out = data.float32
-            # the uniform series (one long list's default) rounds its float64 sums into the
-            # engine's buffers as it scatters them: no float64 buffers to fill and copy (10⁶
-            # rows: 0.7 ms, and 16 MB less to pass through the cache every round)
-            if data.weight is None and data.kernel is _probit and data.uniform and self._series_only(data):
-                grad, hess = out
-        available = numba.get_num_threads()
-        threads = self._threads(n, available, self.n_jobs if data.n_jobs is None else data.n_jobs)
-        with contextlib.nullcontext() if threads == available else numba_threads(threads):
-            scale = self.hessian_scale(data) if scaled and self.metric != "ndcg" else 1.0
-            if data.kernel is _probit and data.weight is None:  # the series scales its λs as it writes them
-                _probit(self, s, data, grad, hess, data.stride, scale)
-                scale = 1.0
-            else:
-                data.kernel(self, s, data, grad, hess, data.stride)
-        if data.weight is not None:
-            grad, hess = grad * data.weight, hess * data.weight
-        if scale != 1.0:  # in place: grad and hess are this objective's own buffers (or weighted copies)
-            grad *= scale
-            hess *= scale
-        if dtype == np.float32:
-            if grad is not out[0]:
-                np.copyto(out[0], grad, casting="same_kind")
-                np.copyto(out[1], hess, casting="same_kind")
-            return out
-        return grad, hess
-
-    def hessian_scale(self, data: ObjectiveData) -> float:
-        """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.
-
-        0.25 × (rows in lists with two labels) / Σ hessians at tied scores, computed once
-        (one call of the kernel on zeros, every pair counted) and kept with the data.
-        """
-        if data.scale is None:
-            calls, order = data.calls, data.order
-            data.order = order.copy()  # the kernel's order state stays the engine's rounds'
-            try:
-                data.kernel(self, np.zeros(data.labels.shape[0]), data, data.grad, data.hess, 1)
-            finally:
-                data.calls, data.order = calls, order
-            total = float(data.hess.sum())
-            data.scale = 0.25 * int(np.count_nonzero(data.hess)) / total if total > 0 else 1.0
-        return data.scale
-
-    def _series_only(self, data: ObjectiveData) -> bool:
-        """Every list takes the series (none the pair sums, which accumulate in float64)."""
-        if data.series_only is None:
-            limit = pair_sum_max_rows(self.method, self.auto_min_rows, int(data.offsets[-1]))
-            data.series_only = bool((np.diff(data.offsets) > limit).all())
-        return data.series_only
-
-    def _threads(self, n_rows, available, n_jobs=None):
-        if n_jobs == -1:
-            return available
-        if n_jobs is not None:
-            return min(n_jobs, available)
-        return available if n_rows >= PARALLEL_MIN_ROWS else 1
 
 
 def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", sigma: float = 1.0,
@@ -782,67 +478,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     shape = np.shape(labels)
     if len(shape) != 1 or shape[0] != n:
         raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
-    grad, hess = obj.gradients(s, obj.check_labels(labels, group_offsets, weight), scaled=False)
+    grad, hess = obj.bind(labels, group_offsets, weight).gradients(s, scaled=False)
     return grad.copy(), hess.copy()
-
-
-@contextlib.contextmanager
-def _no_tie_warning():
-    """Boosting's early rounds tie scores by construction (all start at 0): no TieWarning from the engines' hooks."""
-    from .metrics import TieWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        yield
-
-
-class EvalMetric:
-    """An evaluation metric over query groups, for the engines' eval hooks.
-
-    Parameters
-    ----------
-    name : str
-        ``"auc"``, ``"auc_pessimistic"``, ``"mauc"`` or any :func:`boostrank.get_metric`
-        name such as ``"ndcg@10"`` or ``"map"``.
-    """
-
-    def __init__(self, name: str = "auc"):
-        aliases = {"auc_pessimistic": "auc:pessimistic", "mauc_pessimistic": "mauc:pessimistic"}
-        self.name = name
-        #: the name engines log: never one of LightGBM's or XGBoost's built-in metric names
-        self.engine_name = "br_" + name
-        self._fn = get_metric(aliases.get(name, name))
-        self._cache: dict = {}
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_cache"] = {}
-        state["_fn"] = None
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self.__init__(state["name"])
-
-    def per_query(self, labels, scores, offsets) -> np.ndarray:
-        """Each query's value (NaN where undefined): what :meth:`value` averages."""
-        with _no_tie_warning():
-            return np.asarray(self._fn(as_1d_float(labels, "labels"),
-                                       np.asarray(scores, dtype=np.float64).reshape(-1),
-                                       GroupOffsets(offsets), per_query=True), dtype=np.float64)
-
-    def value(self, key, scores, load) -> float:
-        """Metric of ``scores`` on the data behind ``key``; ``load() -> (labels, offsets, _)``."""
-        hit = self._cache.get(id(key))
-        if hit is None or hit[0] is not key:
-            labels, offsets, _ = load()
-            y = as_1d_float(labels, "labels")
-            hit = (key, y, GroupOffsets(_group_offsets(y.shape[0], offsets=offsets)))
-            if len(self._cache) > 8:
-                self._cache.clear()
-            self._cache[id(key)] = hit
-        with _no_tie_warning():
-            return float(self._fn(hit[1], np.asarray(scores, dtype=np.float64).reshape(-1), hit[2]))
 
 
 def _row_weights(weight, n):

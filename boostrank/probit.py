@@ -198,7 +198,7 @@ def lambda_auc_probit(scores, labels, group_offsets, sigma=1.0, method="auto", e
         kernel as it writes them: no pass over the outputs).
 
     The series kernel runs on Numba's thread count of the calling thread; see
-    :func:`boostrank.objectives.numba_threads`.
+    :func:`boostrank.threads.numba_threads`.
 
     Returns
     -------

@@ -22,10 +22,11 @@ from tqdm.auto import tqdm
 
 from ._files import check_out
 from .engines import ENGINES
-from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets
+from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
-from .objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+from .eval_metric import EvalMetric
+from .objectives import OBJECTIVE_NAMES, LambdaObjective
 from .queries import HOLDOUT_MIN_QUERIES, HOLDOUT_MIN_ROWS, validation_split
 
 #: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
@@ -252,7 +253,7 @@ class LambdaRanker(RankingEstimator):
             raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
                              f"{sorted(OBJECTIVE_NAMES) + sorted(adapter.NATIVE_OBJECTIVES)}")
         metrics = self.eval_metric or [DEFAULT_METRIC.get(self.objective, "ndcg@10")]
-        metrics = [EvalMetric(m).name for m in ([metrics] if isinstance(metrics, str) else metrics)]
+        metrics = [EvalMetric(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
         objective_kw, engine_params = self._objective_params()
         return adapter, metrics, objective_kw, engine_params
 
@@ -334,9 +335,9 @@ class LambdaRanker(RankingEstimator):
         offsets = fit_groups(self, y.shape[0], qid, group)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, offsets, per_query=adapter.PER_QUERY_WEIGHTS)
-        objective = self.objective
-        if objective_kw is not None:  # one objective: it checks the labels here, not in an engine callback
-            objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
+        objective = None
+        if objective_kw is not None:  # its parameters are checked here, not in an engine callback
+            objective = LambdaObjective(self.objective, **objective_kw)
         evals = []
         for k, (Xe, ye) in enumerate(eval_set or []):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
@@ -356,11 +357,12 @@ class LambdaRanker(RankingEstimator):
             warnings.warn(f"early_stopping_rounds={self.early_stopping_rounds} cannot act: {why}, so all "
                           f"{self.n_estimators} rounds are trained.  Pass eval_set= to stop early", UserWarning,
                           stacklevel=2)
-        prepared = None
-        if isinstance(objective, LambdaObjective):  # y checked once, here; the engine's rounds reuse it
-            # as the engine holds them (float32), so the gradients are those of the engine's own labels
-            prepared = objective.check_labels(adapter.held_labels(y), offsets, adapter.row_weights(sample_weight,
-                                                                                                   offsets))
+        if objective is None:
+            objective = self.objective  # the engine's own
+        else:  # y bound once, as the engine holds it (float32): the gradients are those of the engine's own labels
+            objective = objective.bind(adapter.held_labels(y), trusted(offsets),
+                                       adapter.row_weights(sample_weight, offsets),
+                                       n_jobs=adapter.objective_threads(self.n_jobs))
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs,
                                            log=int(self.verbose) >= 2), **engine_params}
         # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
@@ -368,7 +370,7 @@ class LambdaRanker(RankingEstimator):
                   disable=None if int(self.verbose) >= 1 else True) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
                 X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
-                sample_weight=sample_weight, evals=evals, metrics=metrics, prepared=prepared,
+                sample_weight=sample_weight, evals=evals, metrics=metrics,
                 early_stopping_rounds=self.early_stopping_rounds,
                 progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
                 if self.verbose else None)

@@ -84,7 +84,7 @@ def test_thread_count_is_a_parameter_and_is_left_as_found():
     before = numba.get_num_threads()
     for n_jobs in (None, 1, -1, before):
         obj = br.LambdaObjective("auc", n_jobs=n_jobs)
-        obj.gradients(np.zeros(4), obj.check_labels(np.array([1.0, 0, 0, 1])))
+        obj.bind(np.array([1.0, 0, 0, 1])).gradients(np.zeros(4))
         assert numba.get_num_threads() == before
     assert br.xgboost_objective("auc").objective.n_jobs == 1
     assert br.lightgbm_objective("auc").objective.n_jobs == -1

@@ -513,19 +513,19 @@ def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monke
     has no cache and this process may use two CPUs; the child runs the named function of the named module."""
     import joblib
 
-    from boostrank import precompile
+    from boostrank import compiling
     from boostrank._kernels.metrics import auc_pair_counts
 
     import platform
 
     target = platform.python_version  # the child is isolated (#59): it imports the standard library and boostrank
-    monkeypatch.setattr(precompile, "is_cached", lambda kernel: True)
-    assert precompile.compile_in_background(target, [auc_pair_counts]) is None
-    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(compiling, "is_cached", lambda kernel: True)
+    assert compiling.compile_in_background(target, [auc_pair_counts]) is None
+    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
-    assert precompile.compile_in_background(target, [auc_pair_counts]) is None
+    assert compiling.compile_in_background(target, [auc_pair_counts]) is None
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    child = precompile.compile_in_background(print, [auc_pair_counts], stages=True)
+    child = compiling.compile_in_background(print, [auc_pair_counts], stages=True)
     assert child.wait(timeout=120) == 0 and child.stdout.read() == "\n"  # it ran print()
 
 
@@ -534,7 +534,7 @@ def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(mo
     for the whole child, remembers stages it read past, and goes on when the child ended (or failed)."""
     import joblib
 
-    from boostrank import precompile
+    from boostrank import compiling
     from boostrank._kernels.metrics import auc_pair_counts
 
     gate = tmp_path / "gate"
@@ -549,21 +549,21 @@ def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(mo
     import sys
 
     # the staging, not the isolation (test_outside.py): this child may import the test's module
-    monkeypatch.setattr(precompile, "child_command", lambda code: [
+    monkeypatch.setattr(compiling, "child_command", lambda code: [
         sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {code}"])
-    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
     monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
     def run():  # the parent names the child's function: staged.run, importable there
         pass
     run.__module__, run.__qualname__ = "staged", "run"
-    child = precompile.compile_in_background(run, [auc_pair_counts], stages=True)
+    child = compiling.compile_in_background(run, [auc_pair_counts], stages=True)
     try:
-        precompile.wait_for_stage(child, "second")
-        precompile.wait_for_stage(child, "first")  # read past already
+        compiling.wait_for_stage(child, "second")
+        compiling.wait_for_stage(child, "first")  # read past already
         assert child.poll() is None  # waiting for "second" did not wait for the child
         gate.write_text("go")
-        precompile.wait_for_stage(child, "third")
-        precompile.wait_for_stage(child, "never printed")  # returns when the child ends
+        compiling.wait_for_stage(child, "third")
+        compiling.wait_for_stage(child, "never printed")  # returns when the child ends
         assert child.wait(timeout=120) == 0
     finally:
         child.kill()
@@ -573,12 +573,12 @@ def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(mo
 def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     """RankNCG's default (the erfc series past 2 500 pairs per class pair) never calls the pair sums: checked
     on those, a warm demo printed the notice on every run."""
-    from boostrank import precompile
+    from boostrank import compiling
     from boostrank._kernels.erfc import series_blocks
     from boostrank._kernels.rankncg import pair_coefficients
 
     seen = []
-    monkeypatch.setattr(precompile, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
+    monkeypatch.setattr(compiling, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
@@ -596,9 +596,9 @@ def test_the_metric_and_mip_compile_notices_check_a_kernel_each_path_runs(tmp_pa
 
     code = """
 import warnings, numpy as np, boostrank as br
-from boostrank import _validation, precompile
+from boostrank import _validation, compiling
 checked = {}
-precompile.note_first_compile = lambda what, kernel, seconds=None: checked.setdefault(what, kernel)
+compiling.note_first_compile = lambda what, kernel, seconds=None: checked.setdefault(what, kernel)
 rng = np.random.default_rng(0)
 y = rng.integers(0, 3, 60); s = rng.normal(size=60); qid = np.repeat(np.arange(6), 10)
 for name in ("ndcg@10", "map", "p@5", "mcp@5", "mauc", "wmw", "err@10"):  # (small AUCs: NumPy)

@@ -46,7 +46,7 @@ def test_engines_receive_identical_gradients(letor, metric):
     X, y, sizes = letor.X, letor.y, letor.group_sizes
     # what the objective hands an engine in its first round: its λs (sampled pairs, scaled hessians), float32
     first = br.LambdaObjective(metric)
-    expected, _ = first.gradients(np.zeros(len(y)), first.check_labels(y, letor.group_offsets))
+    expected, _ = first.bind(y, letor.group_offsets).gradients(np.zeros(len(y)))
 
     rec = Recorder(br.lightgbm_objective(metric), 2)
     lgb.train({"objective": rec.two, "verbose": -1}, lgb.Dataset(X, y, group=sizes), 1)
@@ -288,58 +288,128 @@ def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
     np.testing.assert_allclose(got, booster.predict(d.X.astype(np.float32)), atol=1e-5)
 
 
-@pytest.mark.parametrize("constructed", [False, True])  # a Dataset built before lgb.train carries no params
-@pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {-1})])
-def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected, constructed):
-    """#47 item 4: all of Numba's threads beside one engine thread waited for descheduled threads under load."""
-    import lightgbm as lgb
-
-    from boostrank.objectives import LambdaObjective
+def _spy_threads(monkeypatch):
+    """The λ kernels' thread counts the states bound in a run ask for."""
+    from boostrank.lambda_state import LambdaState
 
     seen = set()
-    real = LambdaObjective._threads
+    real = LambdaState._threads
 
-    def spy(self, n_rows, available, n_jobs=None):
-        seen.add(n_jobs)
-        return real(self, n_rows, available, n_jobs)
+    def spy(self, available):
+        seen.add(self.objective.n_jobs if self.n_jobs is None else self.n_jobs)
+        return real(self, available)
 
-    monkeypatch.setattr(LambdaObjective, "_threads", spy)
+    monkeypatch.setattr(LambdaState, "_threads", spy)
+    return seen
+
+
+@pytest.mark.parametrize("constructed", [False, True])  # a Dataset built before lgb.train keeps its own params
+@pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {-1})])
+def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected, constructed):
+    """#47 item 4: all of Numba's threads beside one engine thread waited for descheduled threads under load.
+    lgb.train hands its parameters to a Dataset it constructs; a constructed Dataset and LGBMRanker's
+    four-argument form hand none, so there the objective's own n_jobs counts (and LambdaRanker passes its n_jobs
+    as a value)."""
+    import lightgbm as lgb
+
+    seen = _spy_threads(monkeypatch)
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     data = lgb.Dataset(X, y, group=[20] * 10, free_raw_data=False)
     if constructed:
         data.construct()
     lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params}, data, 2)
-    assert seen == expected
-    seen.clear()  # LGBMRanker's objective form: its n_jobs is the engine's thread count
+    assert seen == ({-1} if constructed else expected)  # a constructed Dataset keeps its own parameters
     n_jobs = params.get("num_threads", params.get("n_jobs"))
-    lgb.LGBMRanker(objective=br.lightgbm_objective("auc"), n_estimators=2, verbose=-1,
-                   **({} if n_jobs is None else {"n_jobs": n_jobs})).fit(X, y, group=[20] * 10)
-    if n_jobs is not None:
-        assert seen == {n_jobs}
-    else:  # LGBMRanker's n_jobs=None is LightGBM's count of physical cores, passed as num_threads
-        assert len(seen) == 1 and next(iter(seen)) >= 1
+    seen.clear()
+    lgb.train({"objective": br.lightgbm_objective("auc", n_jobs=n_jobs), "verbose": -1}, data, 2)
+    assert seen == expected
+    seen.clear()
+    lgb.LGBMRanker(objective=br.lightgbm_objective("auc", **({} if n_jobs is None else {"n_jobs": n_jobs})),
+                   n_estimators=2, verbose=-1).fit(X, y, group=[20] * 10)
+    assert seen == expected
+    for engine, want in (("lightgbm", expected), ("xgboost", {1})):
+        seen.clear()
+        br.LambdaRanker(engine=engine, n_estimators=2, n_jobs=n_jobs).fit(X, y, group=[20] * 10)
+        assert seen == want
+
+
+def _count_checks(monkeypatch):
+    """Calls of the group validation (each data set's groups) and of the objective's and metrics' binds."""
+    from boostrank import _validation, eval_metric, objectives
+
+    calls = {"groups": 0, "objective": 0, "metric": 0}
+
+    def counted(owner, name, key):
+        real = getattr(owner, name)
+
+        def spy(*a, **k):
+            calls[key] += 1
+            return real(*a, **k)
+
+        monkeypatch.setattr(owner, name, spy)
+
+    real = _validation.group_offsets
+    for module in ("_validation", "ranker", "eval_metric", "objectives", "dask", "metrics", "engines.lightgbm",
+                   "engines.xgboost"):
+        import importlib
+
+        mod = importlib.import_module(f"boostrank.{module}")
+        if hasattr(mod, "group_offsets"):
+            def spy(n, *, _real=real, **k):
+                given = k.get("offsets", k.get("qid"))
+                if not (isinstance(given, _validation.GroupOffsets) and given.checked):
+                    calls["groups"] += 1
+                return _real(n, **k)
+
+            monkeypatch.setattr(mod, "group_offsets", spy)
+    monkeypatch.setattr(objectives, "_group_offsets", _validation.group_offsets)  # the spy
+    counted(objectives.LambdaObjective, "bind", "objective")
+    counted(eval_metric.EvalMetric, "bind", "metric")
+    return calls
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("with_eval", [False, True])
+def test_a_fit_validates_each_data_sets_labels_and_groups_once(engine, with_eval, monkeypatch):
+    """#60: y and each data set's groups are checked once per fit (never per round); the engine's callbacks
+    close over what the fit bound."""
+    data = br.make_letor(40, random_state=3)
+    cut = int(np.searchsorted(data.qid, data.qid[len(data.qid) // 2]))
+    calls = _count_checks(monkeypatch)
+    fit = dict(eval_set=[(data.X[cut:], data.y[cut:])], eval_qid=[data.qid[cut:]]) if with_eval else {}
+    ranker = br.LambdaRanker(engine=engine, n_estimators=6, eval_metric=["auc", "ndcg@5"], random_state=0)
+    ranker.fit(data.X[:cut], data.y[:cut], qid=data.qid[:cut], **fit)
+    assert calls == {"groups": 1 + with_eval, "objective": 1, "metric": 2 * with_eval}
+    assert len(ranker.evals_result_.get("valid_0", {}).get("br_auc", [None] * 6)) == 6
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_fit_checks_the_labels_once_and_the_engine_rounds_reuse_them(engine, weighted, monkeypatch):
-    """#44: y is converted and checked once per fit; the engine callback's first round finds it prepared, and the
-    model is the one a fit that re-read the labels from the engine's dataset gives."""
-    from boostrank.objectives import LambdaObjective
-
+def test_the_fits_bound_labels_give_the_model_the_engines_own_labels_give(engine, weighted):
+    """#44: the fit binds y as the engine holds it (float32) and the weights as the engine reads them, so the model
+    is the one the engine's own callback form (which reads both back from the engine's data set) trains."""
     data = br.make_letor(40, random_state=3)
     sizes = np.bincount(np.unique(data.qid, return_inverse=True)[1])
     w = np.repeat(np.linspace(0.5, 2.0, sizes.size), sizes) if weighted else None
-    calls = []
-    original = LambdaObjective._prepare
-    monkeypatch.setattr(LambdaObjective, "_prepare", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
-    fitted = br.LambdaRanker(engine=engine, n_estimators=5, early_stopping_rounds=2, random_state=0).fit(
+    fitted = br.LambdaRanker(engine=engine, n_estimators=5, random_state=0).fit(
         data.X, data.y, qid=data.qid, sample_weight=w)
-    assert len(calls) == 1
-    monkeypatch.setattr(LambdaObjective, "seed", lambda self, key, prep: None)  # the engine reads y back instead
-    calls.clear()
-    again = br.LambdaRanker(engine=engine, n_estimators=5, early_stopping_rounds=2, random_state=0).fit(
-        data.X, data.y, qid=data.qid, sample_weight=w)
-    assert len(calls) == 2
-    np.testing.assert_allclose(again.predict(data.X), fitted.predict(data.X), rtol=1e-6, atol=1e-7)
+    if engine == "lightgbm":
+        import lightgbm as lgb
+
+        ds = lgb.Dataset(data.X, data.y, group=sizes, weight=w, params={"feature_pre_filter": False})
+        booster = lgb.train({"objective": br.lightgbm_objective("auc", random_state=0), "verbose": -1,
+                             "learning_rate": 0.05, "metric": "None"}, ds, 5)
+        again = booster.predict(data.X)
+    else:
+        import xgboost as xgb
+
+        d = xgb.DMatrix(data.X, data.y)
+        d.set_group(sizes)
+        if weighted:
+            d.set_weight(np.linspace(0.5, 2.0, sizes.size))
+        booster = xgb.train({"tree_method": "hist", "eta": 0.05, "min_child_weight": 1e-3,
+                             "disable_default_eval_metric": 1}, d, 5,
+                            obj=br.xgboost_objective("auc", random_state=0))
+        again = booster.predict(d, output_margin=True)
+    np.testing.assert_allclose(again, fitted.predict(data.X), rtol=1e-6, atol=1e-7)

@@ -211,18 +211,18 @@ def test_objective_checks_scores_every_round(link):
     """Engine-style calls on prepared data: a NaN/inf fails, huge finite scores do
     not, and non-contiguous or float32 scores give the same λs."""
     obj = LambdaObjective("auc", link=link, pair_fraction=1.0 if link == "logistic" else None)  # same λs per call
-    prep = obj.check_labels([0, 1, 0, 1], [0, 4])
+    prep = obj.bind([0, 1, 0, 1], [0, 4])
     for bad in (np.nan, np.inf, -np.inf):
         with pytest.raises(ValueError, match="scores contains"):
-            obj.gradients(np.array([0.0, bad, 1.0, 2.0]), prep)
+            prep.gradients(np.array([0.0, bad, 1.0, 2.0]))
     with pytest.raises(ValueError, match="scores contains"):
-        obj.gradients(np.array([np.inf, -np.inf, 1.0, 2.0]), prep)
-    g, _ = obj.gradients(np.array([1e308, 1e308, -1e308, 1e308]), prep)
+        prep.gradients(np.array([np.inf, -np.inf, 1.0, 2.0]))
+    g, _ = prep.gradients(np.array([1e308, 1e308, -1e308, 1e308]))
     assert np.isfinite(g).all()
     s = np.array([0.3, -0.2, 0.9, 0.1])
-    ref = obj.gradients(s, prep)[0].copy()
-    np.testing.assert_array_equal(obj.gradients(np.repeat(s, 2)[::2], prep)[0], ref)
-    np.testing.assert_allclose(obj.gradients(s.astype(np.float32), prep)[0], ref, rtol=1e-6)
+    ref = prep.gradients(s)[0].copy()
+    np.testing.assert_array_equal(prep.gradients(np.repeat(s, 2)[::2])[0], ref)
+    np.testing.assert_allclose(prep.gradients(s.astype(np.float32))[0], ref, rtol=1e-6)
 
 @pytest.mark.parametrize("norm", [False, True, "query"])
 def test_lambda_auc_descends_pairwise_logistic_loss(norm):
@@ -276,13 +276,13 @@ def test_rounds_reuse_the_last_order_without_changing_the_gradients(seed):
     y, s, qid = random_ranking(seed, n_queries=8, max_len=60, n_grades=3, tie_levels=6)
     off = offsets_of(qid)
     obj = br.LambdaObjective("mauc", pair_fraction=1.0)
-    prep = obj.check_labels(y, off)
+    prep = obj.bind(y, off)
     rng = np.random.default_rng(seed)
     for step in range(6):
         s = s + rng.normal(scale=0.3 if step % 2 else 5.0, size=s.shape)  # small and large moves
         if step == 3:
             s = np.round(s)  # ties again
-        g, h = obj.gradients(s, prep, scaled=False)
+        g, h = prep.gradients(s, scaled=False)
         g0, h0 = br.lambda_gradients(s, y, off, metric="mauc")
         np.testing.assert_allclose(g, g0, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(h, h0, rtol=1e-12, atol=1e-15)
@@ -314,7 +314,7 @@ def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit
     n = 2 * int(np.sqrt(LOGISTIC_WARN_PAIRS)) + 2  # half of each class: n²/4 pairs, just past the limit
     y = np.tile([0.0, 1.0], n // 2) if metric == "auc" else np.tile([0.0, 1.0, 2.0, 3.0], n // 4 + 1)[:n]
     with pytest.warns(UserWarning, match=r"list of \d+ rows has .* link='probit'"):
-        LambdaObjective(metric, link="logistic").check_labels(y)
+        LambdaObjective(metric, link="logistic").bind(y)
     quiet = [(LambdaObjective(metric, link="probit"), y, None),
              (LambdaObjective(metric), y, None),  # link="auto" takes the probit series here
              (LambdaObjective("ndcg"), y, None),
@@ -323,7 +323,7 @@ def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit
     for obj, labels, offsets in quiet:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            obj.check_labels(labels, offsets)
+            obj.bind(labels, offsets)
 
 
 # ------------------------------------------------------------------ graded λ-AUC (#42)
@@ -400,16 +400,16 @@ def test_link_auto_takes_the_probit_series_on_one_long_list_only(metric):
     y = (rng.random(n) < 0.3).astype(float) if metric == "auc" else rng.integers(0, 3, n).astype(float)
     s = rng.normal(size=n)
     auto, probit = LambdaObjective(metric), LambdaObjective(metric, link="probit")
-    g_auto, h_auto = auto.gradients(s, auto.check_labels(y))
-    g_probit, h_probit = probit.gradients(s, probit.check_labels(y))
+    g_auto, h_auto = auto.bind(y).gradients(s)
+    g_probit, h_probit = probit.bind(y).gradients(s)
     np.testing.assert_array_equal(g_auto, g_probit)
     np.testing.assert_array_equal(h_auto, h_probit)
     short = np.arange(0, n + 1, 10)  # 100 lists of 10: a few pairs per row
     logistic = LambdaObjective(metric, link="logistic", grade_weight=None if metric == "auc" else None)
-    g_auto, _ = auto.gradients(s, auto.check_labels(y, short))
-    g_log, _ = logistic.gradients(s, logistic.check_labels(y, short))
+    g_auto, _ = auto.bind(y, short).gradients(s)
+    g_log, _ = logistic.bind(y, short).gradients(s)
     np.testing.assert_array_equal(g_auto, g_log)
-    assert not np.allclose(g_log, probit.gradients(s, probit.check_labels(y, short))[0])
+    assert not np.allclose(g_log, probit.bind(y, short).gradients(s)[0])
 
 
 def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
@@ -438,17 +438,17 @@ def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
 def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride, uniform):
     """Each call of the objective draws its pairs from round_seed(random_state, call): every k-th partner of a
     lower class from a hashed offset, weighted k — the reference recounts ΔM and keeps the same pairs."""
-    from boostrank.objectives import round_seed
+    from boostrank.lambda_state import round_seed
 
     y, s, qid = random_ranking(seed, n_queries=6, max_len=14, n_grades=grades, tie_levels=4)
     off = offsets_of(qid)
     obj = LambdaObjective(metric, pair_fraction=1 / stride, random_state=seed + 5, grade_weight=0.0 if metric == "auc"
                           else None, pair_weight="uniform" if uniform else "swap")
-    prep = obj.check_labels(y, off)
+    prep = obj.bind(y, off)
     rng = np.random.default_rng(seed)
     for call in range(3):
         s = s + np.round(rng.normal(size=s.shape), 1)
-        g, h = obj.gradients(s, prep, scaled=False)
+        g, h = prep.gradients(s, scaled=False)
         for a, b in zip(off[:-1], off[1:]):
             lab = list(y[a:b]) if metric == "mauc" else [int(v > 0) for v in y[a:b]]
             rg, rh = ref.lambda_reference(list(s[a:b]), lab, uniform=uniform, stride=stride,
@@ -468,17 +468,17 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
 
     from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
 
-    from boostrank import precompile
+    from boostrank import compiling
 
     # on a fresh cache too: no child compiles it meanwhile
-    monkeypatch.setattr(precompile, "_TWINS", {lambda_auc_kernel_parallel: True})
+    monkeypatch.setattr(compiling, "_TWINS", {lambda_auc_kernel_parallel: True})
     y, s, qid = random_ranking(seed, n_queries=40, max_len=30, n_grades=grades, tie_levels=5)
     off = np.r_[offsets_of(qid), len(y)]  # an empty query at the end
     out = {}
     for n_jobs in (1, -1):
         obj = LambdaObjective(metric, pair_fraction=fraction, random_state=seed, n_jobs=n_jobs)
-        prep = obj.check_labels(y, off)
-        out[n_jobs] = [obj.gradients(s + k * np.sin(np.arange(len(s))), prep, scaled=False) for k in range(3)]
+        prep = obj.bind(y, off)
+        out[n_jobs] = [prep.gradients(s + k * np.sin(np.arange(len(s))), scaled=False) for k in range(3)]
         out[n_jobs].append(prep.order.copy())
     if numba.get_num_threads() > 1:
         assert lambda_auc_kernel_parallel.signatures
@@ -496,8 +496,8 @@ def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_p
     twin into the cache; once the child is done the rounds take the twin."""
     import numba
 
-    from boostrank import objectives, precompile
-    from boostrank.objectives import numba_threads
+    from boostrank import compiling, lambda_state
+    from boostrank.threads import numba_threads
 
     class Child:
         done = None
@@ -511,28 +511,28 @@ def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_p
         calls.append("parallel")
 
     fake_twin.signatures = []
-    serial = objectives.lambda_auc_kernel
-    monkeypatch.setattr(objectives, "lambda_auc_kernel_parallel", fake_twin)
-    monkeypatch.setattr(objectives, "lambda_auc_kernel", lambda *a: calls.append("serial") or serial(*a))
-    monkeypatch.setattr(precompile, "_TWINS", {})
-    monkeypatch.setattr(precompile, "is_cached", lambda kernel: False)
-    monkeypatch.setattr(precompile, "compile_in_background", lambda target, kernels: started.append(target) or child)
+    serial = lambda_state.lambda_auc_kernel
+    monkeypatch.setattr(lambda_state, "lambda_auc_kernel_parallel", fake_twin)
+    monkeypatch.setattr(lambda_state, "lambda_auc_kernel", lambda *a: calls.append("serial") or serial(*a))
+    monkeypatch.setattr(compiling, "_TWINS", {})
+    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
+    monkeypatch.setattr(compiling, "compile_in_background", lambda target, kernels: started.append(target) or child)
     y, s, qid = random_ranking(0, n_queries=10, max_len=20, n_grades=2)
     obj = LambdaObjective("auc", n_jobs=-1)
-    prep = obj.check_labels(y, np.r_[offsets_of(qid), len(y)])
+    prep = obj.bind(y, np.r_[offsets_of(qid), len(y)])
     with numba_threads(2) if numba.config.NUMBA_NUM_THREADS > 1 else pytest.skip("Numba has one thread"):
         for _ in range(2):
-            obj.gradients(s, prep)
-        assert set(calls) == {"serial"} and started == [objectives._compile_parallel_twin]
+            prep.gradients(s)
+        assert set(calls) == {"serial"} and started == [lambda_state.compile_parallel_twin]
         child.done = 0
         calls.clear()
-        obj.gradients(s, prep)
-        obj.gradients(s, prep)
+        prep.gradients(s)
+        prep.gradients(s)
         assert calls == ["parallel", "parallel"] and len(started) == 1
         # the child's own target calls the twin itself, starting no child of its own
-        precompile._TWINS.clear()
+        compiling._TWINS.clear()
         calls.clear()
-        objectives._compile_parallel_twin()
+        lambda_state.compile_parallel_twin()
         assert calls == ["parallel"] and len(started) == 1
 
 
@@ -541,8 +541,8 @@ def test_sampled_lambdas_average_to_the_full_lambdas():
     s = np.array([0.3, 0.1, -0.2, 0.0, 0.5, -1.0, 0.2, 0.2, 0.9, -0.3, 0.4, 0.1])
     full = br.lambda_gradients(s, y, metric="mauc")[0]
     obj = LambdaObjective("mauc", pair_fraction=0.5, random_state=3)
-    prep = obj.check_labels(y)
-    draws = np.array([obj.gradients(s, prep, scaled=False)[0].copy() for _ in range(3000)])
+    prep = obj.bind(y)
+    draws = np.array([prep.gradients(s, scaled=False)[0].copy() for _ in range(3000)])
     se = draws.std(axis=0) / np.sqrt(draws.shape[0])
     assert np.all(np.abs(draws.mean(axis=0) - full) <= 5 * se + 1e-12)
     assert np.any(draws.std(axis=0) > 0)  # pairs do change between calls
@@ -554,8 +554,8 @@ def test_the_same_random_state_repeats_the_sample_and_another_does_not():
 
     def run(seed):
         obj = LambdaObjective("auc", random_state=seed)
-        prep = obj.check_labels(y, off)
-        return [obj.gradients(s, prep)[0].copy() for _ in range(3)]
+        prep = obj.bind(y, off)
+        return [prep.gradients(s)[0].copy() for _ in range(3)]
 
     a, b, c = run(1), run(1), run(2)
     for x, z in zip(a, b):
@@ -564,8 +564,8 @@ def test_the_same_random_state_repeats_the_sample_and_another_does_not():
     # the default objective samples half the pairs, seed 0; lambda_gradients sums every pair unless asked
     assert LambdaObjective("auc").pair_stride is None
     # (to rounding: the per-query factor and the scale multiply in another order)
-    np.testing.assert_allclose(run(0)[0] / LambdaObjective("auc").hessian_scale(
-        LambdaObjective("auc").check_labels(y, off)), br.lambda_gradients(s, y, off, pair_fraction=None)[0],
+    np.testing.assert_allclose(run(0)[0] / LambdaObjective("auc").bind(y, off).hessian_scale(),
+                               br.lambda_gradients(s, y, off, pair_fraction=None)[0],
         rtol=1e-14, atol=1e-17)
 
 
@@ -601,19 +601,19 @@ def test_scaled_first_round_hessians_average_a_quarter_per_row(metric, link):
     y, s, qid = random_ranking(3, n_queries=8, max_len=30, n_grades=3, tie_levels=5)
     off = offsets_of(qid)
     every = LambdaObjective(metric, link=link, pair_fraction=1.0 if link == "logistic" else None)
-    g0, h0 = every.gradients(np.zeros(y.shape[0]), every.check_labels(y, off))
+    g0, h0 = every.bind(y, off).gradients(np.zeros(y.shape[0]))
     active = h0 > 0
     assert h0[active].mean() == pytest.approx(0.25, rel=1e-12)
     assert np.all(h0[~active] == 0) and np.all(g0[~active] == 0)
     obj = LambdaObjective(metric, link=link)  # the default: sampled pairs with the logistic link
-    prep = obj.check_labels(y, off)
-    scale = obj.hessian_scale(prep)
-    obj.gradients(np.zeros(y.shape[0]), prep)
-    g1, h1 = (v.copy() for v in obj.gradients(s, prep))
+    prep = obj.bind(y, off)
+    scale = prep.hessian_scale()
+    prep.gradients(np.zeros(y.shape[0]))
+    g1, h1 = (v.copy() for v in prep.gradients(s))
     obj2 = LambdaObjective(metric, link=link)
-    prep2 = obj2.check_labels(y, off)
-    obj2.gradients(np.zeros(y.shape[0]), prep2, scaled=False)  # the same calls: the same pairs
-    g2, h2 = obj2.gradients(s, prep2, scaled=False)
+    prep2 = obj2.bind(y, off)
+    prep2.gradients(np.zeros(y.shape[0]), scaled=False)  # the same calls: the same pairs
+    g2, h2 = prep2.gradients(s, scaled=False)
     np.testing.assert_allclose(g1, scale * g2, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(h1, scale * h2, rtol=1e-12, atol=1e-15)
 
@@ -663,20 +663,20 @@ def test_pairs_per_list_counts_pairs_of_differing_labels(kind):
 def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeypatch):
     """The notice looks up the cache of the kernel this data set's λs run through (one long list takes the
     probit series, not the logistic kernel: checking that one printed the notice on every warm run)."""
-    from boostrank import precompile
+    from boostrank import compiling
     from boostrank._kernels.erfc import uniform_series_lambdas
     from boostrank._kernels.lambda_series import _both_sweeps
     from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
 
     seen = []
-    monkeypatch.setattr(precompile, "note_first_compile",
+    monkeypatch.setattr(compiling, "note_first_compile",
                         lambda what, kernel, seconds=None: seen.append((what, kernel)))
     rng = np.random.default_rng(0)
     n = 30 if case == "short lists" else 3000
     y = (rng.random(n) < 0.3).astype(float)
     off = np.arange(0, n + 1, 10) if case == "short lists" else np.array([0, n])
     obj = LambdaObjective("ndcg" if case == "ndcg" else "auc", pair_weight="swap" if "swap" in case else "auto")
-    obj.check_labels(y, off)
+    obj.bind(y, off)
     expected = {"short lists": lambda_auc_kernel, "one long list": uniform_series_lambdas,
                 "one long list, swap weights": _both_sweeps, "ndcg": lambda_ndcg_kernel}[case]
     assert seen == [("λ", expected)]

@@ -405,7 +405,7 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
     for pair_weight in ("auto", "swap"):  # auto: the probit link's uniform pair weights
         obj = br.LambdaObjective("auc", link="probit", pair_weight=pair_weight)
         assert obj.method == "auto"
-        g, h = obj.gradients(s, obj.check_labels(y, off), scaled=False)
+        g, h = obj.bind(y, off).gradients(s, scaled=False)
         uniform = pair_weight == "auto"
         gf, hf = lambda_auc_probit(s, y, off, method="fast", eps=obj.eps, uniform=uniform)
         ge, he = lambda_auc_probit(s, y, off, method="exact", uniform=uniform)
@@ -416,7 +416,7 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
         np.testing.assert_array_equal(h[:50], he[:50])
     logistic = br.LambdaObjective("auc", link="logistic", pair_fraction=1.0)
     assert logistic.method == "auto"
-    np.testing.assert_array_equal(logistic.gradients(s, logistic.check_labels(y, off), scaled=False)[0],
+    np.testing.assert_array_equal(logistic.bind(y, off).gradients(s, scaled=False)[0],
                                   br.lambda_gradients(s, y, off, link="logistic", method="exact")[0])
     assert br.LambdaRanker().get_params()["method"] == "auto"
 
@@ -508,10 +508,10 @@ def test_series_work_arrays_are_reused_between_calls_without_changing_results(me
         obj = br.LambdaObjective(metric, link="probit", method="fast", pair_weight=pair_weight)
         y = rng.integers(0, 3 if metric == "mauc" else 2, size=700).astype(float)
         y[:300] = np.where(y[:300] > 0, 2.0, 0.0) if metric == "mauc" else y[:300]  # lists differ in grades
-        prep = obj.check_labels(y, [0, 300, 300, 700])
+        prep = obj.bind(y, [0, 300, 300, 700])
         for step in range(3):
             s = rng.normal(size=700) * (1 + step)
-            g, h = obj.gradients(s, prep, scaled=False)
+            g, h = prep.gradients(s, scaled=False)
             g0, h0 = br.lambda_gradients(s, y, [0, 300, 300, 700], metric=metric, link="probit", method="fast",
                                          pair_weight=pair_weight)
             np.testing.assert_array_equal(g, g0)
@@ -526,7 +526,7 @@ def test_objective_default_accuracy_is_within_its_documented_bound():
     assert obj.eps == 1e-4
     y = (rng.random(2000) < 0.1).astype(float)
     s = rng.normal(size=2000)
-    g, h = obj.gradients(s, obj.check_labels(y, [0, 2000]), scaled=False)
+    g, h = obj.bind(y, [0, 2000]).gradients(s, scaled=False)
     ge, he = lambda_auc_probit(s, y.astype(np.int64), np.array([0, 2000]), method="exact")
     gb, hb = fast_error_bound(s, y.astype(np.int64), np.array([0, 2000]), eps=obj.eps)
     assert np.all(np.abs(g - ge) <= gb + 1e-14) and np.all(np.abs(h - he) <= hb + 1e-14)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import difflib
 import functools
-
 import sys
 
 import numpy as np
 
-from .._validation import group_offsets
-from ..objectives import EvalMetric, LambdaObjective
+from .._validation import group_offsets, trusted
+from ..eval_metric import EvalMetric
+from ..lambda_state import LambdaState
+from ..objectives import LambdaObjective
 
 __all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
            "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
@@ -29,7 +30,7 @@ NATIVE_OBJECTIVES = ("lambdarank", "rank_xendcg")
 
 
 def _unpack(a, b, c, d):
-    """(key, scores, loader) from either call form; the loader runs on cache misses."""
+    """(data object, scores, loader) from either call form; the loader runs when the data object is new."""
     if hasattr(b, "get_group"):  # lgb.train: (preds, Dataset)
         def load():
             sizes = b.get_group()
@@ -51,56 +52,65 @@ OBJECTIVE_THREADS = -1
 _THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
 
-def _engine_threads(train_data, default):
-    """The λ kernels' threads: the engine's own count when the user set one (a Dataset carries lgb.train's
-    params), else ``default``: under load, all of Numba's threads against one engine thread make each short call
-    wait for descheduled threads (MEASUREMENTS.md, "threads")."""
-    params = getattr(train_data, "params", None) or _calling_booster_params()
+def objective_threads(n_jobs) -> int:
+    """The λ kernels' threads under LightGBM: the engine's own count when the user set one, else all of Numba's
+    (under load, all of Numba's threads against one engine thread make each short call wait for descheduled
+    threads: MEASUREMENTS.md, "threads")."""
+    return int(n_jobs) if _positive(n_jobs) else OBJECTIVE_THREADS
+
+
+def _dataset_threads(train_data, default):
+    """:func:`objective_threads` of the parameters ``lgb.train`` gave the Dataset (none in ``LGBMRanker``'s form)."""
+    params = getattr(train_data, "params", None) or {}
     for name in _THREAD_ALIASES:
-        value = params.get(name)
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
-            return int(value)
+        if _positive(params.get(name)):
+            return int(params[name])
     return default
 
 
-def _calling_booster_params(depth: int = 4) -> dict:
-    """The parameters of the ``lgb.Booster`` whose ``update`` called the objective, or {}.
+def _positive(n) -> bool:
+    return isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0
 
-    A Dataset constructed before ``lgb.train`` carries no parameters into the callback (LightGBM 4), so
-    the engine's thread count is read from the Booster in the caller's frame (``Booster.update`` calls
-    ``fobj(preds, self.train_set)``; through ``LGBMRanker`` one wrapper frame lies between).
-    """
-    import sys
 
-    import lightgbm as lgb
+#: most eval sets a metric keeps bound at once (each round hands them in turn)
+_MAX_BOUND = 8
 
-    frame = sys._getframe(2)  # above _engine_threads and the objective's __call__
-    for _ in range(depth):
-        if frame is None:
-            break
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, lgb.Booster):
-            return dict(getattr(owner, "params", None) or {})
-        frame = frame.f_back
-    return {}
+
+def bound_metric(bound: list, metric: EvalMetric, key, load):
+    """The metric bound to the eval set ``key`` (``load() -> (labels, offsets, _)`` on first sight), kept in
+    ``bound`` (a short list of (data object, bound metric), matched by identity)."""
+    for seen, hit in bound:
+        if seen is key:
+            return hit
+    labels, offsets, _ = load()
+    hit = metric.bind(labels, offsets)
+    if len(bound) >= _MAX_BOUND:
+        del bound[0]
+    bound.append((key, hit))
+    return hit
 
 
 class LightGBMObjective:
-    """λ objective for LightGBM; build it with :func:`lightgbm_objective`."""
+    """λ objective for LightGBM; build it with :func:`lightgbm_objective`.
+
+    It binds the objective to the training data on its first call (and again when handed other data).
+    """
 
     def __init__(self, objective: LambdaObjective):
         self.objective = objective
+        self._bound: tuple | None = None
 
     def __repr__(self):
         return f"lightgbm_objective({self.objective.metric!r})"
 
     def __call__(self, preds, train_data, weight=None, group=None):
-        # float32, LightGBM's gradient type: its cast of float64 output costs a round 3.6 ms at 10⁶ rows
         key, scores, load = _unpack(preds, train_data, weight, group)
-        data = self.objective.prepared(key, load)
-        if data.n_jobs is None:
-            data.n_jobs = _engine_threads(train_data, self.objective.n_jobs)
-        return self.objective.gradients(scores, data, dtype=np.float32)
+        if self._bound is None or self._bound[0] is not key:
+            labels, offsets, w = load()
+            threads = _dataset_threads(train_data, self.objective.n_jobs)
+            self._bound = (key, self.objective.bind(labels, offsets, w, n_jobs=threads))
+        # float32, LightGBM's gradient type: its cast of float64 output costs a round a fresh allocation
+        return self._bound[1].gradients(scores, dtype=np.float32)
 
 
 class LightGBMMetric:
@@ -108,6 +118,7 @@ class LightGBMMetric:
 
     def __init__(self, metric: EvalMetric):
         self.metric = metric
+        self._bound: list = []
 
     @property
     def name(self) -> str:
@@ -116,7 +127,7 @@ class LightGBMMetric:
 
     def __call__(self, preds, eval_data, weight=None, group=None):
         key, scores, load = _unpack(preds, eval_data, weight, group)
-        return self.metric.engine_name, self.metric.value(key, scores, load), True
+        return self.metric.engine_name, bound_metric(self._bound, self.metric, key, load).value(scores), True
 
 
 def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
@@ -146,7 +157,8 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
-    kw.setdefault("n_jobs", OBJECTIVE_THREADS)
+    if kw.get("n_jobs") is None:
+        kw["n_jobs"] = OBJECTIVE_THREADS
     return LightGBMObjective(LambdaObjective(metric, **kw))
 
 
@@ -223,7 +235,7 @@ def _check_native_labels(objective, y, params) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None, prepared=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train a LightGBM ranker on query groups with a boostrank or native objective.
 
     Parameters
@@ -233,16 +245,16 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     y : ndarray
     offsets : ndarray of int64
         Query offsets (:func:`boostrank._validation.group_offsets`).
-    objective : str or LambdaObjective
-        A boostrank objective, or one of :data:`NATIVE_OBJECTIVES`.
+    objective : str or LambdaState
+        A boostrank objective bound to ``y`` (:meth:`LambdaObjective.bind`), or one of :data:`NATIVE_OBJECTIVES`.
     params : dict
         LightGBM parameters (checked by :func:`check_params`).
     n_estimators : int
     sample_weight : array-like, default=None
         One weight per row.
     evals : sequence of (name, X, y, offsets)
-    metrics : sequence of str
-        boostrank metric names evaluated on ``evals``; the first drives early stopping.
+    metrics : sequence of EvalMetric
+        Evaluated on ``evals``; the first drives early stopping.
     early_stopping_rounds : int, default=None
     progress : callable, default=None
         Called after every round with a short text of the last evaluation.
@@ -261,13 +273,9 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     # failing "num_features() > 0" when LightGBM swaps in the callable objective
     train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,
                         params={"feature_pre_filter": False})
-    if prepared is not None and isinstance(objective, LambdaObjective):  # the labels were checked once, in fit
-        objective.seed(train, prepared)
     valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
              for _, Xe, ye, oe in evals]
-    base = {"verbose": -1, "metric": "None",
-            "objective": LightGBMObjective(objective) if isinstance(objective, LambdaObjective) else objective}
-    fevals = [lightgbm_metric(m) for m in metrics] if valid else None
+    base = {"verbose": -1, "metric": "None", "objective": _fobj(objective)}
     record: dict = {}
     callbacks = [lgb.record_evaluation(record)]
     if progress is not None:
@@ -277,8 +285,33 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     if stop:
         callbacks.append(lgb.early_stopping(early_stopping_rounds, first_metric_only=True, verbose=False))
     booster = lgb.train({**base, **params}, train, num_boost_round=n_estimators, valid_sets=valid,
-                        valid_names=[e[0] for e in evals], feval=fevals, callbacks=callbacks)
+                        valid_names=[e[0] for e in evals], feval=_feval(valid, evals, metrics), callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)
+
+
+def _fobj(objective):
+    """The callable ``lgb.train`` calls every round, closing over the bound state (``lgb.train`` deep-copies its
+    parameters, and a function is copied as itself), or a native objective's name."""
+    if not isinstance(objective, LambdaState):
+        return objective
+
+    def fobj(preds, train_data):
+        return objective.gradients(preds, dtype=np.float32)
+
+    return fobj
+
+
+def _feval(valid, evals, metrics):
+    """One ``feval`` for every eval set, the metrics bound to each set's labels once."""
+    if not valid:
+        return None
+    bound = [[m.bind(ye, trusted(oe)) for m in metrics] for _, _, ye, oe in evals]
+
+    def feval(preds, eval_data):
+        k = next(i for i, d in enumerate(valid) if d is eval_data)
+        return [(b.metric.engine_name, b.value(preds), True) for b in bound[k]]
+
+    return feval
 
 
 def with_saved_params(text: str, key: str, value: str) -> str:

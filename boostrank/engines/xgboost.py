@@ -13,14 +13,16 @@ OpenMP) lives in this module.  XGBoost is optional: ``pip install 'boostrank[xgb
 from __future__ import annotations
 
 import re
-import warnings
-
 import sys
+import warnings
 
 import numpy as np
 
-from .._validation import group_offsets
-from ..objectives import OBJECTIVE_NAMES, EvalMetric, LambdaObjective
+from .._validation import group_offsets, trusted
+from ..eval_metric import EvalMetric
+from ..lambda_state import LambdaState
+from ..objectives import OBJECTIVE_NAMES, LambdaObjective
+from .lightgbm import bound_metric
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
            "gain_importances", "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
@@ -59,21 +61,30 @@ def _row_weights(dtrain, offsets):
 OBJECTIVE_THREADS = 1
 
 
+def objective_threads(n_jobs) -> int:
+    """The λ kernels' threads under XGBoost: :data:`OBJECTIVE_THREADS`, whatever the engine's count."""
+    return OBJECTIVE_THREADS
+
+
 class XGBoostObjective:
-    """λ objective for ``xgb.train(obj=...)``; build it with :func:`xgboost_objective`."""
+    """λ objective for ``xgb.train(obj=...)``; build it with :func:`xgboost_objective`.
+
+    It binds the objective to the training DMatrix on its first call (and again when handed another).
+    """
 
     def __init__(self, objective: LambdaObjective):
         self.objective = objective
+        self._bound: tuple | None = None
 
     def __repr__(self):
         return f"xgboost_objective({self.objective.metric!r})"
 
     def __call__(self, predt, dtrain):
-        def load():
+        if self._bound is None or self._bound[0] is not dtrain:
             offsets = _groups(dtrain)
-            return dtrain.get_label(), offsets, _row_weights(dtrain, offsets)
+            self._bound = (dtrain, self.objective.bind(dtrain.get_label(), offsets, _row_weights(dtrain, offsets)))
         # float32, XGBoost's gradient type (see LightGBMObjective)
-        return self.objective.gradients(predt, self.objective.prepared(dtrain, load), dtype=np.float32)
+        return self._bound[1].gradients(predt, dtype=np.float32)
 
 
 class XGBoostMetric:
@@ -95,6 +106,7 @@ class XGBoostMetric:
 
     def __init__(self, metric: EvalMetric):
         self.metric = metric
+        self._bound: list = []
 
     @property
     def name(self) -> str:
@@ -110,8 +122,8 @@ class XGBoostMetric:
             y = np.asarray(predt, dtype=np.float64).reshape(-1)
             value = float(self.metric.per_query(y, dtrain, np.array([0, y.shape[0]]))[0])
             return 1.0 if np.isnan(value) else value
-        return self.metric.engine_name, self.metric.value(
-            dtrain, predt, lambda: (dtrain.get_label(), _groups(dtrain), None))
+        bound = bound_metric(self._bound, self.metric, dtrain, lambda: (dtrain.get_label(), _groups(dtrain), None))
+        return self.metric.engine_name, bound.value(predt)
 
     def early_stopping(self, rounds: int, *, data_name: str | None = None, save_best: bool = False):
         """An ``xgb.callback.EarlyStopping`` on this metric, maximising it.
@@ -148,7 +160,8 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     The callable returns float32 arrays (XGBoost's gradient type), reused by its next
     call; :func:`boostrank.lambda_gradients` gives float64 copies.
     """
-    kw.setdefault("n_jobs", OBJECTIVE_THREADS)
+    if kw.get("n_jobs") is None:
+        kw["n_jobs"] = OBJECTIVE_THREADS
     return XGBoostObjective(LambdaObjective(metric, **kw))
 
 
@@ -235,7 +248,7 @@ def _check_float32_range(X) -> None:
 
 
 def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None, prepared=None):
+                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
     """Train an XGBoost ranker on query groups with a boostrank or native objective.
 
     Parameters are those of :func:`boostrank.lightgbm.train_ranker`, except that
@@ -258,19 +271,21 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
             d.set_weight(query_weights(weight, off))
         return d
 
-    custom = isinstance(objective, LambdaObjective)
+    custom = isinstance(objective, LambdaState)
     full = {"tree_method": "hist", "verbosity": 0, **objective_params("auc" if custom else objective), **params}
     if evals:
         full["disable_default_eval_metric"] = 1
     check_params(full)
     train = dmatrix(X, y, offsets, sample_weight)
-    if prepared is not None and custom:  # the labels were checked once, in fit
-        objective.seed(train, prepared)
     watch = [(dmatrix(Xe, ye, oe), name) for name, Xe, ye, oe in evals]
-    scorers = [xgboost_metric(m) for m in metrics]
+    bound = [[m.bind(ye, trusted(oe)) for m in metrics] for _, _, ye, oe in evals]
 
-    def custom_metric(predt, dmat):
-        return [s(predt, dmat) for s in scorers]
+    def custom_metric(predt, dmat):  # the metrics bound to each eval set's labels once
+        k = next(i for i, (d, _) in enumerate(watch) if d is dmat)
+        return [(b.metric.engine_name, b.value(predt)) for b in bound[k]]
+
+    def obj(predt, dtrain):  # closes over the bound state
+        return objective.gradients(predt, dtype=np.float32)
 
     callbacks = []
     if progress is not None:
@@ -283,10 +298,10 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
         callbacks.append(Progress())
     stop = bool(early_stopping_rounds) and bool(watch)
     if stop:
-        callbacks.append(scorers[0].early_stopping(early_stopping_rounds))
+        callbacks.append(XGBoostMetric(metrics[0]).early_stopping(early_stopping_rounds))
     record: dict = {}
     booster = xgb.train(full, train, num_boost_round=n_estimators, evals=watch,
-                        obj=XGBoostObjective(objective) if custom else None,
+                        obj=obj if custom else None,
                         custom_metric=custom_metric if watch else None, maximize=True,
                         evals_result=record, verbose_eval=False, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)

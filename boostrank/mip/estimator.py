@@ -354,7 +354,7 @@ class MIPRanker(RankingEstimator):
         self
         """
         from .._kernels.rank_sweep import list_pairs
-        from ..precompile import note_first_compile
+        from ..compiling import note_first_compile
 
         note_first_compile("MIP", list_pairs)  # every fit lists its pairs with it (the searches differ)
         settings = self._check_params()

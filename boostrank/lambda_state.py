@@ -1,0 +1,264 @@
+"""One fit's λ objective: labels, lists and buffers bound to a :class:`~boostrank.LambdaObjective`.
+
+:meth:`boostrank.LambdaObjective.bind` validates the labels once and returns a
+:class:`LambdaState`; an engine's gradient callback closes over it and calls
+:meth:`LambdaState.gradients` every round.  The objective itself holds parameters only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable
+
+import numba
+import numpy as np
+
+from ._kernels.config import NORM_QUERY, PARALLEL_MIN_ROWS, LambdaSetting
+from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
+from ._validation import as_1d_float
+from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
+from .threads import numba_threads
+
+__all__ = ["LambdaState", "round_seed", "query_chunks"]
+
+_MASK64 = (1 << 64) - 1
+
+
+def round_seed(random_state: int, call: int) -> np.uint64:
+    """The pair-sampling seed of the ``call``-th gradient call under ``random_state`` (SplitMix64 steps)."""
+    x = (random_state * 0x9E3779B97F4A7C15 + (call + 1) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return np.uint64(x ^ (x >> 31))
+
+
+#: Tasks per Numba thread of the parallel λ kernel: queries differ in cost, and a thread that
+#: finishes early takes the next chunk
+CHUNKS_PER_THREAD = 4
+
+
+def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
+    """Query boundaries 0 = b_0 < … < b_k = n_groups that split the λ work into about ``n_chunks`` even parts.
+
+    A query's work is its rows (ordering, bucketing) plus its pairs of differing labels,
+    counted from the class layout ``start`` of :func:`lambda_auc_tables`.
+    """
+    counts = np.diff(start, axis=1).astype(np.float64)
+    rows = counts.sum(axis=1)
+    work = np.cumsum(rows + (rows ** 2 - (counts ** 2).sum(axis=1)) / 2.0)
+    n_groups = start.shape[0]
+    if n_groups == 0:
+        return np.zeros(1, dtype=np.int64)
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, n_chunks) / n_chunks, side="right")
+    return np.unique(np.r_[0, cuts, n_groups]).astype(np.int64)
+
+
+def logistic_auc(state, s, grad, hess, stride, twin=False):
+    """λ-AUC / λ-MAUC with the logistic link (Welleck eq. 17, 19): the pair sums of :func:`lambda_auc_kernel`."""
+    obj = state.objective
+    if state.tables is None:  # labels never change: their class layout is computed once
+        state.tables = lambda_auc_tables(state.labels, state.offsets)
+    n = state.labels.shape[0]
+    if state.scratch is None:
+        state.scratch = (np.empty(n, dtype=np.int64), np.empty((6, n)))
+    call = state.calls
+    state.calls = call + 1  # each round draws other pairs; the same random_state repeats them
+    setting = LambdaSetting(obj.sigma, obj.norm_bits, state.uniform, np.int64(stride),
+                            round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
+    args = (s, state.labels, state.offsets, setting, state.tables, grad, hess, (state.order, *state.scratch))
+    threads = numba.get_num_threads()
+    # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs), and not here
+    # while a child compiles it (_parallel_twin_ready); ``twin``: that child's call, on any thread count
+    if not twin and (threads == 1 or not _parallel_twin_ready()):
+        lambda_auc_kernel(*args, (0, state.offsets.shape[0] - 1))
+        return
+    if state.chunks is None or state.chunks[0] != threads:
+        state.chunks = (threads, query_chunks(state.tables[0], CHUNKS_PER_THREAD * threads))
+    lambda_auc_kernel_parallel(*args, state.chunks[1])
+
+
+def _parallel_twin_ready() -> bool:
+    """May the λ-AUC kernel run on threads now without compiling for seconds in this process?
+
+    On a fresh cache the parallel twin takes seconds to compile (MEASUREMENTS.md, "first compile"), so a
+    first process compiles the one-thread kernel and runs on it while a child interpreter compiles the twin
+    into the cache on the core this one leaves idle (:func:`~boostrank.compiling.twin_ready`); the rounds
+    after the twin is in the cache load it (the same λs: the twin runs the one-thread kernel on chunks of
+    queries).
+    """
+    from .compiling import twin_ready
+
+    return twin_ready(lambda_auc_kernel_parallel, compile_parallel_twin)
+
+
+def compile_parallel_twin() -> None:
+    """What :func:`_parallel_twin_ready`'s child runs: the parallel λ kernel on a tiny data set."""
+    import types
+
+    # the fields the kernel reads of LambdaObjective("auc", pair_fraction=1.0): the types the engines' rounds pass
+    objective = types.SimpleNamespace(sigma=1.0, norm_bits=NORM_QUERY, random_state=0, metric="auc", n_jobs=None)
+    state = LambdaState(objective, np.array([0, 1, 1, 0, 1, 0, 0, 1], dtype=np.int64), np.array([0, 4, 8]), None,
+                        logistic_auc)
+    logistic_auc(state, np.zeros(8), state.grad, state.hess, 1, twin=True)
+
+
+def logistic_ndcg(state, s, grad, hess, stride):
+    """LightGBM's λ-NDCG (``lambdarank``), computed by :func:`lambda_ndcg_kernel`."""
+    obj = state.objective
+    lambda_ndcg_kernel(s, state.labels, state.offsets, obj.sigma, obj.truncation_level, obj.norm_bits, state.gain,
+                       grad, hess)
+
+
+def probit(state, s, grad, hess, stride, scale=1.0):
+    """λ-AUC / λ-MAUC with the probit link: pair sums or the erfc series (:func:`lambda_auc_probit`)."""
+    obj = state.objective
+    lambda_auc_probit(s, state.labels, state.offsets, obj.sigma, obj.method, obj.eps, obj.auto_min_rows, grad, hess,
+                      state.series_work, uniform=state.uniform, scale=scale)
+
+
+class LambdaState:
+    """A :class:`~boostrank.LambdaObjective` bound to one data set's labels, lists and weights.
+
+    What :meth:`boostrank.LambdaObjective.bind` returns: the labels as the chosen kernel
+    takes them (0/1, class ids or grades), the list offsets, per-row weights, the kernel
+    and its pair plan, and the buffers the kernels keep between rounds (each list's last
+    score order, the class layout, the probit series' arrays).
+
+    Attributes
+    ----------
+    objective : LambdaObjective
+    labels : ndarray
+    offsets : ndarray of int64
+    weight : ndarray or None
+    n_jobs : int or None
+        The λ kernels' threads (None: the objective's rule).
+    """
+
+    def __init__(self, objective, labels, offsets, weight, kernel: Callable, *, gain=None, uniform=False, stride=1,
+                 tables=None, n_jobs=None):
+        self.objective = objective
+        self.labels, self.offsets, self.weight, self.gain = labels, offsets, weight, gain
+        self.kernel = kernel
+        #: the statistic's own pair weights (else Welleck's swap weights)
+        self.uniform = uniform
+        #: every ``stride``-th partner per round (1: all)
+        self.stride = stride
+        #: λ-AUC's class layout (start, weights): computed from the labels on first use
+        self.tables = tables
+        self.n_jobs = n_jobs
+        n = labels.shape[0]
+        self.grad, self.hess = np.empty(n), np.empty(n)
+        #: each list's last score order (the next round re-sorts it in near-linear time)
+        self.order = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], np.diff(offsets))
+        self.scale: float | None = None  # hessian_scale's constant, once computed
+        self.calls = 0  # gradient calls so far (each draws its own pairs)
+        self.chunks = None  # (threads, query bounds) of the parallel λ kernel's tasks (query_chunks)
+        self.scratch = None  # the logistic kernel's scratch (doc ids, six rows of floats)
+        self.float32 = None  # float32 buffers handed to the engines
+        self.series_only: bool | None = None  # every list takes the probit series
+        self.series_work = SeriesWork()  # the probit series' work arrays and per-list class weights
+
+    def __repr__(self):
+        return f"LambdaState({self.objective!r}, rows={self.labels.shape[0]}, lists={self.offsets.shape[0] - 1})"
+
+    def gradients(self, scores, dtype=np.float64, scaled: bool = True):
+        """(grad, hess) for raw ``scores``; see :func:`boostrank.lambda_gradients`.
+
+        ``dtype=np.float32`` returns float32 buffers, which the engine adapters ask for:
+        LightGBM and XGBoost keep gradients in float32, and LightGBM's own cast of float64
+        arrays allocates two fresh arrays every round.  The returned arrays are reused by
+        the next call.
+
+        ``scaled``: the AUC and MAUC λs are multiplied by one constant per data set,
+        chosen so that at tied scores (the first round) the rows of lists with two labels
+        have a mean hessian of 1/4, log-loss's at p = ½ (:meth:`hessian_scale`).  The
+        λs of a list are sums over pairs weighted by 1/(mn), so their hessians shrink with
+        the list and the engines' regularisation (XGBoost's ``reg_lambda`` and
+        ``min_child_weight``, LightGBM's ``min_sum_hessian_in_leaf``) would otherwise act
+        on another scale than with their own objectives.  Newton steps do not change.
+        ``scaled=False``: the λs of the papers (what :func:`boostrank.lambda_gradients` returns).
+        """
+        s = self._checked_scores(scores)
+        grad, hess, out = self.grad, self.hess, None
+        if dtype == np.float32:
+            out = self._float32_buffers()
+            # the uniform series (one long list's default) rounds its float64 sums into the engine's buffers
+            # as it scatters them: no float64 buffers to fill and copy
+            if self.weight is None and self.kernel is probit and self.uniform and self._series_only():
+                grad, hess = out
+        scale = self._run_kernel(s, grad, hess, scaled)
+        if self.weight is not None:
+            grad, hess = grad * self.weight, hess * self.weight
+        if scale != 1.0:  # in place: grad and hess are this state's own buffers (or weighted copies)
+            grad *= scale
+            hess *= scale
+        if out is None:
+            return grad, hess
+        if grad is not out[0]:
+            np.copyto(out[0], grad, casting="same_kind")
+            np.copyto(out[1], hess, casting="same_kind")
+        return out
+
+    def _checked_scores(self, scores) -> np.ndarray:
+        # engines hand raw scores every round; a diverged round must fail loudly here, not sort NaN into the
+        # λs.  Engines pass contiguous float64, which needs no conversion (half of a small call's glue).
+        # (Not s·s: past 10⁴ rows OpenBLAS runs it on threads that then spin against the kernel's.)
+        if (type(scores) is np.ndarray and scores.dtype == np.float64 and scores.ndim == 1
+                and scores.flags.c_contiguous and np.isfinite(scores).all()):
+            s = scores
+        else:
+            s = as_1d_float(np.reshape(scores, -1), "scores")
+        if s.shape[0] != self.labels.shape[0]:
+            raise ValueError(f"{s.shape[0]} scores for {self.labels.shape[0]} labels")
+        return s
+
+    def _float32_buffers(self):
+        if self.float32 is None:
+            n = self.labels.shape[0]
+            self.float32 = (np.empty(n, np.float32), np.empty(n, np.float32))
+        return self.float32
+
+    def _run_kernel(self, s, grad, hess, scaled) -> float:
+        """The λ kernel on its threads; returns the scale still to apply (the series applies its own)."""
+        available = numba.get_num_threads()
+        threads = self._threads(available)
+        with contextlib.nullcontext() if threads == available else numba_threads(threads):
+            scale = self.hessian_scale() if scaled and self.objective.metric != "ndcg" else 1.0
+            if self.kernel is probit and self.weight is None:  # the series scales its λs as it writes them
+                probit(self, s, grad, hess, self.stride, scale)
+                return 1.0
+            self.kernel(self, s, grad, hess, self.stride)
+        return scale
+
+    def hessian_scale(self) -> float:
+        """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.
+
+        0.25 × (rows in lists with two labels) / Σ hessians at tied scores, computed once
+        (one call of the kernel on zeros, every pair counted).
+        """
+        if self.scale is None:
+            calls, order = self.calls, self.order
+            self.order = order.copy()  # the kernel's order state stays the engine's rounds'
+            try:
+                self.kernel(self, np.zeros(self.labels.shape[0]), self.grad, self.hess, 1)
+            finally:
+                self.calls, self.order = calls, order
+            total = float(self.hess.sum())
+            self.scale = 0.25 * int(np.count_nonzero(self.hess)) / total if total > 0 else 1.0
+        return self.scale
+
+    def _series_only(self) -> bool:
+        """Every list takes the series (none the pair sums, which accumulate in float64)."""
+        if self.series_only is None:
+            obj = self.objective
+            limit = pair_sum_max_rows(obj.method, obj.auto_min_rows, int(self.offsets[-1]))
+            self.series_only = bool((np.diff(self.offsets) > limit).all())
+        return self.series_only
+
+    def _threads(self, available: int) -> int:
+        n_jobs = self.objective.n_jobs if self.n_jobs is None else self.n_jobs
+        if n_jobs == -1:
+            return available
+        if n_jobs is not None:
+            return min(n_jobs, available)
+        return available if self.labels.shape[0] >= PARALLEL_MIN_ROWS else 1

@@ -394,17 +394,18 @@ class DaskLambdaRanker(LambdaRanker):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)  # a fit that fails keeps no model, not even the last one
         # before training: a bad name is the user's error, not the cluster's
-        adapter.dask_params(self, objective_kw is not None, engine_params)
+        boost = dict(learning_rate=self.learning_rate, random_state=self.random_state, n_jobs=self.n_jobs)
+        adapter.dask_params(self.objective, engine_params, **boost)
         client = get_client()
         train, features = _query_frame(client, X, y, qid, sample_weight)
         objective = self.objective
         if objective_kw is not None:
-            objective = LambdaObjective(self.objective, n_jobs=adapter.OBJECTIVE_THREADS, **objective_kw)
+            objective = LambdaObjective(self.objective, n_jobs=adapter.objective_threads(None), **objective_kw)
             client.compute([_delayed(_labels_ok)(p, objective) for p in train.to_delayed()], sync=True)
         self._features = features
         try:
-            booster = adapter.dask_train(self, client, train, features, (_LABEL, _QID, _WEIGHT), group_sizes,
-                                         objective, engine_params)
+            booster = adapter.dask_train(client, train, features, (_LABEL, _QID, _WEIGHT), group_sizes,
+                                         objective, engine_params, n_estimators=self.n_estimators, **boost)
         except Exception as exc:  # the engines' collectives fail when a worker dies or loses its link
             first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
             raise RuntimeError(f"distributed training failed and no model was kept ({type(exc).__name__}: "

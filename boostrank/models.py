@@ -6,11 +6,11 @@ models boostrank's own JSON.  Nothing is ever unpickled.
 
 from __future__ import annotations
 
-from ._model_files import check_lightgbm_model_file
+from .engines import ENGINES
 from .ranker import LambdaRanker
 from .rankncg import load_linear_model
 
-__all__ = ["save_model", "load_model", "load_booster", "check_lightgbm_model_file"]
+__all__ = ["save_model", "load_model", "load_booster"]
 
 
 def save_model(model, path) -> None:
@@ -57,10 +57,9 @@ def load_model(path):
     """
     with open(path, encoding="utf-8", errors="replace") as fh:
         head = fh.read(4096).lstrip()
-    if head.startswith("{"):
-        if '"boostrank_model"' in head:
-            return load_linear_model(path)
-        return load_booster(path, engine="xgboost")
-    if head.startswith("tree"):
-        return load_booster(path, engine="lightgbm")
+    if head.startswith("{") and '"boostrank_model"' in head:
+        return load_linear_model(path)
+    for name, engine in ENGINES.items():
+        if engine.writes(head):
+            return load_booster(path, engine=name)
     raise ValueError(f"{path}: not a LightGBM, XGBoost or boostrank model file")

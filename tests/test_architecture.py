@@ -109,3 +109,20 @@ def test_thresholds_and_fastmath_flags_live_in_the_kernels_config():
         numeric = [name for name in re.findall(r"^([A-Z][A-Z0-9_]*) = [-+0-9(]", text, flags=re.M)
                    if not name.startswith("MODE_")]  # named cases of one kernel argument, not thresholds
         assert not numeric, (path.name, numeric)
+
+
+def test_each_engine_module_answers_the_declared_engine_interface():
+    """#60: one engine interface, declared; every member with the protocol's parameters (values, no estimator)."""
+    import inspect
+
+    from boostrank.engines import ENGINES, Engine
+
+    members = [n for n, v in vars(Engine).items() if inspect.isfunction(v) and not n.startswith("_")]
+    assert len(members) > 15
+    for name, module in ENGINES.items():
+        assert isinstance(module, Engine), name
+        for member in members:
+            want = list(inspect.signature(getattr(Engine, member)).parameters)[1:]  # without self
+            got = list(inspect.signature(getattr(module, member)).parameters)
+            assert got == want, (name, member, got, want)
+            assert "estimator" not in got

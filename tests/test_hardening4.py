@@ -363,7 +363,7 @@ def test_read_ubjson_equals_the_json_document(tmp_path):
     import json
     import warnings
 
-    from boostrank._model_files import read_ubjson
+    from boostrank.engines.model_files import read_ubjson
 
     xgb = pytest.importorskip("xgboost")
     X, y, qid = _lists(7)

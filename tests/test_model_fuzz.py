@@ -284,7 +284,7 @@ def test_the_checks_accept_what_the_engines_write(tmp_path):
     import lightgbm as lgb
     import xgboost as xgb
 
-    from boostrank._model_files import check_lightgbm_model_file, check_xgboost_model_file
+    from boostrank.engines.model_files import check_lightgbm_model_file, check_xgboost_model_file
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 5))

@@ -98,7 +98,7 @@ def test_sigterm_to_warmup_leaves_no_worker_compiling(tmp_path):
 
 
 def test_a_typed_boolean_array_cannot_make_the_reader_build_more_than_the_file_holds(tmp_path):
-    from boostrank._model_files import read_ubjson
+    from boostrank.engines.model_files import read_ubjson
 
     bomb = b"{#U\x01U\x01a[$T#l\x7f\xff\xff\xff"  # 16 bytes claiming 2**31 - 1 booleans
     t = time.perf_counter()
@@ -126,7 +126,7 @@ def test_model_file_fuzz_costs_time_and_memory_bounded_by_its_size(tmp_path):
     import struct
     import tracemalloc
 
-    from boostrank._model_files import read_ubjson
+    from boostrank.engines.model_files import read_ubjson
 
     raw = _ubj_model(tmp_path)
     rng = np.random.default_rng(1)

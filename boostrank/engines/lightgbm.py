@@ -415,12 +415,17 @@ def save_model(booster, path, key: str, saved: str, custom_objective: bool) -> N
         fh.write(text)
 
 
+def writes(head: str) -> bool:
+    """Whether a model file beginning with ``head`` is LightGBM's (its text format opens with ``tree``)."""
+    return head.startswith("tree")
+
+
 def load_model(path, key: str):
     """(booster, n_features, feature names, best_iteration_, the text saved under ``key`` or None), after the
     file's checks (the file ends at the best round)."""
     import lightgbm as lgb
 
-    from .._model_files import check_lightgbm_model_file
+    from .model_files import check_lightgbm_model_file
 
     _one_output(check_lightgbm_model_file(path), path)
     try:
@@ -454,13 +459,15 @@ def refit_params(booster) -> tuple[str, dict]:
     return ("auc" if objective == "custom" else objective), kw
 
 
-def dask_params(estimator, custom: bool, engine_params: dict) -> dict:
-    """The engine parameters of a Dask fit, checked before the cluster sees them."""
+def dask_params(objective: str, engine_params: dict, *, learning_rate, random_state, n_jobs) -> dict:
+    """The engine parameters of a Dask fit, checked before the cluster sees them (``DaskLGBMRanker`` takes
+    the others by their scikit-learn names)."""
     check_params(engine_params)
     return engine_params
 
 
-def dask_train(estimator, client, frame, features, columns, group_sizes, objective, engine_params):
+def dask_train(client, frame, features, columns, group_sizes, objective, engine_params, *, n_estimators,
+               learning_rate, random_state, n_jobs):
     """Train on a Dask frame with whole queries per partition (``DaskLGBMRanker``); returns the booster.
 
     ``columns`` names the label, query and weight columns; ``group_sizes(frame, qid_column)`` gives the
@@ -470,8 +477,8 @@ def dask_train(estimator, client, frame, features, columns, group_sizes, objecti
     label, qid, weight = columns
     model = lgb.DaskLGBMRanker(
         client=client, objective=LightGBMObjective(objective) if isinstance(objective, LambdaObjective)
-        else objective, n_estimators=estimator.n_estimators, learning_rate=estimator.learning_rate,
-        random_state=estimator.random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
+        else objective, n_estimators=n_estimators, learning_rate=learning_rate,
+        random_state=random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
     model.fit(frame[features], frame[label], group=group_sizes(frame, qid),
               sample_weight=frame[weight] if weight in frame.columns else None)
     return model.booster_

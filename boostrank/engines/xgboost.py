@@ -394,10 +394,15 @@ def save_model(booster, path, key: str, saved: str, custom_objective: bool) -> N
     save_portable(booster, path, custom_objective)
 
 
+def writes(head: str) -> bool:
+    """Whether a model file beginning with ``head`` is XGBoost's (JSON or UBJSON: an object, ``{``)."""
+    return head.startswith("{")
+
+
 def load_model(path, key: str):
     """(booster, n_features, feature names, best_iteration_, the text saved under ``key`` or None), after the
     file's checks."""
-    from .._model_files import check_xgboost_model_file
+    from .model_files import check_xgboost_model_file
 
     xgb = import_xgboost()
     outputs = check_xgboost_model_file(path)
@@ -435,15 +440,16 @@ def refit_params(booster) -> tuple[str, dict]:
     return (objective if objective.startswith(("rank:", "binary:")) else "auc"), kw
 
 
-def dask_params(estimator, custom: bool, engine_params: dict) -> dict:
+def dask_params(objective: str, engine_params: dict, *, learning_rate, random_state, n_jobs) -> dict:
     """The parameters of a Dask fit (``xgb.dask.train``), checked before the cluster sees them."""
-    params = {"tree_method": "hist", "verbosity": 0, **objective_params("auc" if custom else estimator.objective),
-              **sklearn_params(estimator.learning_rate, estimator.random_state, estimator.n_jobs), **engine_params}
+    params = {"tree_method": "hist", "verbosity": 0, **objective_params(objective),
+              **sklearn_params(learning_rate, random_state, n_jobs), **engine_params}
     check_params(params)
     return params
 
 
-def dask_train(estimator, client, frame, features, columns, group_sizes, objective, engine_params):
+def dask_train(client, frame, features, columns, group_sizes, objective, engine_params, *, n_estimators,
+               learning_rate, random_state, n_jobs):
     """Train on a Dask frame with whole queries per partition (``xgb.dask.train`` with qid); returns the booster."""
     import importlib
 
@@ -453,9 +459,10 @@ def dask_train(estimator, client, frame, features, columns, group_sizes, objecti
     xgb = import_xgboost()
     importlib.import_module("xgboost.dask")
     custom = isinstance(objective, LambdaObjective)
-    params = dask_params(estimator, custom, engine_params)
+    params = dask_params(objective.metric if custom else objective, engine_params, learning_rate=learning_rate,
+                         random_state=random_state, n_jobs=n_jobs)
     dtrain = xgb.dask.DaskDMatrix(client, frame[features], frame[label], qid=frame[qid], enable_categorical=True)
-    out = xgb.dask.train(client, params, dtrain, num_boost_round=estimator.n_estimators,
+    out = xgb.dask.train(client, params, dtrain, num_boost_round=n_estimators,
                          obj=XGBoostObjective(objective) if custom else None)
     return out["booster"]
 

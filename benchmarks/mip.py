@@ -51,7 +51,7 @@ def part1(cap, seeds):
     print("   'mip' is the MIP alone (algorithm='mip'), with each solver")
     print(f"{'seed':>4} {'method':<6} {'solver':<16} {'status':<9} {'seconds':>8} {'AUC':>7} {'LR':>7} {'source':<16} binaries")
     for seed in seeds:
-        X, y = br.make_roc_flexibility(250, random_state=seed)
+        X, y = br.datasets.make_roc_flexibility(250, random_state=seed)
         lr = auc(y, Logistic().fit(X, y).decision_function(X))
         for method, solver in (("auto", "highs"), ("mip", "highs"), ("mip", "cbc")):
             r = fit(X, y, solver=solver, time_limit=cap, algorithm=method).result_
@@ -137,7 +137,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     cap1, cap, cap5, splits, count = (120.0, 60.0, 30.0, 5, 20) if not args.quick else (20.0, 10.0, 10.0, 1, 6)
     # Numba compiles the kernels on an install's first fit (then they are cached): not timed here
-    X, y = br.make_roc_flexibility(60, n_distinct=8, n_features=3, random_state=0)
+    X, y = br.datasets.make_roc_flexibility(60, n_distinct=8, n_features=3, random_state=0)
     fit(X, y, time_limit=5)
     fit(X[:, :2], y, time_limit=5)
     res = {"roc_flexibility": part1(cap1, (0, 1, 2) if not args.quick else (0,)), "interleaved_2d": part2()}

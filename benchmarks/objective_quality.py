@@ -283,23 +283,23 @@ DATASETS = {
                                "lists of 60-300, CatBoost's 44 % relevant per list in 3 grades, noisy (CatBoost's AUC)"),
     "cal-mostly-relevant": (lambda: make_calibrated("mostly-relevant", 26),
                             "CatBoost's list lengths, 5 grades, 75 % relevant, sparse global-scale features"),
-    "gen-10-graded": (lambda: _letor(br.make_letor(600, docs_per_query=(5, 20), relevance="nonlinear",
+    "gen-10-graded": (lambda: _letor(br.datasets.make_letor(600, docs_per_query=(5, 20), relevance="nonlinear",
                                                    noise=0.7, random_state=11)),
                       "600 queries of 5-20, grades 0-2, non-linear"),
-    "gen-100-binary": (lambda: _letor(br.make_letor(200, docs_per_query=(50, 150), n_grades=2,
+    "gen-100-binary": (lambda: _letor(br.datasets.make_letor(200, docs_per_query=(50, 150), n_grades=2,
                                                     relevance="nonlinear", noise=1.0, random_state=12)),
                        "200 queries of 50-150, binary, non-linear"),
-    "gen-1000-graded": (lambda: _letor(br.make_letor(40, docs_per_query=(500, 1000), n_grades=5, n_features=20,
+    "gen-1000-graded": (lambda: _letor(br.datasets.make_letor(40, docs_per_query=(500, 1000), n_grades=5, n_features=20,
                                                      relevance="nonlinear", noise=1.0, random_state=13)),
                         "40 queries of 500-1000, grades 0-4, 20 features, non-linear"),
-    "gen-30-noisy": (lambda: _flip(_letor(br.make_letor(300, docs_per_query=(10, 60), relevance="nonlinear",
+    "gen-30-noisy": (lambda: _flip(_letor(br.datasets.make_letor(300, docs_per_query=(10, 60), relevance="nonlinear",
                                                         noise=0.5, random_state=14)), 0.15, 14),
                      "300 queries of 10-60, grades 0-2, 15 % of labels redrawn at random"),
-    "gen-30-linear-binary": (lambda: _letor(br.make_letor(400, docs_per_query=(10, 50), n_grades=2,
+    "gen-30-linear-binary": (lambda: _letor(br.datasets.make_letor(400, docs_per_query=(10, 50), n_grades=2,
                                                           n_features=30, n_informative=6, noise=1.5,
                                                           random_state=15)),
                              "400 queries of 10-50, binary, linear utility, 30 features (24 noise)"),
-    "one-list": (lambda: _letor(br.make_letor(1, docs_per_query=(4000, 4000), n_grades=2, relevance="nonlinear",
+    "one-list": (lambda: _letor(br.datasets.make_letor(1, docs_per_query=(4000, 4000), n_grades=2, relevance="nonlinear",
                                               noise=0.7, random_state=16)),
                  "one list of 4 000 rows, binary (folds over rows)"),
 }
@@ -727,7 +727,7 @@ def main(argv=None):
     names = args.sets.split(",") if args.sets else list(QUICK_SETS if args.quick else DATASETS)
     for k in range(args.sample_seeds):
         name = f"sample-draw-{k + 1}"
-        DATASETS[name] = (lambda seed=k + 1: _letor(br.make_letor(**{**SAMPLE_ARGS, "random_state": seed})),
+        DATASETS[name] = (lambda seed=k + 1: _letor(br.datasets.make_letor(**{**SAMPLE_ARGS, "random_state": seed})),
                           f"make_letor(**SAMPLE_ARGS) with random_state={k + 1}")
         names.append(name)
     repeats = 1 if args.quick else args.repeats

@@ -291,7 +291,7 @@ def main(argv=None):
 
     if np.intersect1d(vali.qid, test.qid).size:
         raise SystemExit("vali and test share query ids; cannot form the union of queries")
-    union = br.LetorData(X=np.vstack([vali.X, test.X]), y=np.r_[vali.y, test.y], qid=np.r_[vali.qid, test.qid])
+    union = br.data.LetorData(X=np.vstack([vali.X, test.X]), y=np.r_[vali.y, test.y], qid=np.r_[vali.qid, test.qid])
     folds = folds_of(union, args.folds)
     per_fold = {f"{e} {o}": {m: [] for m in METRICS} for e, o in METHODS}
     for i, held in enumerate(folds):

@@ -74,7 +74,7 @@ def datasets(quick=False):
     for name, path in EXTRA:
         X, y = load_user(path)
         yield name, X, y, 0.1
-    X, y = br.make_roc_flexibility(500, random_state=0)
+    X, y = br.datasets.make_roc_flexibility(500, random_state=0)
     yield "roc_flexibility", X, y, 0.3
     X, y = load_haberman()
     yield "haberman", X, y, 0.1
@@ -89,14 +89,14 @@ def make_methods(kind, cap, top):
     a = br.weights.dcg_at(top)
     mip_kw = dict(objective="auc") if kind == "auc" else dict(objective="rank_risk", a=a)
     methods = {
-        "RB": lambda: br.RankBoost(n_estimators=50),
+        "RB": lambda: br.baselines.RankBoost(n_estimators=50),
         "LR": Logistic,
-        "SVM": lambda: br.PairwiseHinge(C=10.0),
+        "SVM": lambda: br.baselines.PairwiseHinge(C=10.0),
         "LP": lambda: br.MIPRanker(relax=True, **mip_kw),
         "MIP": lambda: br.MIPRanker(time_limit=cap, solver="cbc", n_jobs=2, **mip_kw),  # CBC logs a trace
     }
     if kind == "rrf":
-        methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: br.PNormPush(p=p)) for p in (2, 4, 8)},
+        methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: br.baselines.PNormPush(p=p)) for p in (2, 4, 8)},
                    **{k: v for k, v in methods.items() if k != "RB"}}
     return methods
 
@@ -178,12 +178,12 @@ def plot_roc(path, cap):
     plt = pyplot()
     from sklearn.metrics import roc_curve
 
-    X, y = br.make_roc_flexibility(500, random_state=0)
+    X, y = br.datasets.make_roc_flexibility(500, random_state=0)
     tr, te = np.arange(250), np.arange(250, 500)
     fig, ax = plt.subplots(figsize=(4.5, 4.5))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        models = {"LR": Logistic().fit(X[tr], y[tr]), "RB": br.RankBoost(50).fit(X[tr], y[tr]),
+        models = {"LR": Logistic().fit(X[tr], y[tr]), "RB": br.baselines.RankBoost(50).fit(X[tr], y[tr]),
                   "MIP": br.MIPRanker(time_limit=cap, n_jobs=2).fit(X[tr], y[tr])}
     for name, m in models.items():
         fpr, tpr, _ = roc_curve(y[te], m.decision_function(X[te]))
@@ -330,7 +330,7 @@ def write_report(args, auc_res, rrf_res, welleck, res_dir, secs):
         L.append(f"| {name} | {np.mean(v['base']):.2f} ± {np.std(v['base']):.2f} | "
                  f"{np.mean(v['reranked']):.2f} ± {np.std(v['reranked']):.2f} | {v['p']:.3g} | "
                  f"{v['status'].count('re-ranked')}/{len(v['status'])} splits |")
-    X, y = br.make_gaussians(random_state=0)
+    X, y = br.datasets.make_gaussians(random_state=0)
     L += ["", "### The Gaussians theorem (Rudin & Wang §3)", "",
           "| direction | AUC | DCG@10 | local AUC@6000 | exponential loss (RankBoost) |", "|---|---|---|---|---|"]
     P, N = X[y > 0, 0], X[y <= 0, 0]

@@ -61,8 +61,8 @@ def mq2008_bm25(time_limit):
     te = br.load_letor(DATA / "mq2008" / "test.txt", sparse=False, n_features=tr.n_features)
     k = 20
     b_tr, b_te = tr.X[:, 24], te.X[:, 24]
-    off_tr = br.group_offsets(len(tr), qid=tr.qid)
-    off_te = br.group_offsets(len(te), qid=te.qid)
+    off_tr = br.metrics.group_offsets(len(tr), qid=tr.qid)
+    off_te = br.metrics.group_offsets(len(te), qid=te.qid)
     runs = {"BM25 (base)": b_te}
     rows = br.rerank.top_k_rows(b_tr, off_tr, k)
     lr = LogisticRegression(max_iter=2000).fit(tr.X[rows], tr.y[rows] > 0)
@@ -103,7 +103,7 @@ def mq2008_lambdarank(time_limit):
 
 
 def gaussians(seed=0):
-    X, y = br.make_gaussians(10, 300, 300, 20, random_state=seed)
+    X, y = br.datasets.make_gaussians(10, 300, 300, 20, random_state=seed)
     rng = np.random.default_rng(seed)
     return np.column_stack([X, rng.normal(size=(len(y), 2))]), y
 
@@ -139,7 +139,7 @@ def table1(splits, time_limit):
 
 
 def scale(n_queries, time_limit):
-    data = br.make_letor(n_queries, docs_per_query=(10, 30), random_state=0)
+    data = br.datasets.make_letor(n_queries, docs_per_query=(10, 30), random_state=0)
     X, y, qid = data.X, data.y, data.qid
     rng = np.random.default_rng(1)
     base = X[:, 0] + rng.normal(size=len(y))

@@ -12,27 +12,26 @@ import importlib
 __version__ = "0.2.0.dev0"
 
 _EXPORTS = {
-    "data": ("LetorData", "LetorFormatError", "load_letor", "read_run", "read_scores", "save_letor",),
-    "baselines": ("PNormPush", "PairwiseHinge", "RankBoost", "RankNetLinear",),
-    "datasets": ("load_sample", "make_gaussians", "make_letor", "make_roc_flexibility",),
-    "metrics": ("GroupOffsets", "auc", "canonical_metric", "err", "format_table", "get_metric", "mauc", "mean_average_precision", "metric_table", "minrank", "ndcg", "precision", "precision_at", "query_scorer", "r_precision", "rank_risk", "recall", "reciprocal_rank", "resolved_rank", "wmw",),
-    "trec": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run",),
-    "evaluation": ("Comparison", "compare", "evaluate",),
-    "plots": ("plot_differences", "plot_roc", "plot_systems",),
-    "_validation": ("OneListWarning", "group_offsets",),
-    "erfc": ("erfc_sum",),
-    "engines.lightgbm": ("lightgbm_metric", "lightgbm_objective",),
-    "objectives": ("LambdaObjective", "lambda_gradients",),
-    "mip": ("MIPRanker", "MIPResult",),
-    "base": ("RankingEstimator",),
     "ranker": ("LambdaRanker",),
-    "rerank": ("RerankResult", "TopKReranker",),
-    "crossfit": ("cross_fit_scores",),
     "rankncg": ("RankNCG",),
-    "engines.xgboost": ("xgboost_metric", "xgboost_objective",),
-    "models": ("load_model", "save_model",),
-    "export": ("ExportWarning", "ModelExport", "export_linear", "export_model", "linear_weights", "rerank_export", "score_export",),
-    "weights": ("WeightFamily", "weight_family",),
+    "mip": ("MIPRanker",),
+    "rerank": ("TopKReranker",),
+    "crossfit": ("cross_fit_scores",),
+    "objectives": ("LambdaObjective", "lambda_gradients"),
+    "engines.lightgbm": ("lightgbm_metric", "lightgbm_objective"),
+    "engines.xgboost": ("xgboost_metric", "xgboost_objective"),
+    "erfc": ("erfc_sum",),
+    "metrics": ("auc", "err", "get_metric", "mauc", "mean_average_precision", "minrank", "ndcg", "precision",
+                "precision_at", "query_scorer", "r_precision", "rank_risk", "recall", "reciprocal_rank",
+                "resolved_rank", "wmw"),
+    "trec": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run"),
+    "evaluation": ("compare", "evaluate"),
+    "plots": ("plot_differences", "plot_roc", "plot_systems"),
+    "data": ("LetorFormatError", "load_letor", "save_letor"),
+    "datasets": ("load_sample",),
+    "models": ("load_model", "save_model"),
+    "export": ("export_linear", "export_model", "score_export"),
+    "_validation": ("OneListWarning",),
     "precompile": ("warmup",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -40,8 +39,9 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
-_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"} | {"dask", "probit", "cli", "mip",
-                                                                                     "engines"})
+#: the modules a user reaches as ``br.<module>`` (the result types, generators, baselines and helpers live there)
+_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"}
+                        | {"dask", "probit", "cli", "engines", "baselines", "base", "weights", "queries"})
 
 
 def __getattr__(name):

@@ -32,7 +32,7 @@ MAX_LABEL = 2 ** 31 - 1
 """Largest label magnitude a LETOR file may hold (LightGBM's labels are int32)."""
 MAX_FEATURES = 2 ** 20
 """Largest feature index :func:`load_letor` accepts by default: LightGBM spends about 1 KB per
-feature column, empty or not (2**20 columns: 1 GB and 6 s for a 4-row file; 2**24: 13 GB)."""
+feature column, empty or not (2**20 columns: 1 GB for a 4-row file; 2**24: 13 GB)."""
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from ._validation import GroupOffsets, as_1d_float, group_offsets, trusted
 from .metrics import TieWarning, get_metric
 
-__all__ = ["EvalMetric", "BoundMetric"]
+__all__ = ["EvalMetric", "BoundMetric", "bound_metric"]
 
 _ALIASES = {"auc_pessimistic": "auc:pessimistic", "mauc_pessimistic": "mauc:pessimistic"}
 
@@ -66,3 +66,21 @@ class BoundMetric:
         """The metric's mean over the queries."""
         with _no_tie_warning():
             return float(self._fn(self.labels, np.asarray(scores, dtype=np.float64).reshape(-1), self.offsets))
+
+
+#: most eval sets an engine hook keeps bound at once (each round hands them in turn)
+_MAX_BOUND = 8
+
+
+def bound_metric(bound: list, metric: EvalMetric, key, load) -> BoundMetric:
+    """The metric bound to the eval set ``key`` (``load() -> (labels, offsets, _)`` on first sight), kept in
+    ``bound``: a short list of (data object, bound metric) that an engine hook owns, matched by identity."""
+    for seen, hit in bound:
+        if seen is key:
+            return hit
+    labels, offsets, _ = load()
+    hit = metric.bind(labels, offsets)
+    if len(bound) >= _MAX_BOUND:
+        del bound[0]
+    bound.append((key, hit))
+    return hit

@@ -78,7 +78,7 @@ def _pairs_per_list(y, offsets) -> np.ndarray:
 
 def _small_grades(y):
     """``y`` as int64 when its values are the integers 0 … 63 (0/1 labels, grades), else None: a count of
-    (list, label) cells then needs no sort (``np.unique`` sorted a 10⁶-row list in 95 ms)."""
+    (list, label) cells then needs no sort (``np.unique`` would sort the whole list)."""
     if y.size == 0 or not (0 <= y.min() and y.max() < 64):
         return None
     codes = y.astype(np.int64)
@@ -230,8 +230,8 @@ class LambdaObjective:
         (:mod:`boostrank.probit`, O(p n) per list: a radix sort and two series sweeps, within
         :func:`boostrank.probit.fast_error_bound`), or ``fast`` for lists of at
         least ``auto_min_rows`` rows and pair sums below.  ``"auto"`` is the default
-        because pair sums are O(n²) per list (one list of 10⁶ rows: about 1 000 s per
-        round against 0.04 s).  The logistic link always sums pairs (``"auto"`` and
+        because pair sums are O(n²) per list against the series' O(n) (MEASUREMENTS.md,
+        "one long list").  The logistic link always sums pairs (``"auto"`` and
         ``"exact"``; ``"fast"`` is an error).
     eps : float, default=1e-4
         Accuracy of the series: every λ is within ``fast_error_bound(eps)``, about

@@ -90,8 +90,8 @@ class SeriesWork:
     ``arrays``: the sweeps' work arrays (a fresh set every call cost page faults on long
     lists); ``uniform``: the uniform series' (t in group order, permutation); ``lists``: the
     class ids and weights of the lists that go through one call; ``classes``: each long
-    list's class ids and weights, by its rows (np.bincount alone is 2 ms a round at 10⁶
-    rows); ``labels``: (the labels array given, its checked int64 grades).
+    list's class ids and weights, by its rows (counted once, not every round);
+    ``labels``: (the labels array given, its checked int64 grades).
     """
 
     def __init__(self):

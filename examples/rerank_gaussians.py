@@ -21,7 +21,7 @@ ap.add_argument("--time-limit", type=float, default=5.0)
 ap.add_argument("--verbose", action="store_true")
 args = ap.parse_args()
 
-X, y = br.make_gaussians(10, 300, 300, 20, random_state=0)
+X, y = br.datasets.make_gaussians(10, 300, 300, 20, random_state=0)
 base = LogisticRegression().fit(X, y).decision_function(X)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -65,7 +65,7 @@ def test_the_probit_link_constant_has_one_home():
     {"qid": [7, 7, 3, 3, 3]}, {"group": [2, 3]}, {"offsets": [0, 2, 5]},
 ])
 def test_every_group_spelling_gives_the_same_offsets(spelling):
-    np.testing.assert_array_equal(br.group_offsets(5, **spelling), [0, 2, 5])
+    np.testing.assert_array_equal(br.metrics.group_offsets(5, **spelling), [0, 2, 5])
 
 
 def test_one_group_rule_everywhere():
@@ -77,7 +77,7 @@ def test_one_group_rule_everywhere():
         with pytest.raises(ValueError, match="qid 1 is not contiguous"):
             call()
     with pytest.raises(ValueError, match="pass one of"):
-        br.group_offsets(6, qid=q, group=[6])
+        br.metrics.group_offsets(6, qid=q, group=[6])
 
 
 def test_thread_count_is_a_parameter_and_is_left_as_found():

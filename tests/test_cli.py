@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def letor_run(tmp_path):
-    data = br.make_letor(20, random_state=5)
+    data = br.datasets.make_letor(20, random_state=5)
     data_path = tmp_path / "test.txt"
     br.save_letor(data_path, data)
     scores = data.X @ np.arange(data.n_features)
@@ -67,7 +67,7 @@ def test_evaluate_errors(letor_run, tmp_path, capsys):
 @pytest.mark.parametrize("engine,objective", [("lightgbm", "auc"), ("lightgbm", "lambdarank"),
                                               ("xgboost", "mauc"), ("xgboost", "rank:pairwise")])
 def test_train_then_predict(tmp_path, capsys, engine, objective):
-    train, valid = br.make_letor(30, random_state=1), br.make_letor(10, random_state=2)
+    train, valid = br.datasets.make_letor(30, random_state=1), br.datasets.make_letor(10, random_state=2)
     br.save_letor(tmp_path / "train.txt", train)
     br.save_letor(tmp_path / "valid.txt", valid)
     model = tmp_path / ("model.json" if engine == "xgboost" else "model.txt")
@@ -110,7 +110,7 @@ def test_train_one_long_list_with_the_fast_objective(tmp_path, capsys):
 
 
 def test_fit_linear_then_predict(tmp_path, capsys):
-    train = br.make_letor(30, random_state=1)
+    train = br.datasets.make_letor(30, random_state=1)
     br.save_letor(tmp_path / "train.txt", train)
     out = tmp_path / "rankncg.json"
     assert main(["fit-linear", "--model", "rankncg", "--train", str(tmp_path / "train.txt"), "--out", str(out)]) == 0
@@ -124,7 +124,7 @@ def test_fit_linear_then_predict(tmp_path, capsys):
 @pytest.mark.slow
 def test_rerank_command(tmp_path, capsys):
     rng = np.random.default_rng(0)
-    train, test = br.make_letor(6, random_state=1), br.make_letor(4, random_state=2)
+    train, test = br.datasets.make_letor(6, random_state=1), br.datasets.make_letor(4, random_state=2)
     for name, d in (("train", train), ("test", test)):
         br.save_letor(tmp_path / f"{name}.txt", d)
         np.savetxt(tmp_path / f"{name}.s", d.X[:, 0] + rng.normal(size=len(d)))
@@ -147,7 +147,7 @@ def test_rerank_command(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_rerank_cross_fits_a_base_model_file(tmp_path, capsys):
-    train, test = br.make_letor(25, random_state=1), br.make_letor(8, random_state=2)
+    train, test = br.datasets.make_letor(25, random_state=1), br.datasets.make_letor(8, random_state=2)
     for name, d in (("train", train), ("test", test)):
         br.save_letor(tmp_path / f"{name}.txt", d)
     model = tmp_path / "base.txt"
@@ -168,7 +168,7 @@ def test_rerank_cross_fits_a_base_model_file(tmp_path, capsys):
 
 
 def test_train_and_predict_errors(tmp_path, capsys):
-    data = br.make_letor(5, random_state=1)
+    data = br.datasets.make_letor(5, random_state=1)
     br.save_letor(tmp_path / "d.txt", data)
     assert main(["train", "--train", str(tmp_path / "d.txt"), "--objective", "nope", "--out",
                  str(tmp_path / "m.txt"), "--quiet"]) == 2
@@ -207,7 +207,7 @@ def test_examples_run(script, capsys, monkeypatch):
 
 
 def _letor_files(tmp_path):
-    train, test = br.make_letor(12, random_state=1), br.make_letor(6, random_state=2)
+    train, test = br.datasets.make_letor(12, random_state=1), br.datasets.make_letor(6, random_state=2)
     for name, d in (("train", train), ("test", test)):
         br.save_letor(tmp_path / f"{name}.txt", d)
         np.savetxt(tmp_path / f"{name}.s", d.X[:, 0])
@@ -403,7 +403,7 @@ def test_zero_based_files_from_scikit_learn(tmp_path, capsys, flag):
     """#29 item 5: no way to read the zero-based files dump_svmlight_file writes by default."""
     from sklearn.datasets import dump_svmlight_file
 
-    d = br.make_letor(8, random_state=0)
+    d = br.datasets.make_letor(8, random_state=0)
     path = tmp_path / "zero.txt"
     dump_svmlight_file(d.X, d.y, str(path), query_id=d.qid)  # zero_based=True is its default
     np.savetxt(tmp_path / "s.txt", d.X[:, 0])
@@ -419,7 +419,7 @@ def test_zero_based_files_from_scikit_learn(tmp_path, capsys, flag):
 
 def test_boosting_progress_only_on_a_terminal(capsys):
     """#29 item 5: tqdm bars landed in logs; verbose shows one only where stderr is a terminal."""
-    d = br.make_letor(8, random_state=0)
+    d = br.datasets.make_letor(8, random_state=0)
     br.LambdaRanker(n_estimators=3, verbose=True).fit(d.X, d.y, qid=d.qid)
     assert "boosting" not in capsys.readouterr().err
 

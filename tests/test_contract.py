@@ -15,7 +15,7 @@ PKG = Path(br.__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def letor():
-    return br.make_letor(40, docs_per_query=(4, 20), random_state=3)
+    return br.datasets.make_letor(40, docs_per_query=(4, 20), random_state=3)
 
 
 def _small(letor, n_queries=6):
@@ -44,7 +44,7 @@ def test_a_positional_third_fit_argument_is_a_type_error(letor, name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", OneListWarning)
         model = ESTIMATORS[name]().fit(X, y, qid=qid, **_fit_kw(name, X))
-    same = ESTIMATORS[name]().fit(X, y, group=np.diff(br.group_offsets(len(y), qid=qid)), **_fit_kw(name, X))
+    same = ESTIMATORS[name]().fit(X, y, group=np.diff(br.metrics.group_offsets(len(y), qid=qid)), **_fit_kw(name, X))
     np.testing.assert_allclose(_scores(model, X), _scores(same, X))
 
 
@@ -278,7 +278,7 @@ def test_the_ranking_contract(letor, name):
     X, y, qid = _small(letor)
     model = ESTIMATORS[name]()
     params = model.get_params()
-    assert isinstance(model, br.RankingEstimator)
+    assert isinstance(model, br.base.RankingEstimator)
     assert "verbose" in params and params.get("random_state") is None  # RankNCG draws nothing at random
     assert ("objective" in params) == (name != "RankNCG")  # RankNCG has one target: the WMW bound
     named = {p.name for p in inspect.signature(type(model).__init__).parameters.values()

@@ -25,7 +25,7 @@ def client():
 
 @pytest.fixture(scope="module")
 def frame():
-    data = br.make_letor(60, n_features=10, random_state=3)
+    data = br.datasets.make_letor(60, n_features=10, random_state=3)
     df = pd.DataFrame(data.X, columns=FEATURES)
     df["label"] = data.y
     df["qid"] = data.qid
@@ -151,7 +151,7 @@ def test_per_partition_lambda_agrees_with_the_full_list_on_random_partitions():
 
 
 def _split_frames(npartitions=(4, 3)):
-    data = br.make_letor(80, n_features=10, random_state=3)
+    data = br.datasets.make_letor(80, n_features=10, random_state=3)
     out = []
     for d, parts in zip((data.take_queries(slice(0, 60)), data.take_queries(slice(60, 80))), npartitions):
         df = pd.DataFrame(d.X, columns=FEATURES)
@@ -256,7 +256,7 @@ def test_a_worker_dying_mid_fit_fails_the_fit_and_keeps_no_model(engine):
     import threading
     import time
 
-    data = br.make_letor(1500, n_features=10, docs_per_query=(20, 60), random_state=3)
+    data = br.datasets.make_letor(1500, n_features=10, docs_per_query=(20, 60), random_state=3)
     df = pd.DataFrame(data.X, columns=FEATURES)
     df["label"], df["qid"] = data.y, data.qid
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

@@ -112,7 +112,7 @@ def test_without_qid_or_side_file_is_one_list(tmp_path):
 
 
 def test_round_trip_dense_and_sparse(tmp_path):
-    data = br.make_letor(12, decimals=None, random_state=3)
+    data = br.datasets.make_letor(12, decimals=None, random_state=3)
     p = tmp_path / "rt.txt"
     save_letor(p, data)
     back = load_letor(p)
@@ -169,7 +169,7 @@ def test_bundled_sample_is_make_letor_output():
     from boostrank.datasets import SAMPLE_ARGS, SAMPLE_TRAIN_QUERIES
 
     train, test = br.load_sample()
-    full = br.make_letor(**SAMPLE_ARGS)
+    full = br.datasets.make_letor(**SAMPLE_ARGS)
     cut = full.group_offsets[SAMPLE_TRAIN_QUERIES]
     np.testing.assert_array_equal(train.X, full.X[:cut])
     np.testing.assert_array_equal(test.y, full.y[cut:])
@@ -177,7 +177,7 @@ def test_bundled_sample_is_make_letor_output():
 
 
 def test_take_queries():
-    d = br.make_letor(6, random_state=4)
+    d = br.datasets.make_letor(6, random_state=4)
     part = d.take_queries([4, 1])
     assert part.qid.tolist() == [5] * d.group_sizes[4] + [2] * d.group_sizes[1]
     np.testing.assert_array_equal(part.X[: d.group_sizes[4]], d.X[d.group_offsets[4]:d.group_offsets[5]])
@@ -185,8 +185,8 @@ def test_take_queries():
 
 
 def test_make_letor_properties():
-    a = br.make_letor(30, random_state=1)
-    b = br.make_letor(30, random_state=1)
+    a = br.datasets.make_letor(30, random_state=1)
+    b = br.datasets.make_letor(30, random_state=1)
     np.testing.assert_array_equal(a.X, b.X)
     assert set(np.unique(a.y)) <= {0, 1, 2}
     assert a.X.min() >= 0 and a.X.max() <= 1
@@ -194,13 +194,13 @@ def test_make_letor_properties():
     # the informative features carry the signal, the others none
     from sklearn.linear_model import LogisticRegression
 
-    big = br.make_letor(300, random_state=1)
+    big = br.datasets.make_letor(300, random_state=1)
     signal = LogisticRegression().fit(big.X[:, :4], big.y > 0).decision_function(big.X[:, :4])
     noise = LogisticRegression().fit(big.X[:, 4:], big.y > 0).decision_function(big.X[:, 4:])
     assert br.auc(big.y, signal, big.qid) > 0.7
     assert abs(br.auc(big.y, noise, big.qid) - 0.5) < 0.05
     with pytest.raises(ValueError, match="docs_per_query"):
-        br.make_letor(3, docs_per_query=(0, 2))
+        br.datasets.make_letor(3, docs_per_query=(0, 2))
 
 
 @pytest.mark.parametrize("label", ["inf", "-inf", "nan", "1e30", "1e400", "99999999999999999999", "2147483648"])
@@ -230,7 +230,7 @@ def test_save_letor_refuses_what_load_letor_would_not_read_back(tmp_path, kw, ma
 def test_compressed_letor_files_load_like_the_plain_file(tmp_path, module):
     import importlib
 
-    data = br.make_letor(5, random_state=3)
+    data = br.datasets.make_letor(5, random_state=3)
     plain = tmp_path / "plain.txt"
     br.save_letor(plain, data)
     packed = tmp_path / "packed.txt"
@@ -280,7 +280,7 @@ def test_a_misspelt_qid_is_an_error_not_a_feature_or_a_query(tmp_path):
 
 def test_save_letor_that_fails_midway_leaves_the_old_file(tmp_path):
     """Hardening #7: an unencodable docid at row 900 left 900 rows that load_letor read as a whole file."""
-    data = br.make_letor(1000, random_state=0)
+    data = br.datasets.make_letor(1000, random_state=0)
     path = tmp_path / "f.txt"
     br.save_letor(path, data)
     before = path.read_bytes()

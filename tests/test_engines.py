@@ -10,12 +10,12 @@ import boostrank as br
 
 @pytest.fixture(scope="module")
 def letor():
-    return br.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(0, 40))
+    return br.datasets.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(0, 40))
 
 
 @pytest.fixture(scope="module")
 def letor_test():
-    return br.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(40, 70))
+    return br.datasets.make_letor(70, docs_per_query=(4, 25), random_state=11).take_queries(slice(40, 70))
 
 
 class Recorder:
@@ -245,7 +245,7 @@ def test_ranker_params_clone_and_save(letor, tmp_path):
 def test_our_metrics_as_eval_metric_of_xgboosts_sklearn_estimators():
     """#29 item 6: XGBRanker(eval_metric=br.xgboost_metric('auc')) died with AttributeError ('get_label')."""
     xgb = pytest.importorskip("xgboost")
-    d, v = br.make_letor(30, random_state=0), br.make_letor(10, random_state=1)
+    d, v = br.datasets.make_letor(30, random_state=0), br.datasets.make_letor(10, random_state=1)
     for name in ("auc", "mauc", "ndcg@5"):
         metric = br.xgboost_metric(name)
         ranker = xgb.XGBRanker(n_estimators=3, eval_metric=metric)
@@ -274,7 +274,7 @@ def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
     import lightgbm as lgb
     from onnxmltools.convert.common.data_types import FloatTensorType
 
-    d = br.make_letor(30, random_state=0)
+    d = br.datasets.make_letor(30, random_state=0)
     model = br.LambdaRanker(objective="auc", n_estimators=20).fit(d.X, d.y, qid=d.qid)
     path = tmp_path / "m.txt"
     model.save_model(path)
@@ -374,7 +374,7 @@ def _count_checks(monkeypatch):
 def test_a_fit_validates_each_data_sets_labels_and_groups_once(engine, with_eval, monkeypatch):
     """#60: y and each data set's groups are checked once per fit (never per round); the engine's callbacks
     close over what the fit bound."""
-    data = br.make_letor(40, random_state=3)
+    data = br.datasets.make_letor(40, random_state=3)
     cut = int(np.searchsorted(data.qid, data.qid[len(data.qid) // 2]))
     calls = _count_checks(monkeypatch)
     fit = dict(eval_set=[(data.X[cut:], data.y[cut:])], eval_qid=[data.qid[cut:]]) if with_eval else {}
@@ -389,7 +389,7 @@ def test_a_fit_validates_each_data_sets_labels_and_groups_once(engine, with_eval
 def test_the_fits_bound_labels_give_the_model_the_engines_own_labels_give(engine, weighted):
     """#44: the fit binds y as the engine holds it (float32) and the weights as the engine reads them, so the model
     is the one the engine's own callback form (which reads both back from the engine's data set) trains."""
-    data = br.make_letor(40, random_state=3)
+    data = br.datasets.make_letor(40, random_state=3)
     sizes = np.bincount(np.unique(data.qid, return_inverse=True)[1])
     w = np.repeat(np.linspace(0.5, 2.0, sizes.size), sizes) if weighted else None
     fitted = br.LambdaRanker(engine=engine, n_estimators=5, random_state=0).fit(

@@ -215,7 +215,7 @@ def test_trec_names_are_aliases_everywhere():
     for alias, name in (("ndcg_cut_5", "ndcg@5:trec"), ("ndcg_cut.5", "ndcg@5:trec"), ("P_3", "p@3"),
                         ("map_cut_4", "map@4:trec"), ("recall_10", "recall@10"), ("recip_rank", "mrr"),
                         ("Rprec", "rprec")):
-        assert br.canonical_metric(alias) == name
+        assert br.metrics.canonical_metric(alias) == name
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", br.metrics.TieWarning)
             assert br.get_metric(alias)(y, s, qid) == br.get_metric(name)(y, s, qid)
@@ -419,7 +419,7 @@ def test_cli_compare_formats_and_plots(tmp_path, capsys):
 def test_cli_predict_writes_a_trec_run(tmp_path, capsys):
     from boostrank.cli import main
 
-    data = br.make_letor(8, random_state=3)
+    data = br.datasets.make_letor(8, random_state=3)
     docid = [f"D{i:04d}" for i in range(len(data))]
     br.save_letor(tmp_path / "d.txt", data.X, data.y, data.qid, docid=docid)
     assert main(["fit-linear", "--train", str(tmp_path / "d.txt"), "--out", str(tmp_path / "m.json")]) == 0

@@ -430,7 +430,7 @@ def test_a_top_k_reranker_over_a_boosted_base_exports_as_two_stages():
     for fmt in ("vespa", "elasticsearch-ltr", "opensearch-ltr"):
         export = export_model(model, fmt, name="rr")
         assert export.rerank_k == 5
-        np.testing.assert_array_equal(br.rerank_export(export, X, test.qid), model.rerank(X, qid=test.qid))
+        np.testing.assert_array_equal(br.export.rerank_export(export, X, test.qid), model.rerank(X, qid=test.qid))
     profile = export_model(model, "vespa", name="rr").files["rr.profile"]
     assert "rerank-count: 5" in profile and "firstPhase" in profile and 'xgboost("rr_base.json")' in profile
     search = json.loads(export_model(model, "elasticsearch-ltr", name="rr").files["search.json"])
@@ -438,7 +438,7 @@ def test_a_top_k_reranker_over_a_boosted_base_exports_as_two_stages():
     with pytest.raises(ValueError, match="Solr re-ranks once"):
         export_model(model, "solr-ltr")
     with pytest.raises(ValueError, match="needs the export of a TopKReranker"):
-        br.rerank_export(export_model(model.base_estimator_, "vespa"), X, test.qid)
+        br.export.rerank_export(export_model(model.base_estimator_, "vespa"), X, test.qid)
     model.fallback_ = True  # the gate kept the base order: the base model is the ranker
     assert export_model(model, "vespa", name="rr").files == export_model(model.base_estimator_, "vespa",
                                                                           name="rr").files

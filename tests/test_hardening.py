@@ -139,7 +139,7 @@ def test_save_letor_refuses_x_that_is_not_two_dimensional(tmp_path):
 @pytest.mark.parametrize("docid", ["a b", "a\tb", ""])
 def test_a_docid_that_cannot_read_back_is_refused(tmp_path, docid):
     """Hardening #18: 'a b' read back as 'a', '' as None."""
-    d = br.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([1, 1]),
+    d = br.data.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([1, 1]),
                      docid=np.array([docid, "b"], dtype=object))
     with pytest.raises(ValueError, match="docid"):
         br.save_letor(tmp_path / "d.txt", d)
@@ -154,7 +154,7 @@ def test_a_qid_that_cannot_read_back_is_refused(tmp_path, qid):
 
 
 def test_the_largest_int64_qid_and_plain_docids_round_trip(tmp_path):
-    d = br.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([2**63 - 1] * 2),
+    d = br.data.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([2**63 - 1] * 2),
                      docid=np.array(["GX000-00-0000000", "b-1"], dtype=object))
     br.save_letor(tmp_path / "d.txt", d)
     back = br.load_letor(tmp_path / "d.txt")
@@ -295,7 +295,7 @@ def test_weight_family_parameters_that_mean_nothing_are_refused(spec):
 def test_a_text_column_is_named_at_fit_and_predict(engine):
     """Hardening #22: an object column reached the engine's own message at predict."""
     pd = pytest.importorskip("pandas")
-    d = br.make_letor(10, random_state=0)
+    d = br.datasets.make_letor(10, random_state=0)
     df = pd.DataFrame(d.X, columns=[f"c{j}" for j in range(d.X.shape[1])])
     bad = df.assign(c0=df["c0"].astype(str))
     with pytest.raises(ValueError, match=r"column\(s\) \['c0'\] hold"):

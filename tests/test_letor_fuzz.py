@@ -83,7 +83,7 @@ def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors
     import random
 
     rng = random.Random(kind)
-    data = br.make_letor(4, random_state=0)
+    data = br.datasets.make_letor(4, random_state=0)
     data.docid = np.array([f"d{i}" for i in range(len(data))], dtype=object)
     letor = tmp_path / "data.txt"
     br.save_letor(letor, data)
@@ -127,7 +127,7 @@ def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors
                 assert np.isfinite(loaded.X.toarray() if hasattr(loaded.X, "toarray") else loaded.X).all()
             else:
                 path.write_bytes(bytes(body))
-                got = br.read_scores(path, data, format=kind)
+                got = br.data.read_scores(path, data, format=kind)
                 assert got.shape == (len(data),) and np.isfinite(got).all()
         except ValueError:  # LetorFormatError is one
             pass

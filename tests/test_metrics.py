@@ -311,12 +311,12 @@ def test_weight_families_follow_the_thesis():
     for fam in FAMILIES:
         w = fam(20)
         assert np.all(w >= 0) and np.all(np.diff(w) >= 0)
-    assert br.weight_family("dcg@10").name == "dcg@10"
-    assert br.weight_family("local_auc@5")(6).tolist() == [0, 0, 0, 0, 5, 6]
+    assert br.weights.weight_family("dcg@10").name == "dcg@10"
+    assert br.weights.weight_family("local_auc@5")(6).tolist() == [0, 0, 0, 0, 5, 6]
     with pytest.raises(ValueError, match="unknown weight family"):
-        br.weight_family("nope")
+        br.weights.weight_family("nope")
     with pytest.raises(ValueError, match="cannot parse"):
-        br.weight_family("pnorm")
+        br.weights.weight_family("pnorm")
 
 
 ALL = [
@@ -464,7 +464,7 @@ def test_p_at_k_is_trec_precision_on_binarised_labels(seed, k):
 
 def test_metrics_take_query_offsets_instead_of_qid():
     y, s, qid = random_ranking(4)
-    off = br.group_offsets(len(y), qid=qid)
+    off = br.metrics.group_offsets(len(y), qid=qid)
     for name in ("auc", "mauc", "ndcg@5", "map", "p@3", "err@4", "mcp@2:macro"):
         m = br.get_metric(name)
         assert m.from_offsets(y, s, off) == m(y, s, qid)

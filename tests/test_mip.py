@@ -176,7 +176,7 @@ def test_branch_and_bound_grows_its_work_arrays_and_resumes_to_the_same_answer()
     import importlib
 
     S = importlib.import_module("boostrank.mip.search")
-    X, y = br.make_roc_flexibility(120, n_distinct=12, n_features=4, random_state=1)
+    X, y = br.datasets.make_roc_flexibility(120, n_distinct=12, n_features=4, random_state=1)
     Xs = X / np.abs(X).max(axis=0)
     data = rank_data(Xs, y.astype(float), np.zeros(len(y), dtype=np.int64), np.ones(len(y)), "auc")
     D, cp, cm = S._merge_parallel(data.U[data.pu] - data.U[data.pv], data.c_plus, data.c_minus)
@@ -188,7 +188,7 @@ def test_branch_and_bound_grows_its_work_arrays_and_resumes_to_the_same_answer()
 
 
 def test_widest_margin_keeps_the_order_and_centres_w():
-    X, y = br.make_roc_flexibility(120, random_state=0)
+    X, y = br.datasets.make_roc_flexibility(120, random_state=0)
     Xs = X / np.abs(X).max(axis=0)
     data = rank_data(Xs, y.astype(float), np.zeros(len(y), dtype=np.int64), np.ones(len(y)), "auc")
     w = branch_and_bound(data).w
@@ -365,7 +365,7 @@ def test_bad_parameters_and_inputs_raise():
 
 @pytest.mark.slow
 def test_time_limited_solve_reports_status_bound_and_gap_honestly():
-    X, y = br.make_roc_flexibility(250, random_state=2)
+    X, y = br.datasets.make_roc_flexibility(250, random_state=2)
     for solver in ("cbc", "highs"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -380,11 +380,11 @@ def test_time_limited_solve_reports_status_bound_and_gap_honestly():
 @pytest.mark.slow
 def test_cbc_status_and_log_parsing_on_the_installed_binary():
     """CBC's solution header and final statistics, read from a real run (no PuLP status)."""
-    X, y = br.make_roc_flexibility(80, n_distinct=10, n_features=3, random_state=1)
+    X, y = br.datasets.make_roc_flexibility(80, n_distinct=10, n_features=3, random_state=1)
     model = build_problem(X / np.abs(X).max(0), y.astype(float))
     full = solve(model, "cbc", threads=1, time_limit=120)
     assert full.status == "optimal" and full.bound == pytest.approx(full.objective)
-    X, y = br.make_roc_flexibility(250, random_state=2)
+    X, y = br.datasets.make_roc_flexibility(250, random_state=2)
     cut = solve(build_problem(X / np.abs(X).max(0), y.astype(float)), "cbc", threads=1, time_limit=0.5)
     assert cut.status in ("feasible", "no solution")
     if cut.status == "feasible":

@@ -138,7 +138,7 @@ def _mutate_bytes(raw: bytes, rng: random.Random) -> bytes:
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")
-    d = br.make_letor(25, random_state=0)
+    d = br.datasets.make_letor(25, random_state=0)
     paths = {}
     for name, model in [
         ("lightgbm", br.LambdaRanker(n_estimators=4, num_leaves=5, min_child_samples=5)),

@@ -144,3 +144,24 @@ def test_auto_method_sums_pairs_on_small_sets_and_the_series_on_large_ones():
     w = np.ones(X.shape[1])
     np.testing.assert_allclose(pair_gradient(w, X, y, link="probit", method="auto"),
                                pair_gradient(w, X, y, link="probit", method="fast"), rtol=0, atol=0)
+
+
+def test_n_jobs_sets_the_kernels_threads_and_keeps_the_model():
+    """#60: RankNCG speaks the shared vocabulary; its threads change no coefficient beyond rounding."""
+    import numba
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 4))
+    y = (X @ [1.0, -0.5, 0.2, 0.0] + rng.normal(size=600) > 0).astype(int)
+    seen = []
+    real = numba.set_num_threads
+    try:
+        numba.set_num_threads = lambda n: seen.append(n) or real(n)
+        one = br.RankNCG(method="fast", n_jobs=1).fit(X, y)
+    finally:
+        numba.set_num_threads = real
+    every = br.RankNCG(method="fast").fit(X, y)
+    assert (1 in seen) == (numba.get_num_threads() > 1)
+    np.testing.assert_allclose(one.coef_, every.coef_, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="n_jobs=0"):
+        br.RankNCG(n_jobs=0).fit(X, y)

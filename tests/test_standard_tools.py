@@ -68,7 +68,7 @@ def test_trec_convention_equals_pytrec_eval(seed):
 
 
 def test_trec_convention_on_a_letor_run(tmp_path):
-    data = br.make_letor(40, random_state=7)
+    data = br.datasets.make_letor(40, random_state=7)
     path = tmp_path / "run.txt"
     br.save_letor(path, data)
     back = br.load_letor(path)
@@ -97,7 +97,7 @@ def test_trec_metrics_break_ties_by_docno_as_trec_eval(seed):
     assert br.mean_average_precision(y, s, qid, convention="trec", docid=docid) == pytest.approx(mean("map"),
                                                                                                  abs=1e-9)
     assert br.precision(y, s, qid, k=5, docid=docid) == pytest.approx(mean("P_5"), abs=1e-9)
-    table = br.metric_table(y, qid, {"run": s}, ["ndcg@10:trec", "map:trec", "p@5", "ndcg@10"], docid=docid)
+    table = br.metrics.metric_table(y, qid, {"run": s}, ["ndcg@10:trec", "map:trec", "p@5", "ndcg@10"], docid=docid)
     assert table["run"]["ndcg@10:trec"] == pytest.approx(mean("ndcg_cut_10"), abs=1e-9)
     assert table["run"]["p@5"] == pytest.approx(mean("P_5"), abs=1e-9)
     assert table["run"]["ndcg@10"] == pytest.approx(br.ndcg(y, s, qid, k=10))  # LightGBM's: input order

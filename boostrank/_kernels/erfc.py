@@ -175,7 +175,7 @@ def _occupied(y, z, lo, width):
 @njit(cache=True)
 def _sorted_unique(ids):
     """``np.unique`` of block ids (below 2⁴⁰, so exact as float64 keys of the package's one merge sort:
-    Numba's ``np.unique`` compiled a quicksort of its own, 1.5 s of a first RankNCG fit)."""
+    Numba's ``np.unique`` compiles a quicksort of its own into a first RankNCG fit)."""
     keys = ids.astype(np.float64)
     merge_order(keys)
     out = np.empty(ids.shape[0], dtype=np.int64)
@@ -251,7 +251,8 @@ def source_coefficients_parallel(z, q, start, centres, h, p, C, S, QB):
 
 @njit(cache=True)
 def source_coefficients_serial(z, q, start, centres, h, p, C, S, QB):
-    """:func:`source_coefficients_parallel` on one thread (compiled without a parallel loop: 1 s less, cold)."""
+    """:func:`source_coefficients_parallel` on one thread (compiled without a parallel loop, which costs a cold
+    start its compile)."""
     bat = _batches(start)
     part = _partials(bat[0].shape[0], p)
     n_chunks = min(ERFC_CHUNKS, bat[0].shape[0])
@@ -690,7 +691,7 @@ def uniform_series_lambdas(s, a, cls, wmat, width, h, p, factors, out, work):
         grad and hess, written in place (float32 receives the float64 sums rounded).
     work : (ndarray of float64, ndarray of int64), each of at least n
         The rows' t in group order and their permutation (kept by the caller: arrays
-        allocated here each call cost 4 ms in page faults at 10⁶ rows).
+        allocated here would page-fault on every call).
 
     Returns
     -------

@@ -41,8 +41,8 @@ def lambda_auc_tables(labels, offsets):
     (counting labels row by row is a chain of dependent stores, a seventh of the kernel
     on MQ2008).  Counted and weighted in NumPy, the same float64 operations as
     :func:`~boostrank._kernels.metrics.mauc_class_weights` (equal to the bit, tested): it
-    runs once per fit, and a kernel here cost a first λ-AUC round its compile (a parallel
-    loop 1.4 s, a serial one 0.3 s).
+    runs once per fit, and a kernel here would cost a first λ-AUC round its compile
+    (MEASUREMENTS.md, "first compile").
 
     Returns
     -------
@@ -276,7 +276,7 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
     b_c … b_{c+1} − 1 is one task.  A kernel of its own, compiled only when the objective
     runs on more than one thread (the engines' threads, or ``PARALLEL_MIN_ROWS`` rows),
     whose parallel loop only calls the serial kernel: parallel loops around the kernel's
-    own loops cost ~3 s more to compile.
+    own loops compile for much longer (MEASUREMENTS.md, "first compile").
     """
     for c in prange(bounds.shape[0] - 1):
         lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, (bounds[c], bounds[c + 1]))

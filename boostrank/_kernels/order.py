@@ -505,9 +505,9 @@ def merge_order(kb):
 
     The one sort of the kernels (callers pass a local copy: the negated scores for a
     descending order): a merge sort, runs of 16 by insertion, the keys moving with the
-    rows (direct loads: comparing through the order was 1.35× slower).  Written out
-    rather than ``np.argsort``: Numba's merge sort, compiled once per key type, cost 2.5 s
-    of a first λ-AUC round and 2.4 s of a first metric (benchmarks/cold_start.py).  One
+    rows (direct loads, not comparisons through the order).  Written out rather than
+    ``np.argsort``: Numba's merge sort compiles once per key type, on every first λ-AUC
+    round and first metric (benchmarks/cold_start.py).  One
     argument on purpose: Numba compiles a call with a constant argument (0, False) for
     that constant's literal type, a compile per constant.
     """

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .._validation import group_offsets, trusted
-from ..eval_metric import EvalMetric
+from ..eval_metric import EvalMetric, bound_metric
 from ..lambda_state import LambdaState
 from ..objectives import LambdaObjective
 
@@ -70,24 +70,6 @@ def _dataset_threads(train_data, default):
 
 def _positive(n) -> bool:
     return isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0
-
-
-#: most eval sets a metric keeps bound at once (each round hands them in turn)
-_MAX_BOUND = 8
-
-
-def bound_metric(bound: list, metric: EvalMetric, key, load):
-    """The metric bound to the eval set ``key`` (``load() -> (labels, offsets, _)`` on first sight), kept in
-    ``bound`` (a short list of (data object, bound metric), matched by identity)."""
-    for seen, hit in bound:
-        if seen is key:
-            return hit
-    labels, offsets, _ = load()
-    hit = metric.bind(labels, offsets)
-    if len(bound) >= _MAX_BOUND:
-        del bound[0]
-    bound.append((key, hit))
-    return hit
 
 
 class LightGBMObjective:

@@ -19,10 +19,9 @@ import warnings
 import numpy as np
 
 from .._validation import group_offsets, trusted
-from ..eval_metric import EvalMetric
+from ..eval_metric import EvalMetric, bound_metric
 from ..lambda_state import LambdaState
 from ..objectives import OBJECTIVE_NAMES, LambdaObjective
-from .lightgbm import bound_metric
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
            "gain_importances", "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",

@@ -454,7 +454,7 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
 
 MAX_BNB_PAIRS = 2_000_000
 """Most pairs the branch and bound takes: it holds one hyperplane of d floats per pair and
-sorts them to merge parallel ones (10⁴ rows, 2.5·10⁷ pairs: 67 s and 5.4 GB before)."""
+sorts them to merge parallel ones (10⁴ rows, 2.5·10⁷ pairs: 5.4 GB before the bound)."""
 _MERGE_SECONDS_PER_PAIR = 2e-6  # measured: 2.5·10⁷ pairs, d = 3, merged in 53 s
 
 

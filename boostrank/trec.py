@@ -434,7 +434,9 @@ def load_run(path, name: str | None = None) -> Run:
     Notes
     -----
     Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
-    byte-order mark at the start is dropped.  Stricter than trec_eval: a score must be a decimal
+    byte-order mark at the start is dropped.  Fields after the tag are ignored, as trec_eval ignores
+    them (``get_trec_results.c`` at f425365: "Any field following run_id is ignored"; its test
+    corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0).
     """
     qid, docid, score, numbers = [], [], [], []
@@ -442,7 +444,7 @@ def load_run(path, name: str | None = None) -> Run:
     for number, fields, raw in _fields(path):
         if fields[0].startswith("#"):
             continue
-        if len(fields) not in (5, 6):
+        if len(fields) < 5:  # fields after the tag are ignored, as trec_eval ignores them
             raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
                                                  f"by spaces or tabs), got {len(fields)} fields: {raw.decode('utf-8').strip()[:80]!r}")
         if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
@@ -450,7 +452,7 @@ def load_run(path, name: str | None = None) -> Run:
         value = _number(path, number, "score", fields[4], integer=False)
         if not math.isfinite(value):
             raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
-        if tag is None and len(fields) == 6:
+        if tag is None and len(fields) >= 6:
             tag = fields[5]
         qid.append(fields[0])
         docid.append(fields[2])

@@ -108,7 +108,7 @@ def test_malformed_qrels_name_file_and_line(tmp_path, text, match):
 
 
 @pytest.mark.parametrize("text, match", [
-    ("q1 Q0 d1 1 0.5 tag extra\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag' \(fields separated by spaces or tabs\), got 7"),
+    ("q1 Q0 d1 1\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag' \(fields separated by spaces or tabs\), got 4"),
     ("q1 Q0 d1 1 nan tag\n", r"run.txt:1: score nan is NaN or inf"),
     ("q1 Q0 d1 1 x tag\n", r"run.txt:1: score 'x' is not a number"),
     ("q1 Q0 d1 1 1 t\nq1 Q0 d1 2 0.5 t\n", r"run.txt:2: qid q1 retrieves docno d1 again \(line 1\)"),

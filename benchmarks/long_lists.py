@@ -18,7 +18,7 @@ cost: the floor of λ-AUC's rounds); wall time, time per round, test AUC and the
 differences.
 
 Part 3 — the same list dealt at random into 2, 8 and 32 partitions (what the
-workers of ``boostrank.dask.train_lightgbm(..., one_list="per_partition")`` see):
+workers of a Dask fit see when each partition is trained as its own list):
 agreement of the per-partition λs with the full-list λs, and test AUC after
 training on the partitions.
 
@@ -238,6 +238,39 @@ def part2(n, rounds, noises, seeds):
     return out
 
 
+def per_partition_agreement(scores, labels, n_partitions: int, *, random_state=None, metric: str = "auc",
+                            **objective_kw) -> dict:
+    """How the per-partition λ of one list compares with the full-list λ.
+
+    Rows are dealt at random into ``n_partitions`` lists (what a randomly
+    partitioned Dask DataFrame gives each worker); the λs of each part are compared
+    with the λs of the whole list.
+
+    Returns
+    -------
+    dict
+        ``cosine`` (1 = same direction), ``scale`` (least-squares factor from the
+        full λ to the per-partition λ; Newton steps divide it out with the hessian)
+        and ``relative_error`` after that scaling.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels)
+    full, _ = br.lambda_gradients(s, y, metric=metric, **objective_kw)
+    rng = np.random.default_rng(random_state)
+    perm = rng.permutation(s.size)
+    parts = np.array_split(perm, n_partitions)
+    order = np.concatenate(parts)
+    offsets = np.r_[0, np.cumsum([len(p) for p in parts])]
+    local_sorted, _ = br.lambda_gradients(s[order], y[order], offsets, metric=metric, **objective_kw)
+    local = np.empty_like(local_sorted)
+    local[order] = local_sorted
+    cos = float(full @ local / (np.linalg.norm(full) * np.linalg.norm(local) or 1.0))
+    scale = float(full @ local / (full @ full or 1.0))
+    rel = float(np.linalg.norm(local - scale * full) / (np.linalg.norm(local) or 1.0))
+    return {"cosine": cos, "scale": scale, "relative_error": rel, "n_partitions": n_partitions}
+
+
+
 def part3(n, rounds, partitions, first_run):
     """What Dask workers compute on one list dealt into partitions at random.
 
@@ -247,8 +280,6 @@ def part3(n, rounds, partitions, first_run):
     after training on the partitions as separate lists, which is what the workers'
     gradients add up to.
     """
-    from boostrank.dask import per_partition_agreement
-
     X, y = data(n + n // 4, seed=first_run["seed"], noise=first_run["noise"])
     Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
     params = {"num_leaves": 31, "learning_rate": 0.1, "num_threads": 2, "verbose": -1, "seed": 0,

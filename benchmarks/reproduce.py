@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 import boostrank as br
 
+import baselines
 from _common import Logistic, load_haberman, load_pima, pyplot, save_figure
 
 HERE = Path(__file__).resolve().parent
@@ -89,14 +90,14 @@ def make_methods(kind, cap, top):
     a = br.weights.dcg_at(top)
     mip_kw = dict(objective="auc") if kind == "auc" else dict(objective="rank_risk", a=a)
     methods = {
-        "RB": lambda: br.baselines.RankBoost(n_estimators=50),
+        "RB": lambda: baselines.RankBoost(n_estimators=50),
         "LR": Logistic,
-        "SVM": lambda: br.baselines.PairwiseHinge(C=10.0),
+        "SVM": lambda: baselines.PairwiseHinge(C=10.0),
         "LP": lambda: br.MIPRanker(relax=True, **mip_kw),
         "MIP": lambda: br.MIPRanker(time_limit=cap, solver="cbc", n_jobs=2, **mip_kw),  # CBC logs a trace
     }
     if kind == "rrf":
-        methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: br.baselines.PNormPush(p=p)) for p in (2, 4, 8)},
+        methods = {"RB": methods["RB"], **{f"P{p}": (lambda p=p: baselines.PNormPush(p=p)) for p in (2, 4, 8)},
                    **{k: v for k, v in methods.items() if k != "RB"}}
     return methods
 
@@ -183,7 +184,7 @@ def plot_roc(path, cap):
     fig, ax = plt.subplots(figsize=(4.5, 4.5))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        models = {"LR": Logistic().fit(X[tr], y[tr]), "RB": br.baselines.RankBoost(50).fit(X[tr], y[tr]),
+        models = {"LR": Logistic().fit(X[tr], y[tr]), "RB": baselines.RankBoost(50).fit(X[tr], y[tr]),
                   "MIP": br.MIPRanker(time_limit=cap, n_jobs=2).fit(X[tr], y[tr])}
     for name, m in models.items():
         fpr, tpr, _ = roc_curve(y[te], m.decision_function(X[te]))

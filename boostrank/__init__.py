@@ -39,9 +39,9 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
-#: the modules a user reaches as ``br.<module>`` (the result types, generators, baselines and helpers live there)
+#: the modules a user reaches as ``br.<module>`` (the result types, generators and helpers live there)
 _SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"}
-                        | {"dask", "probit", "cli", "engines", "baselines", "base", "weights", "queries"})
+                        | {"dask", "probit", "cli", "engines", "base", "weights", "queries"})
 
 
 def __getattr__(name):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._warnings import warn_user
 from .queries import offsets_of
 
 
@@ -16,20 +17,36 @@ class OneListWarning(UserWarning):
     """A ranking fit of several rows got no query groups and ranks them all as one list."""
 
 
-def fit_groups(estimator, n: int, qid, group, *, warn: bool = True) -> np.ndarray:
-    """Offsets of a ranking fit's groups; with neither ``qid`` nor ``group``, one list, said aloud.
+@dataclass(frozen=True)
+class RankingData:
+    """One fit's ranking data, validated once (:meth:`boostrank.base.RankingEstimator._ranking_data`): every
+    stage of the fit, the metrics and the engines' hooks take it as it is.
 
-    LightGBM's and XGBoost's rankers refuse a fit without groups; one long list is a use
-    of its own here (a prioritisation list, a single search log), so it stays possible,
-    but not by accident: ``warn`` says so unless ``group=[n]`` (or one qid) makes it explicit.
+    Attributes
+    ----------
+    X : ndarray, sparse matrix or DataFrame
+        The features, checked as the estimator takes them.
+    y : ndarray of float64, shape (n_samples,)
+        Finite labels.
+    offsets : GroupOffsets
+        The query offsets, validated (:func:`trusted`).
+    sample_weight : ndarray of float64 or None
+        Non-negative, not all zero: one per row, or one per query where the estimator weighs queries.
     """
-    if qid is None and group is None and warn and n > 1:
-        warnings.warn(
-            f"{type(estimator).__name__}.fit got neither qid nor group, so its {n} rows are ranked as one "
-            f"list.  Pass qid= (or group=) for several lists, or group=[{n}] to fit one list without this "
-            f"warning (in scikit-learn's model selection: set_config(enable_metadata_routing=True) and "
-            f"pass qid to fit)", OneListWarning, stacklevel=3)
-    return group_offsets(n, qid=qid, group=group)
+
+    X: object
+    y: np.ndarray
+    offsets: GroupOffsets
+    sample_weight: np.ndarray | None = None
+
+    @property
+    def n_queries(self) -> int:
+        return self.offsets.offsets.shape[0] - 1
+
+    @property
+    def starts(self) -> np.ndarray:
+        """The validated int64 offsets ``[0, ..., n]``."""
+        return self.offsets.offsets
 
 
 def predict_groups(estimator, n: int, qid, group, method: str = "predict") -> np.ndarray:
@@ -37,10 +54,9 @@ def predict_groups(estimator, n: int, qid, group, method: str = "predict") -> np
     when the model was fitted on several lists (its ``_n_groups``) and the lists change the answer."""
     fitted = getattr(estimator, "_n_groups", 1)
     if qid is None and group is None and n > 1 and fitted > 1:
-        warnings.warn(
-            f"{type(estimator).__name__}.{method} got neither qid nor group, so its {n} rows are ranked as one "
-            f"list, though the model was fitted on {fitted} lists.  Pass qid= (or group=) for several lists, or "
-            f"group=[{n}] for one list without this warning", OneListWarning, stacklevel=3)
+        warn_user(f"{type(estimator).__name__}.{method} got neither qid nor group, so its {n} rows are ranked as "
+                  f"one list, though the model was fitted on {fitted} lists.  Pass qid= (or group=) for several "
+                  f"lists, or group=[{n}] for one list without this warning", OneListWarning)
     return group_offsets(n, qid=qid, group=group)
 
 

@@ -27,7 +27,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_1d_float, group_offsets
+from ._validation import OneListWarning, RankingData, as_1d_float, check_sample_weight, group_offsets, trusted
+from ._warnings import warn_user
 from .metrics import GroupOffsets, query_mean
 
 __all__ = ["RankingEstimator", "Interval", "StrOptions", "Integral", "Real", "VERBOSE", "RANDOM_STATE",
@@ -71,6 +72,34 @@ class RankingEstimator(BaseEstimator):
         for key in finite:
             if params[key] is not None and not math.isfinite(params[key]):
                 raise ValueError(f"{key} must be finite, got {params[key]!r}")
+
+    def _ranking_data(self, X, y, qid, group, sample_weight=None, *, features,
+                      per_query_weights: bool = False) -> RankingData:
+        """The fit's :class:`~boostrank._validation.RankingData`: each input checked once, by one rule.
+
+        ``features(X)`` checks the features as the estimator takes them (it may set
+        ``n_features_in_``).  Without ``qid`` and ``group`` the rows are one list, said aloud
+        (:class:`OneListWarning`) unless ``group=[n]`` makes it explicit: LightGBM's and XGBoost's
+        rankers refuse a fit without groups; one long list (a prioritisation list, a single search
+        log) is a use of its own here, but not by accident.  ``sample_weight``: one per row or one
+        per query, repeated over the query's rows unless ``per_query_weights`` (XGBoost's rule).
+        """
+        if y is None:  # scikit-learn's wording, which its model selection recognises
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = features(X)
+        y = as_1d_float(y, "y")
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        n = y.shape[0]
+        if qid is None and group is None and n > 1:
+            warn_user(f"{type(self).__name__}.fit got neither qid nor group, so its {n} rows are ranked as one "
+                      f"list.  Pass qid= (or group=) for several lists, or group=[{n}] to fit one list without "
+                      f"this warning (in scikit-learn's model selection: set_config(enable_metadata_routing=True) "
+                      f"and pass qid to fit)", OneListWarning)
+        offsets = group_offsets(n, qid=qid, group=group)
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, offsets, per_query_weights)
+        self._n_groups = offsets.shape[0] - 1  # several lists: score needs their qid
+        return RankingData(X, y, trusted(offsets), weight)
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, self._fitted_attribute)

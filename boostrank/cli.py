@@ -25,7 +25,7 @@ import numpy as np
 
 from ._files import check_out as _check_out
 from ._files import write_atomic as _write_atomic
-from .data import LetorFormatError, load_letor, read_scores
+from .data import LetorFormatError, load_letor
 from .metrics import format_table, get_metric, metric_table, parse_metric
 
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
@@ -64,7 +64,7 @@ def _save_scores(out, scores) -> None:
 
 def _judgements_and_runs(args):
     """The judgements (qrels or a LETOR file) and the named runs of ``evaluate``/``compare``."""
-    from .trec import load_qrels, load_run
+    from .trec import load_qrels, load_run, read_scores
 
     if (args.qrels is None) == (args.data is None):
         raise ValueError("give the judgements as --qrels FILE (TREC qrels) or --data FILE (LETOR), one of them")
@@ -441,6 +441,8 @@ def cmd_rerank(args) -> int:
         s_train, _ = cross_fit_scores(base, train.X, train.y, q_train, cv=args.cv, time_limit=args.time_limit / 2)
         s_test = np.asarray(base_model.predict(test.X), dtype=np.float64)
     else:
+        from .trec import read_scores
+
         if not (args.train_scores and args.test_scores):
             raise ValueError("pass --base-model, or both --train-scores and --test-scores")
         s_train = read_scores(args.train_scores, train, args.score_column)

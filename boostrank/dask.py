@@ -1,31 +1,26 @@
-"""Distributed training with ``lightgbm.dask`` / ``xgboost.dask`` and boostrank's λ objectives.
+"""Distributed training: :class:`DaskLambdaRanker`, and what the engines' own Dask rankers need.
 
 Pairwise objectives need every query whole on one worker: :func:`partition_by_query`
 puts each query inside one partition (rows contiguous, in their original order,
-query ids non-decreasing across partitions as XGBoost requires), and the training
-helpers derive the per-partition group sizes the engines want.  The λ objective then
-runs on each worker over its own queries, which is exactly the single-machine
-objective because no pair crosses a query.
+query ids non-decreasing across partitions as XGBoost requires) and :func:`group_sizes`
+gives the per-partition group sizes ``lightgbm.DaskLGBMRanker`` wants.  The λ objective
+(:func:`boostrank.lightgbm_objective`, :func:`boostrank.xgboost_objective`) then runs on
+each worker over its own queries, which is exactly the single-machine objective because
+no pair crosses a query.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._validation import group_offsets
-from .engines.lightgbm import lightgbm_objective
 from .eval_metric import EvalMetric
-from .objectives import OBJECTIVE_NAMES, LambdaObjective
+from .objectives import LambdaObjective
 from .ranker import ENGINES, LambdaRanker
-from .engines.xgboost import import_xgboost, xgboost_objective
-from .engines.xgboost import objective_params as xgb_objective_params
 
-__all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes", "train_lightgbm", "train_xgboost",
-           "per_partition_agreement"]
+__all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes"]
 
 _ROW = "_boostrank_row"
 
@@ -44,7 +39,11 @@ def partition_by_query(df, qid: str = "qid", npartitions: int | None = None):
     Returns
     -------
     dask.dataframe.DataFrame
-        Sorted by (qid, original row order); partitions hold whole queries.
+        Sorted by (qid, original row order); partitions hold whole queries.  ``.persist()`` it
+        before reading :func:`group_sizes` and handing it to an engine: a lazy sort samples its
+        partition boundaries anew at each evaluation, so the sizes and the rows the engine reads
+        would come from two evaluations (LightGBM: "Sum of query counts differs from the length
+        of #data").  :class:`DaskLambdaRanker` does this itself.
     """
     df = df.assign(**{_ROW: 1})
     df = df.assign(**{_ROW: df[_ROW].cumsum()})
@@ -109,115 +108,6 @@ def _materialise(client, df):
     df = client.persist(df)
     wait(df)
     return df
-
-
-def _one_list_groups(df, one_list):
-    if one_list != "per_partition":
-        raise ValueError("qid=None: a single list split over partitions loses the pairs between partitions; "
-                         "pass one_list='per_partition' to train on each partition as its own list "
-                         "(see boostrank.dask.per_partition_agreement), or train on one machine with "
-                         "LambdaRanker(link='probit')")
-    import dask
-    import dask.array as da
-
-    lengths = dask.compute(*[dask.delayed(len)(p) for p in df.to_delayed()])
-    return da.concatenate([da.from_array(np.array([n], dtype=np.int64), chunks=1) for n in lengths])
-
-
-def per_partition_agreement(scores, labels, n_partitions: int, *, random_state=None, metric: str = "auc",
-                            **objective_kw) -> dict:
-    """How the per-partition λ of one list compares with the full-list λ.
-
-    Rows are dealt at random into ``n_partitions`` lists (what a randomly
-    partitioned Dask DataFrame gives each worker); the λs of each part are compared
-    with the λs of the whole list.
-
-    Returns
-    -------
-    dict
-        ``cosine`` (1 = same direction), ``scale`` (least-squares factor from the
-        full λ to the per-partition λ; Newton steps divide it out with the hessian)
-        and ``relative_error`` after that scaling.
-    """
-    from .objectives import lambda_gradients
-
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels)
-    full, _ = lambda_gradients(s, y, metric=metric, **objective_kw)
-    rng = np.random.default_rng(random_state)
-    perm = rng.permutation(s.size)
-    parts = np.array_split(perm, n_partitions)
-    order = np.concatenate(parts)
-    offsets = np.r_[0, np.cumsum([len(p) for p in parts])]
-    local_sorted, _ = lambda_gradients(s[order], y[order], offsets, metric=metric, **objective_kw)
-    local = np.empty_like(local_sorted)
-    local[order] = local_sorted
-    cos = float(full @ local / (np.linalg.norm(full) * np.linalg.norm(local) or 1.0))
-    scale = float(full @ local / (full @ full or 1.0))
-    rel = float(np.linalg.norm(local - scale * full) / (np.linalg.norm(local) or 1.0))
-    return {"cosine": cos, "scale": scale, "relative_error": rel, "n_partitions": n_partitions}
-
-
-def train_lightgbm(client, df, *, label: str, qid: str | None = "qid", features: Sequence[str] | None = None,
-                   objective: str = "auc", objective_params: dict | None = None, one_list: str | None = None,
-                   **params):
-    """Fit ``lightgbm.dask.DaskLGBMRanker`` with a boostrank λ objective.
-
-    Parameters
-    ----------
-    client : distributed.Client
-    df : dask.dataframe.DataFrame
-        Partitioned by query (see :func:`partition_by_query`).
-    label, qid : str
-        Column names.
-    features : sequence of str, default=None
-        Feature columns (default: all others).
-    objective : {"auc", "mauc", "ndcg"} or a LightGBM objective name, default="auc"
-    objective_params : dict, default=None
-        ``sigma``, ``threshold``, ``link``, ``method`` of the λ objective.
-    one_list : {"per_partition"} or None, default=None
-        With ``qid=None`` (one list), required: each partition is trained as its
-        own list (see the module notes).
-    **params
-        ``DaskLGBMRanker`` parameters (``n_estimators``, ``num_leaves``, ...).
-
-    Returns
-    -------
-    lightgbm.dask.DaskLGBMRanker
-    """
-    import lightgbm as lgb
-
-    df = _materialise(client, df)
-    group = group_sizes(df, qid) if qid is not None else _one_list_groups(df, one_list)
-    features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
-    obj = objective
-    if objective in OBJECTIVE_NAMES:
-        obj = lightgbm_objective(objective, **(objective_params or {}))
-    params.setdefault("verbose", -1)
-    model = lgb.DaskLGBMRanker(client=client, objective=obj, **params)
-    return model.fit(df[features], df[label], group=group)
-
-
-def train_xgboost(client, df, *, label: str, qid: str = "qid", features: Sequence[str] | None = None,
-                  objective: str = "auc", objective_params: dict | None = None,
-                  num_boost_round: int = 100, params: dict | None = None):
-    """Train with ``xgboost.dask.train`` and a boostrank λ objective.
-
-    Returns
-    -------
-    dict
-        ``xgboost.dask.train``'s output: ``{"booster": Booster, "history": ...}``.
-    """
-    xgb = import_xgboost()
-    importlib.import_module("xgboost.dask")  # registers xgb.dask
-
-    df = _materialise(client, df)
-    _check_whole_queries(_partition_runs(df, qid))
-    features = list(features) if features is not None else [c for c in df.columns if c not in (label, qid)]
-    dtrain = xgb.dask.DaskDMatrix(client, df[features], df[label], qid=df[qid])
-    params = {"tree_method": "hist", **xgb_objective_params(objective), **(params or {})}
-    obj = xgboost_objective(objective, **(objective_params or {})) if objective in OBJECTIVE_NAMES else None
-    return xgb.dask.train(client, params, dtrain, num_boost_round=num_boost_round, obj=obj)
 
 
 # ---------------------------------------------------------------- the estimator
@@ -426,8 +316,8 @@ class DaskLambdaRanker(LambdaRanker):
                              "sizes cannot follow the repartition that keeps every query in one partition")
         if qid is None:
             raise ValueError("DaskLambdaRanker.fit needs qid.  One list split over workers loses the pairs "
-                             "between partitions: see boostrank.dask.train_lightgbm(one_list='per_partition'), "
-                             "or fit LambdaRanker on one machine")
+                             "between partitions: fit LambdaRanker on one machine, or give each partition a qid "
+                             "of its own to train the partitions as separate lists")
         if self.early_stopping_rounds and not eval_set:
             raise ValueError("on Dask, early_stopping_rounds needs an eval_set (no automatic validation split)")
         if eval_set and (eval_qid is None or len(eval_qid) != len(eval_set)):

@@ -20,9 +20,9 @@ import numpy as np
 
 from ._kernels import judged as _kj
 from ._validation import GroupOffsets, as_1d_float, group_offsets
-from .data import LetorData, rank_unretrieved_last
+from .data import LetorData
 from .metrics import docid_desc_order, get_metric, parse_metric, trec_ties
-from .trec import JudgedLists, Qrels, Run, judged_lists, load_qrels, load_run
+from .trec import JudgedLists, Qrels, Run, judged_lists, load_qrels, load_run, scores_of_rows
 
 __all__ = ["evaluate", "compare", "Comparison", "QueryMismatchWarning", "DEFAULT_METRICS"]
 
@@ -95,7 +95,8 @@ def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
     if isinstance(scores, Run):
         if truth.docid is None:
             raise ValueError("a Run is matched to labelled lists by (qid, docid): the lists need docids")
-        scores = _scores_of_rows(truth, scores)
+        qids = np.repeat(np.asarray(truth.queries, dtype=object), np.diff(truth.offsets))
+        scores = scores_of_rows(scores, qids, truth.docid)[0]
     s = as_1d_float(scores, "scores")
     if s.shape != truth.y.shape:
         raise ValueError(f"the run has {s.shape[0]} scores but the lists have {truth.y.shape[0]} rows")
@@ -112,21 +113,6 @@ def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
     return JudgedLists(rel=y[order], score=s[order], docid=None if docid is None else docid[order],
                        offsets=truth.offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
                        unjudged_queries=[], unretrieved_queries=[])
-
-
-def _scores_of_rows(truth: _Truth, run: Run) -> np.ndarray:
-    """A run's scores of the labelled rows; rows it does not retrieve rank below its documents."""
-    qids = np.repeat(np.asarray(truth.queries, dtype=object), np.diff(truth.offsets))
-    where = {(str(q), d): i for i, (q, d) in enumerate(zip(run.qid.tolist(), run.docid.tolist()))}
-    idx = np.array([where.get((str(q), d), -1) for q, d in zip(qids.tolist(), truth.docid.tolist())], dtype=np.int64)
-    found = idx >= 0
-    if not found.any():
-        raise ValueError(f"no document of {run.source} is a (qid, docid) of the lists")
-    scores = np.empty(idx.shape[0])
-    scores[found] = run.score[idx[found]]
-    if not found.all():
-        rank_unretrieved_last(scores, ~found)
-    return scores
 
 
 def _values(lists: JudgedLists, spec: str, convention: str) -> np.ndarray:

@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 
 from ._files import check_out
 from .engines import ENGINES
-from ._validation import as_1d_float, check_features, check_sample_weight, fit_groups, group_offsets, trusted
+from ._validation import as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .eval_metric import EvalMetric
@@ -326,15 +326,9 @@ class LambdaRanker(RankingEstimator):
         self
         """
         adapter, metrics, objective_kw, engine_params = self._check_params()
-        if y is None:
-            raise ValueError("LambdaRanker requires y to be passed, but the target y is None")
-        X = check_features(self, X, reset=True)
-        y = as_1d_float(y, "y")
-        if X.shape[0] != y.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
-        offsets = fit_groups(self, y.shape[0], qid, group)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, offsets, per_query=adapter.PER_QUERY_WEIGHTS)
+        data = self._ranking_data(X, y, qid, group, sample_weight, features=lambda X: check_features(self, X, True),
+                                  per_query_weights=adapter.PER_QUERY_WEIGHTS)
+        X, y, offsets, sample_weight = data.X, data.y, data.starts, data.sample_weight
         objective = None
         if objective_kw is not None:  # its parameters are checked here, not in an engine callback
             objective = LambdaObjective(self.objective, **objective_kw)
@@ -344,7 +338,6 @@ class LambdaRanker(RankingEstimator):
             off = group_offsets(ye.shape[0], qid=None if eval_qid is None else eval_qid[k],
                                 group=None if eval_group is None else eval_group[k])
             evals.append((f"valid_{k}", check_features(self, Xe, reset=False), ye, off))
-        self._n_groups = offsets.shape[0] - 1
         self.validation_queries_ = None
         if not evals and self.early_stopping_rounds and self.validation_fraction is not None:
             split = validation_split(offsets, float(self.validation_fraction), self.random_state)

@@ -25,7 +25,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._kernels.config import AUTO_PAIRS_PER_EDGE
 from ._kernels.rankncg import pair_coefficients
-from ._validation import GroupOffsets, as_int_labels, group_offsets, trusted
+from ._validation import GroupOffsets, as_int_labels, group_offsets
 from .base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from .metrics import wmw
@@ -39,13 +39,13 @@ __all__ = ["RankNCG", "pair_gradient", "load_linear_model", "ERFC_ALPHA"]
 class _Pairs:
     """Preference structure of a training set: classes, groups, graph."""
 
-    def __init__(self, y, qid, graph):
+    def __init__(self, y, offsets, graph):
         labels = as_int_labels(y)
         self.classes = np.unique(labels)
         if self.classes.shape[0] < 2:
             raise ValueError("y has one class (a single label value): there are no preference pairs to learn from")
         self.cls = np.searchsorted(self.classes, labels).astype(np.int64)
-        self.offsets = group_offsets(labels.shape[0], qid=qid)
+        self.offsets = offsets
         S = self.classes.shape[0]
         prefer = np.zeros((S, S), dtype=np.bool_)
         if isinstance(graph, str):
@@ -161,7 +161,7 @@ def pair_gradient(w, X, y, qid=None, *, graph="full", alpha: float = 1.0, link: 
     """
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    pairs = _Pairs(y, qid, graph)
+    pairs = _Pairs(y, group_offsets(len(y), qid=qid), graph)
     link, method = _link_method(link, method)
     method = _resolve_method(link, method, pairs)
     return -alpha * w + X.T @ _coefficients(X @ w, pairs, link, method, eps)
@@ -171,7 +171,7 @@ def log_likelihood(w, X, y, qid=None, *, graph="full", alpha: float = 1.0) -> fl
     """L(w) of Raykar eq. 2 with the logistic σ (exact, O(M²))."""
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    pairs = _Pairs(y, qid, graph)
+    pairs = _Pairs(y, group_offsets(len(y), qid=qid), graph)
     coef = np.empty(X.shape[0])
     ll = pair_coefficients(X @ w, pairs.cls, pairs.offsets, pairs.prefer, False, ERFC_ALPHA, coef)
     return float(-0.5 * alpha * w @ w + ll)
@@ -291,15 +291,15 @@ class RankNCG(RankingEstimator):
         if isinstance(self.max_iter, bool):  # scikit-learn's integer interval takes True as 1
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         self._link, self._method = _link_method(self.link, self.method)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        data = self._ranking_data(X, y, qid, group, features=lambda X: validate_data(
+            self, X, accept_sparse="csr", dtype=np.float64))
+        X = data.X
         largest = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
         if largest > MAX_FEATURE:  # squared in the line search and the Gram terms: inf, then coef_ = 0
             raise ValueError(f"features reach {largest:.3g}; RankNCG squares them (past {MAX_FEATURE:.0e} that "
                              f"overflows float64): scale or standardise X")
         X = X.toarray() if sparse.issparse(X) else X
-        offsets = group_offsets(X.shape[0], qid=qid, group=group)
-        self._n_groups = offsets.shape[0] - 1
-        pairs = _Pairs(y, trusted(offsets), self.graph)
+        pairs = _Pairs(data.y, data.starts, self.graph)
         self._method = self.method_ = _resolve_method(self._link, self._method, pairs)
         _note_compile(self._method)
         mean = X.mean(axis=0)

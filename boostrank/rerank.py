@@ -28,7 +28,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from ._validation import as_1d_float, fit_groups, predict_groups
+from ._validation import as_1d_float, predict_groups
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, score_base
@@ -445,13 +445,9 @@ class TopKReranker(RankingEstimator):
 
     def _prepare(self, X, y, qid, group, base_scores) -> _RerankProblem:
         """Validated inputs and the base scores: given, or cross-fitted by ``base_estimator``."""
-        X = check_array(X, dtype=np.float64)
-        y = as_1d_float(y, "y")
+        data = self._ranking_data(X, y, qid, group, features=lambda X: check_array(X, dtype=np.float64))
+        X, y, offsets = data.X, data.y, data.starts
         n, d = X.shape
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
-        offsets = fit_groups(self, n, qid, group)
-        self._n_groups = offsets.shape[0] - 1
         if qid is None and group is not None:
             qid = list_index(offsets)
         self.n_features_in_ = d

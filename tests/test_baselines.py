@@ -1,12 +1,16 @@
-"""Baseline rankers: losses and gradients against pair-by-pair oracles, tiny brute-force optima."""
+"""The benchmarks' baseline rankers (benchmarks/baselines.py): losses and gradients against pair-by-pair oracles,
+tiny brute-force optima.  The papers' tables compare against them, so they are tested as the package is."""
 
 import itertools
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.optimize import check_grad
 
-from boostrank.baselines import PairwiseHinge, PNormPush, RankBoost, RankNetLinear
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from baselines import PairwiseHinge, PNormPush, RankBoost, RankNetLinear  # noqa: E402
 
 
 def _data(seed, n=40, d=3):

@@ -69,12 +69,15 @@ def test_split_query_is_rejected(client, frame):
 
 @pytest.mark.parametrize("objective", ["auc", "mauc"])
 def test_lightgbm_dask_with_lambda_objective(client, frame, objective):
+    """The objective a user hands to ``lightgbm.DaskLGBMRanker``, on whole queries per partition."""
+    import lightgbm as lgb
+
     part = bd.partition_by_query(dd.from_pandas(frame, npartitions=4), "qid").persist()
-    model = bd.train_lightgbm(client, part, label="label", qid="qid", features=FEATURES, objective=objective,
-                              n_estimators=20, learning_rate=0.1, num_leaves=7, min_child_samples=5)
+    model = lgb.DaskLGBMRanker(client=client, objective=br.lightgbm_objective(objective), n_estimators=20,
+                               learning_rate=0.1, num_leaves=7, min_child_samples=5, verbose=-1)
+    model.fit(part[FEATURES], part["label"], group=bd.group_sizes(part, "qid"))
     local = part.compute()
     pred = model.predict(part[FEATURES]).compute()
-    assert callable(model.get_params()["objective"])
     # The same objective on one machine: distributed training must learn as well.
     single = br.LambdaRanker(objective=objective, n_estimators=20, learning_rate=0.1, num_leaves=7,
                              min_child_samples=5)
@@ -87,12 +90,15 @@ def test_lightgbm_dask_with_lambda_objective(client, frame, objective):
 
 
 def test_xgboost_dask_with_lambda_objective(client, frame):
+    """The objective a user hands to ``xgboost.dask.train``."""
     import xgboost as xgb
     import xgboost.dask  # noqa: F401
 
     part = bd.partition_by_query(dd.from_pandas(frame, npartitions=4), "qid").persist()
-    out = bd.train_xgboost(client, part, label="label", qid="qid", features=FEATURES, objective="auc",
-                           num_boost_round=20, params={"max_depth": 3, "eta": 0.3})
+    dtrain = xgb.dask.DaskDMatrix(client, part[FEATURES], part["label"], qid=part["qid"])
+    out = xgb.dask.train(client, {"tree_method": "hist", "max_depth": 3, "eta": 0.3, "min_child_weight": 1e-3,
+                                  "disable_default_eval_metric": 1},
+                         dtrain, num_boost_round=20, obj=br.xgboost_objective("auc"))
     local = part.compute()
     pred = xgb.dask.predict(client, out["booster"], part[FEATURES]).compute()
     single = br.LambdaRanker(engine="xgboost", objective="auc", n_estimators=20, max_depth=3, learning_rate=0.3)
@@ -100,51 +106,6 @@ def test_xgboost_dask_with_lambda_objective(client, frame):
     dist = br.auc(local["label"], pred, local["qid"])
     base = br.auc(local["label"], single.predict(local[FEATURES].to_numpy()), local["qid"])
     assert dist > 0.9 and abs(dist - base) < 0.05
-
-
-@pytest.mark.parametrize("engine", ["lightgbm", "lightgbm", "lightgbm", "xgboost"])
-def test_lazy_input_trains_from_one_evaluation(client, frame, engine):
-    """Not persisted: 0.1 read group sizes and data from two evaluations of the lazy sort (LightGBM failed
-    3 runs of 4 with "Sum of query counts differs") and XGBoost failed every time."""
-    lazy = bd.partition_by_query(dd.from_pandas(frame, npartitions=4), "qid")
-    if engine == "lightgbm":
-        model = bd.train_lightgbm(client, lazy, label="label", qid="qid", features=FEATURES, n_estimators=10,
-                                  num_leaves=7, min_child_samples=5)
-        pred = model.predict(lazy[FEATURES]).compute()
-    else:
-        import xgboost as xgb
-        import xgboost.dask  # noqa: F401
-
-        out = bd.train_xgboost(client, lazy, label="label", qid="qid", features=FEATURES, num_boost_round=10,
-                               params={"max_depth": 3})
-        pred = xgb.dask.predict(client, out["booster"], lazy[FEATURES]).compute()
-    local = lazy.compute()
-    assert pred.shape == (len(frame),) and br.auc(local["label"], pred, local["qid"]) > 0.8  # learned (0.5 is chance); quality lives in benchmarks/
-
-
-def test_one_list_needs_an_explicit_choice_and_trains_per_partition(client):
-    rng = np.random.default_rng(0)
-    n = 4000
-    df = pd.DataFrame(rng.normal(size=(n, 4)), columns=["a", "b", "c", "d"])
-    df["label"] = (df["a"] + 0.5 * rng.normal(size=n) > 1.0).astype(int)
-    ddf = dd.from_pandas(df, npartitions=2)
-    with pytest.raises(ValueError, match="per_partition"):
-        bd.train_lightgbm(client, ddf, label="label", qid=None, n_estimators=5)
-    model = bd.train_lightgbm(client, ddf, label="label", qid=None, one_list="per_partition",
-                              objective_params={"link": "probit", "method": "fast"},
-                              n_estimators=20, num_leaves=7)
-    pred = model.predict(ddf[["a", "b", "c", "d"]]).compute()
-    assert br.auc(df["label"], pred) > 0.85
-
-
-def test_per_partition_lambda_agrees_with_the_full_list_on_random_partitions():
-    rng = np.random.default_rng(1)
-    s = rng.normal(size=6000)
-    y = (s + rng.normal(size=6000) > 1.5).astype(int)
-    two = bd.per_partition_agreement(s, y, 2, random_state=0)
-    many = bd.per_partition_agreement(s, y, 32, random_state=0)
-    assert two["cosine"] > 0.95 and many["cosine"] < two["cosine"]
-    assert bd.per_partition_agreement(s, y, 1)["cosine"] == pytest.approx(1.0)
 
 
 # ------------------------------------------------------------------ DaskLambdaRanker

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from .._validation import as_1d_float, group_offsets
+from .._validation import as_1d_float
 from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
@@ -412,19 +412,13 @@ class MIPRanker(RankingEstimator):
 
     def _prepare(self, X, y, qid, group, sample_weight, pairs, settings) -> _Problem:
         """Validated inputs, features scaled to [−1, 1], and the rank data every stage shares."""
-        X = check_array(X, dtype=np.float64, ensure_min_samples=1)
-        y = as_1d_float(y, "y")
+        data = self._ranking_data(X, y, qid, group, sample_weight,
+                                  features=lambda X: check_array(X, dtype=np.float64, ensure_min_samples=1))
+        X, y, offsets = data.X, data.y, data.starts
         n, d = X.shape
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]} entries")
-        sw = np.ones(n) if sample_weight is None else as_1d_float(sample_weight, "sample_weight")
-        if sw.shape[0] != n or np.any(sw < 0):
-            raise ValueError("sample_weight must hold one non-negative weight per row")
-        if not sw.any():
-            raise ValueError("sample_weight is zero everywhere: there is nothing to rank")
+        sw = np.ones(n) if data.sample_weight is None else data.sample_weight
         if self._objective == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
-        offsets = group_offsets(n, qid=qid, group=group)
         groups = list_index(offsets)
         if qid is None and group is not None:
             qid = groups
@@ -434,7 +428,6 @@ class MIPRanker(RankingEstimator):
                                or pairs.min() < 0 or pairs.max() >= n):
                 raise ValueError(f"pairs must be an (m, 2) array of row indices in [0, {n})")
         self.n_features_in_ = d
-        self._n_groups = offsets.shape[0] - 1  # several lists: score needs their qid
         scale = np.abs(X).max(axis=0)
         scale[scale == 0] = 1.0
         tiny = np.flatnonzero(scale < _MIN_FEATURE_SCALE)

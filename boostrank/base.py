@@ -62,6 +62,9 @@ class RankingEstimator(BaseEstimator):
     _parameter_constraints: dict = {}
     #: the attribute a fit sets (what ``NotFittedError`` checks)
     _fitted_attribute = "coef_"
+    #: a fit without groups is the estimator's own setting, a statistic of one data set (Raykar's WMW, Rudin &
+    #: Wang's AUC), so it says nothing; the rankers of queries say that the rows became one list
+    _one_list_setting = False
 
     def _validate_params(self, finite: tuple = ()) -> None:
         """Every parameter against ``_parameter_constraints`` (scikit-learn's ``InvalidParameterError``, a
@@ -79,9 +82,10 @@ class RankingEstimator(BaseEstimator):
 
         ``features(X)`` checks the features as the estimator takes them (it may set
         ``n_features_in_``).  Without ``qid`` and ``group`` the rows are one list, said aloud
-        (:class:`OneListWarning`) unless ``group=[n]`` makes it explicit: LightGBM's and XGBoost's
-        rankers refuse a fit without groups; one long list (a prioritisation list, a single search
-        log) is a use of its own here, but not by accident.  ``sample_weight``: one per row or one
+        (:class:`OneListWarning`) unless ``group=[n]`` makes it explicit or one list is the
+        estimator's setting (``_one_list_setting``): LightGBM's and XGBoost's rankers refuse a fit
+        without groups; one long list (a prioritisation list, a single search log) is a use of its
+        own here, but not by accident.  ``sample_weight``: one per row or one
         per query, repeated over the query's rows unless ``per_query_weights`` (XGBoost's rule).
         """
         if y is None:  # scikit-learn's wording, which its model selection recognises
@@ -91,7 +95,7 @@ class RankingEstimator(BaseEstimator):
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
         n = y.shape[0]
-        if qid is None and group is None and n > 1:
+        if qid is None and group is None and n > 1 and not self._one_list_setting:
             warn_user(f"{type(self).__name__}.fit got neither qid nor group, so its {n} rows are ranked as one "
                       f"list.  Pass qid= (or group=) for several lists, or group=[{n}] to fit one list without "
                       f"this warning (in scikit-learn's model selection: set_config(enable_metadata_routing=True) "

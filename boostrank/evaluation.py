@@ -22,7 +22,8 @@ from ._kernels import judged as _kj
 from ._validation import GroupOffsets, as_1d_float, group_offsets
 from .data import LetorData
 from .metrics import docid_desc_order, get_metric, parse_metric, trec_ties
-from .trec import JudgedLists, Qrels, Run, judged_lists, load_qrels, load_run, scores_of_rows
+from .trec import JudgedLists, Qrels, Run, segments, judged_lists, load_qrels, load_run, scores_of_rows
+from .trec_measures import expand, trec_measure
 
 __all__ = ["evaluate", "compare", "Comparison", "QueryMismatchWarning", "DEFAULT_METRICS"]
 
@@ -46,6 +47,38 @@ class _Truth:
     offsets: np.ndarray | None = None
     queries: list | None = None
     docid: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """How runs are scored: the convention of ``ndcg``/``map``, and trec_eval's options and version."""
+
+    convention: str | None = None
+    relevance_level: int = 1  # -l
+    depth: int | None = None  # -M
+    complete: bool = False  # -c
+    version: str = "10"
+
+    @property
+    def threshold(self) -> float:
+        """Grades above it are relevant: trec_eval's ``rel >= relevance_level`` on integer grades."""
+        return float(self.relevance_level) - 1.0
+
+    @property
+    def v9(self) -> bool:
+        return self.version == "9"
+
+
+def _rules(convention, relevance_level, depth, complete, version) -> _Rules:
+    if convention not in (None, "trec", "lightgbm"):
+        raise ValueError(f"convention must be None, 'trec' or 'lightgbm', got {convention!r}")
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
+        raise ValueError(f"relevance_level is an integer grade (trec_eval's -l), got {relevance_level!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth is a positive number of documents (trec_eval's -M), got {depth!r}")
+    if version not in ("10", "9"):
+        raise ValueError(f"version is trec_eval's '10' or '9', got {version!r}")
+    return _Rules(convention, int(relevance_level), None if depth is None else int(depth), bool(complete), version)
 
 
 def _truth(obj) -> _Truth:
@@ -88,8 +121,9 @@ def _run(obj, name=None):
     return obj  # scores of labelled lists
 
 
-def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
-    """Labelled lists as judged lists: every judged document is retrieved; ties by docid under ``trec``."""
+def labelled_lists(truth: _Truth, scores, trec: bool, rules: _Rules = _Rules()) -> JudgedLists:
+    """Labelled lists as judged lists: every judged document is retrieved; ties by docid under ``trec``; each
+    list's first ``rules.depth`` documents, ranked on float32 scores under ``rules.version == "9"``."""
     from ._kernels.order import sort_within_groups
 
     if isinstance(scores, Run):
@@ -108,14 +142,21 @@ def labelled_lists(truth: _Truth, scores, trec: bool) -> JudgedLists:
         y, s, docid = y[perm], s[perm], docid[perm]
     elif trec:
         trec_ties(y, s, truth.offsets, None)  # warns when ties fall to input order
-    order = sort_within_groups(s, truth.offsets, True)
+    order = sort_within_groups(s.astype(np.float32).astype(np.float64) if rules.v9 else s, truth.offsets, True)
+    offsets = truth.offsets
+    if rules.depth is not None:
+        rows, offsets = segments(offsets, np.arange(offsets.shape[0] - 1), rules.depth)
+        order = order[rows]
     ideal = truth.y[sort_within_groups(truth.y, truth.offsets, True)]
     return JudgedLists(rel=y[order], score=s[order], docid=None if docid is None else docid[order],
-                       offsets=truth.offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
+                       offsets=offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
                        unjudged_queries=[], unretrieved_queries=[])
 
 
-def _values(lists: JudgedLists, spec: str, convention: str) -> np.ndarray:
+def _values(lists: JudgedLists, spec: str, rules: _Rules, convention: str) -> np.ndarray:
+    measure = trec_measure(spec)
+    if measure is not None:
+        return measure.values(lists, rules.threshold, rules.v9)
     name, k, variant = parse_metric(spec)
     if name in _JUDGED:
         lgb = name in ("ndcg", "map") and (variant or convention) == "lightgbm"
@@ -124,11 +165,15 @@ def _values(lists: JudgedLists, spec: str, convention: str) -> np.ndarray:
                              f"up to 60; use {spec.split(':')[0]}:trec")
         cut = (10 if k is None else k) if name == "p" else (k or 0)
         return _kj.judged_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, _JUDGED[name], cut,
-                                  0.0, lgb, 1.0 if lgb else 0.0)
-    return np.asarray(get_metric(spec)(lists.rel, lists.score, GroupOffsets(lists.offsets), per_query=True))
+                                  rules.threshold, lgb, 1.0 if lgb else 0.0)
+    # trec_eval's codes of unjudged documents (negative) are non-relevant grades here
+    return np.asarray(get_metric(spec)(np.maximum(lists.rel, 0.0), lists.score, GroupOffsets(lists.offsets),
+                                       per_query=True))
 
 
 def _needs_trec_order(spec: str, convention: str) -> bool:
+    if trec_measure(spec) is not None:
+        return True
     name, _, variant = parse_metric(spec)
     return name in _TREC_ONLY or (name in ("ndcg", "map") and (variant or convention) == "trec")
 
@@ -141,14 +186,14 @@ def ranked_lists(truth, run) -> JudgedLists:
     return judged_lists(t.qrels, r) if t.qrels is not None else labelled_lists(t, r, False)
 
 
-def _per_query(truth: _Truth, run, metrics: Sequence[str], convention: str | None):
+def _per_query(truth: _Truth, run, metrics: Sequence[str], rules: _Rules):
     """``({metric: values}, queries)`` of one run; trec_eval's order wherever trec_eval's measures need it."""
     if truth.qrels is not None:
-        conv = convention or "trec"
+        conv = rules.convention or "trec"
         if not len(run):
             raise ValueError(f"{run.source}: the run retrieves no document")
-        lists = judged_lists(truth.qrels, run)
-        if not len(lists.queries):
+        lists = judged_lists(truth.qrels, run, depth=rules.depth, complete=rules.complete, float32=rules.v9)
+        if not len(run.queries) - len(lists.unjudged_queries):
             raise ValueError(f"{run.source}: none of its {len(run.queries)} queries is in "
                              f"{truth.qrels.source} (is it the run of these topics?)")
         if lists.unjudged_queries:
@@ -157,36 +202,50 @@ def _per_query(truth: _Truth, run, metrics: Sequence[str], convention: str | Non
             warnings.warn(f"{run.source}: {len(lists.unjudged_queries)} of its {len(run.queries)} queries are not "
                           f"in {truth.qrels.source} and are not evaluated ({shown}{more})", QueryMismatchWarning,
                           stacklevel=3)
-        return {m: _values(lists, m, conv) for m in metrics}, lists.queries
-    conv = convention or "lightgbm"
+        values = {m: _values(lists, m, rules, conv) for m in metrics}
+        if rules.complete:  # a qrels query the run lacks scores 0 (trec_eval -c)
+            empty = np.diff(lists.offsets) == 0
+            for v in values.values():
+                v[empty & np.isnan(v)] = 0.0
+        return values, lists.queries
+    conv = rules.convention or "lightgbm"
     cache: dict = {}
 
     def lists_for(trec):
         if trec not in cache:
-            cache[trec] = labelled_lists(truth, run, trec)
+            cache[trec] = labelled_lists(truth, run, trec, rules)
         return cache[trec]
 
-    return {m: _values(lists_for(_needs_trec_order(m, conv)), m, conv) for m in metrics}, truth.queries
-
-
-def _check_convention(convention):
-    if convention not in (None, "trec", "lightgbm"):
-        raise ValueError(f"convention must be None, 'trec' or 'lightgbm', got {convention!r}")
+    return {m: _values(lists_for(_needs_trec_order(m, conv)), m, rules, conv) for m in metrics}, truth.queries
 
 
 def _metric_list(metrics) -> list[str]:
+    """The metric names, trec_eval's families (``success``, ``P.5,10``, ``all_trec``) spelled out, each checked."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
         raise ValueError("name at least one metric")
+    metrics = [name for m in metrics for name in expand(m)]
     for m in metrics:
-        parse_metric(m)
+        if trec_measure(m) is None:
+            parse_metric(m)
     if len(set(metrics)) != len(metrics):
         raise ValueError(f"a metric is named twice: {metrics}")
     return metrics
 
 
+def _mean(metric: str, values: np.ndarray) -> float:
+    """The ``all`` line of one metric: trec_eval's sum or geometric mean where it has one, else the mean over
+    the queries where the metric is defined."""
+    measure = trec_measure(metric)
+    if measure is not None:
+        return measure.combined(values)
+    ok = values[~np.isnan(values)]
+    return float(ok.mean()) if ok.size else float("nan")
+
+
 def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_query: bool = False,
-             convention: str | None = None):
+             convention: str | None = None, relevance_level: int = 1, depth: int | None = None,
+             complete: bool = False, version: str = "10"):
     """Metrics of a run, as trec_eval computes them on qrels (and LightGBM's conventions on request).
 
     Parameters
@@ -205,6 +264,17 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
     convention : {None, "trec", "lightgbm"}, default=None
         Of ``ndcg`` and ``map`` without a ``:variant``: trec_eval's with qrels, LightGBM's with
         labelled lists by default.
+    relevance_level : int, default=1
+        Grades from it up are relevant (trec_eval's ``-l``).
+    depth : int, default=None
+        Score each query's first ``depth`` documents (trec_eval's ``-M``).
+    complete : bool, default=False
+        Average over every query of the qrels, one the run lacks scoring 0 (trec_eval's ``-c``).
+    version : {"10", "9"}, default="10"
+        Whose rules: trec_eval 10.0's (ranks on the score as given; ``iprec_at_recall``/``11pt_avg``
+        cut x R documents by ``lround``) or 9.x's (scores compared as float32, so scores equal in float32
+        tie and fall to the document id; the cut ``(long)(x R + 0.9)``), as pytrec_eval and
+        ir-measures, built on 9.x, compute.
 
     Returns
     -------
@@ -227,17 +297,13 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
     >>> evaluate(qrels, run, ["P_2", "recall_3", "recip_rank"])
     {'P_2': 0.0, 'recall_3': 0.5, 'recip_rank': 0.3333333333333333}
     """
-    _check_convention(convention)
+    rules = _rules(convention, relevance_level, depth, complete, version)
     metrics = _metric_list(metrics)
     truth = _truth(truth)
-    values, queries = _per_query(truth, _run(run), metrics, convention)
+    values, queries = _per_query(truth, _run(run), metrics, rules)
     if per_query:
         return {m: dict(zip(queries, v.tolist())) for m, v in values.items()}
-    out = {}
-    for m, v in values.items():
-        ok = v[~np.isnan(v)]
-        out[m] = float(ok.mean()) if ok.size else float("nan")
-    return out
+    return {m: _mean(m, v) for m, v in values.items()}
 
 
 # ------------------------------------------------------------------ comparing runs
@@ -435,7 +501,8 @@ def _named_runs(runs) -> dict:
 
 def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, baseline: str | None = None,
             test: str = "t", correction: str | None = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
-            random_state: int | None = 0, convention: str | None = None) -> Comparison:
+            random_state: int | None = 0, convention: str | None = None, relevance_level: int = 1,
+            depth: int | None = None, complete: bool = False, version: str = "10") -> Comparison:
     """Compare runs on the same queries with paired significance tests.
 
     Parameters
@@ -459,7 +526,7 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     n_resamples : int, default=10000
     random_state : int or None, default=0
         Seed of the sampled randomization test.
-    convention : {None, "trec", "lightgbm"}, default=None
+    convention, relevance_level, depth, complete, version
         As in :func:`evaluate`.
 
     Returns
@@ -475,7 +542,7 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     table reports, the Wilcoxon test of the median difference: the randomization test is the one
     that assumes nothing about the shape of the differences and tests the mean.
     """
-    _check_convention(convention)
+    rules = _rules(convention, relevance_level, depth, complete, version)
     if test not in _TESTS:
         raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}")
     if correction not in _CORRECTIONS:
@@ -489,7 +556,7 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     named = _named_runs(runs)
     if baseline is not None and baseline not in named:
         raise ValueError(f"baseline {baseline!r} is not one of the runs {list(named)}")
-    values = {name: _per_query(truth, run, metrics, convention) for name, run in named.items()}
+    values = {name: _per_query(truth, run, metrics, rules) for name, run in named.items()}
     names = list(named)
     order = ([(baseline, r) for r in names if r != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])

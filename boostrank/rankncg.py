@@ -243,6 +243,7 @@ class RankNCG(RankingEstimator):
     the direction stops ascending.
     """
 
+    _one_list_setting = True  # a statistic of one data set
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="left")],
         "graph": [StrOptions({"full"}), "array-like"],

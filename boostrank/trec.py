@@ -226,11 +226,22 @@ class Run:
             raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice "
                                      f"(entries {i + 1} and {j + 1}); a run ranks each document once")
         self.order = self._trec_order()
+        self._order32 = None
         self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
 
-    def _trec_order(self) -> np.ndarray:
-        order = np.lexsort((-self.score, self._codes))
-        codes, score = self._codes[order], self.score[order]
+    def trec_order(self, float32: bool = False) -> np.ndarray:
+        """The rows in trec_eval's order; ``float32``: scores compared as trec_eval 9.x compares them, cast to
+        float32 (``float sim`` in its ``DOCNO_INFO``), so that scores equal in float32 tie."""
+        if not float32:
+            return self.order
+        if self._order32 is None:
+            self._order32 = self._trec_order(self.score.astype(np.float32).astype(np.float64))
+        return self._order32
+
+    def _trec_order(self, score=None) -> np.ndarray:
+        score = self.score if score is None else score
+        order = np.lexsort((-score, self._codes))
+        codes, score = self._codes[order], score[order]
         tied = np.flatnonzero((codes[1:] == codes[:-1]) & (score[1:] == score[:-1]))
         if tied.size:  # only tied blocks need the string order (strcmp descending, as trec_eval)
             starts = tied[np.concatenate(([True], np.diff(tied) > 1))]
@@ -265,7 +276,9 @@ class JudgedLists:
     Attributes
     ----------
     rel, score : ndarray of float64
-        Grade (0 when unjudged) and score of each retrieved document, each query's in rank order.
+        Grade and score of each retrieved document, each query's in rank order; trec_eval's codes
+        for a document absent from the qrels (−1) and one the qrels grade negatively (−2, in the pool
+        but not judged).
     docid : ndarray of object
     offsets : ndarray of int64
         Query ``g`` is rows ``offsets[g]:offsets[g + 1]``.
@@ -288,21 +301,30 @@ class JudgedLists:
     unretrieved_queries: list
 
 
-def _segments(offsets: np.ndarray, chosen: np.ndarray):
-    """Rows of the chosen groups, in order, and the offsets of the result."""
+def segments(offsets: np.ndarray, chosen: np.ndarray, depth: int | None = None):
+    """Rows of the chosen groups (each group's first ``depth``), in order, and the offsets of the result."""
     sizes = offsets[chosen + 1] - offsets[chosen]
+    if depth is not None:
+        sizes = np.minimum(sizes, depth)
     new = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     rows = np.arange(new[-1], dtype=np.int64) - np.repeat(new[:-1] - offsets[chosen], sizes)
     return rows, new
 
 
-def judged_lists(qrels: Qrels, run: Run) -> JudgedLists:
+def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: bool = False,
+                 float32: bool = False) -> JudgedLists:
     """Match a run to qrels by (qid, docid).
 
     Parameters
     ----------
     qrels : Qrels
     run : Run
+    depth : int, default=None
+        Keep each query's first ``depth`` documents (trec_eval's ``-M``).
+    complete : bool, default=False
+        Add every qrels query the run lacks, as an empty list (trec_eval's ``-c``).
+    float32 : bool, default=False
+        Rank on the scores cast to float32, as trec_eval 9.x does (:meth:`Run.trec_order`).
 
     Returns
     -------
@@ -311,27 +333,35 @@ def judged_lists(qrels: Qrels, run: Run) -> JudgedLists:
     where = {q: i for i, q in enumerate(qrels.queries)}
     to_qrels = np.array([where.get(q, -1) for q in run.queries], dtype=np.int64)
     kept = np.flatnonzero(to_qrels >= 0)
-    rows, offsets = _segments(run.offsets, kept)
-    rows = run.order[rows]
+    rows, offsets = segments(run.offsets, kept, depth)
+    rows = run.trec_order(float32)[rows]
     codes = to_qrels[run._codes[rows]]
     docid = run.docid[rows]
     at = _kj.match_sorted(codes, run._hash[rows], qrels.ideal_offsets, qrels._sorted_hash)
     hit = np.flatnonzero(at >= 0)
     judged_row = qrels._order[at[hit]]
-    rel = np.zeros(rows.shape[0])
+    # graded negatively: in the pool but not judged (trec_eval's form_res_rels.c)
+    pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
+    rel = np.full(rows.shape[0], _kj.REL_NONPOOL)
     if not (qrels.docid[judged_row] == docid[hit]).all():  # two ids share a hash: match by the strings instead
-        grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), qrels.rel.tolist())}
-        rel[:] = [grade.get((c, d), 0) for c, d in zip(codes.tolist(), docid.tolist())]
+        grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}
+        rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), docid.tolist())]
     else:
-        rel[hit] = qrels.rel[judged_row]
-    ideal_rows, ideal_offsets = _segments(qrels.ideal_offsets, to_qrels[kept])
+        rel[hit] = pooled[judged_row]
     in_run = set(run.queries)
+    queries = [run.queries[i] for i in kept.tolist()]
+    missing = [q for q in qrels.queries if q not in in_run]
+    judged = to_qrels[kept]
+    if complete and missing:  # empty lists, judged as the qrels say
+        judged = np.concatenate((judged, [where[q] for q in missing])).astype(np.int64)
+        offsets = np.concatenate((offsets, np.full(len(missing), offsets[-1]))).astype(np.int64)
+        queries = queries + missing
+    ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
     return JudgedLists(
         rel=rel, score=run.score[rows], docid=docid, offsets=offsets,
-        ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets,
-        queries=[run.queries[i] for i in kept.tolist()],
+        ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets, queries=queries,
         unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],
-        unretrieved_queries=[q for q in qrels.queries if q not in in_run],
+        unretrieved_queries=[] if complete else missing,
     )
 
 

@@ -529,3 +529,63 @@ def pairs_per_list_reference(labels, offsets):
         v = list(labels[a:b])
         out.append(sum(1 for i in range(len(v)) for j in range(i + 1, len(v)) if v[i] != v[j]))
     return out
+
+
+def trec_more_reference(qrels: dict, run: dict, level: int = 1, v9: bool = True) -> dict:
+    """trec_eval's other measures (trec_measures.py) one query at a time, from the definitions in its m_*.c
+    comments rather than its loops: a retrieved document is relevant (grade >= level), judged non-relevant
+    (0 <= grade < level), or neither (absent from the qrels, or graded negatively); R counts the judged."""
+    out = {}
+    for q in sorted(set(qrels) & set(run)):
+        ranked = [d for d, _ in sorted(run[q].items(), key=lambda item: (item[1], item[0]), reverse=True)]
+        grade = [qrels[q].get(d) for d in ranked]
+        rel = [g is not None and g >= level for g in grade]
+        judged_non = [g is not None and 0 <= g < level for g in grade]
+        n, n_rel = len(ranked), sum(g >= level for g in qrels[q].values())
+        n_nonrel = sum(0 <= g < level for g in qrels[q].values())
+        hits = sum(rel)
+        prec = [sum(rel[:i + 1]) / (i + 1) for i in range(n)]
+        recall_at = [sum(rel[:i + 1]) for i in range(n)]
+
+        def iprec(x):  # the best precision at any rank whose recall count reaches the cut
+            cut = int(x * n_rel + 0.9) if v9 else math.floor(x * n_rel + 0.5)
+            if cut > hits:
+                return 0.0
+            return max([p for p, c in zip(prec, recall_at) if c >= cut] + [hits / n if n else 0.0])
+
+        bpref = 0.0
+        inf_ap = 0.0
+        for j in range(n):
+            if not rel[j]:
+                continue
+            above_non = sum(judged_non[:j])
+            bpref += 1.0 - (min(above_non, n_rel) / min(n_nonrel, n_rel) if above_non else 0.0)
+            if j == 0:
+                inf_ap += 1.0
+            else:  # Yilmaz & Aslam: 1/k + (k-1)/k * (judged above / (k-1)) * (rel above + ε)/(judged above + 2ε)
+                eps = 0.00001
+                judged_above = sum(g is not None for g in grade[:j])  # in the pool: judged or graded negatively
+                rel_above, non_above = sum(rel[:j]), sum(judged_non[:j])
+                inf_ap += 1 / (j + 1) + (j / (j + 1)) * (judged_above / j) * (
+                    (rel_above + eps) / (rel_above + non_above + 2 * eps))
+        ap = sum(prec[i] for i in range(n) if rel[i]) / n_rel if hits else 0.0
+        big = sum(1 / math.log2(2 + sum(1 for k in range(i) if not rel[k])) for i in range(n) if rel[i])
+        v = {"num_ret": n, "num_rel": n_rel, "num_rel_ret": hits, "num_nonrel_judged_ret": sum(judged_non),
+             "set_P": hits / n, "set_recall": hits / n_rel if n_rel else 0.0,
+             "set_map": hits * hits / (n * n_rel) if n_rel else 0.0,
+             "set_relative_P": hits / min(n, n_rel) if n_rel else 0.0,
+             "set_F": 2 * hits / (n + n_rel) if hits else 0.0,
+             "utility": hits - (n - hits), "bpref": bpref / n_rel if n_rel else 0.0,
+             "infAP": inf_ap / n_rel if n_rel else 0.0, "binG": big / n_rel if hits else 0.0, "gm_map": ap,
+             "11pt_avg": sum(iprec(i / 10) for i in range(11)) / 11}
+        for k in (1, 5, 10):
+            v[f"success_{k}"] = float(any(rel[:k]))
+        for k in (5, 10, 15, 20, 30, 100):
+            v[f"relative_P_{k}"] = sum(rel[:k]) / min(k, n_rel) if n_rel else 0.0
+        for i in range(11):
+            v[f"iprec_at_recall_{i / 10:3.2f}"] = iprec(i / 10)
+        for i in range(1, 11):
+            cut = int(i / 5 * n_rel + 0.9)
+            v[f"Rprec_mult_{i / 5:3.2f}"] = sum(rel[:cut]) / cut if cut else 0.0
+        out[q] = v
+    return out

@@ -13,7 +13,7 @@ import pytest
 
 import boostrank as br
 from boostrank.evaluation import QueryMismatchWarning
-from tests.reference import randomization_p_exact, trec_eval_reference
+from tests.reference import randomization_p_exact, trec_eval_reference, trec_more_reference
 
 K = 5
 MEASURES = ["ndcg", f"ndcg_cut_{K}", "map", f"map_cut_{K}", f"P_{K}", f"recall_{K}", "recip_rank", "Rprec"]
@@ -56,6 +56,79 @@ def test_every_trec_measure_equals_pytrec_eval_and_the_oracle(seed, ties):
         for q in expected:
             assert got[m][q] == pytest.approx(expected[q][m], abs=1e-9), (m, q)
             assert got[m][q] == pytest.approx(oracle[q][m], abs=1e-12), (m, q)
+
+
+MORE = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall", "set_map",
+        "set_relative_P", "set_F", "utility", "bpref", "infAP", "binG", "gm_map", "11pt_avg", "success",
+        "relative_P.5,10,15,20,30,100", "iprec_at_recall", "Rprec_mult"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ties", [True, False])
+@pytest.mark.parametrize("level", [1, 2])
+def test_the_other_trec_measures_equal_the_oracle_and_pytrec_eval(seed, ties, level):
+    """Unjudged, pooled-but-unjudged (negative grades) and judged documents, ties, queries without relevant
+    documents, relevance levels: per query against the oracle and pytrec_eval (trec_eval 9.x's rules)."""
+    qrels, run = random_collection(seed, ties=ties)
+    oracle = trec_more_reference(qrels, run, level=level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QueryMismatchWarning)
+        got = br.evaluate(qrels, run, MORE, per_query=True, relevance_level=level, version="9")
+    names = [m for m in got if m in next(iter(oracle.values()))]
+    assert len(names) == len(got) == 45
+    for m in names:
+        for q in oracle:
+            assert got[m][q] == pytest.approx(oracle[q][m], abs=1e-12), (m, q)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    families = {m.split(".")[0] for m in MORE}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, families, relevance_level=level).evaluate(run)
+    for m in names:
+        for q in oracle:
+            want = math.exp(expected[q][m]) if m.startswith("gm_") else expected[q][m]
+            have = max(got[m][q], 1e-5) if m.startswith("gm_") else got[m][q]
+            assert have == pytest.approx(want, abs=1e-9), (m, q)
+
+
+def test_trec_eval_options_cut_complete_and_combine_queries_as_trec_eval():
+    qrels = {"a": {"d1": 1, "d2": 0, "d3": 1}, "b": {"e1": 1}, "c": {"f1": 2, "f2": 0}}
+    run = {"a": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "b": {"x": 1.0, "e1": 0.5}}
+    plain = br.evaluate(qrels, run, ["num_q", "num_rel", "num_ret", "map", "gm_map", "P_5"])
+    assert plain["num_q"] == 2 and plain["num_rel"] == 3 and plain["num_ret"] == 5  # sums, as trec_eval's
+    assert plain["map"] == pytest.approx(((1 + 2 / 3) / 2 + 1 / 2) / 2)
+    assert plain["gm_map"] == pytest.approx(math.sqrt((1 + 2 / 3) / 2 * 1 / 2))
+    full = br.evaluate(qrels, run, ["num_q", "num_rel", "num_ret", "map", "gm_map", "P_5"], complete=True)
+    assert full["num_q"] == 3 and full["num_rel"] == 4 and full["num_ret"] == 5
+    assert full["map"] == pytest.approx(plain["map"] * 2 / 3)  # c scores 0
+    assert full["gm_map"] == pytest.approx((plain["gm_map"] ** 2 * 1e-5) ** (1 / 3))  # 0 floored at 1e-5
+    per = br.evaluate(qrels, run, ["map", "num_ret"], per_query=True, complete=True)
+    assert per["map"]["c"] == 0.0 and per["num_ret"]["c"] == 0
+    cut = br.evaluate(qrels, run, ["num_ret", "map", "set_P"], per_query=True, depth=1)
+    assert cut["num_ret"] == {"a": 1, "b": 1} and cut["map"]["a"] == pytest.approx(1 / 2) and cut["set_P"]["b"] == 0
+    strict = br.evaluate(qrels, run, ["num_rel"], complete=True, relevance_level=2)
+    assert strict["num_rel"] == 1
+    assert list(br.evaluate(qrels, run, "success")) == ["success_1", "success_5", "success_10"]
+    assert len(br.evaluate(qrels, run, "all_trec")) >= 88
+    for bad in (dict(depth=0), dict(relevance_level=1.5), dict(version="8")):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            br.evaluate(qrels, run, "map", **bad)
+    for bad, match in (("utility.1,2", "four coefficients"), ("bpref.3", "takes no parameter"),
+                       ("success.0", "positive integers")):
+        with pytest.raises(ValueError, match=match):
+            br.evaluate(qrels, run, bad)
+
+
+def test_version_9_ranks_on_float32_scores_and_cuts_recall_levels_as_9_did():
+    # 1 + 1e-9 and 1 are one float32: trec_eval 9 ties them and breaks the tie by docid, descending
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
+    assert br.evaluate(qrels, run, "recip_rank")["recip_rank"] == 1.0
+    assert br.evaluate(qrels, run, "recip_rank", version="9")["recip_rank"] == 0.5
+    # R = 7: 0.2 R = 1.4 relevant documents is 2 by 9's (long)(x R + 0.9) and 1 by 10's lround
+    qrels = {"q": {f"r{i}": 1 for i in range(7)}}
+    run = {"q": {"r0": 99.0, **{f"n{i}": 50.0 - i for i in range(5)}, **{f"r{i}": 1.0 / i for i in range(1, 7)}}}
+    v10 = br.evaluate(qrels, run, "iprec_at_recall_0.20")["iprec_at_recall_0.20"]
+    v9 = br.evaluate(qrels, run, "iprec_at_recall_0.20", version="9")["iprec_at_recall_0.20"]
+    assert v10 == 1.0 and v9 == pytest.approx(7 / 12)  # rank 1 has recall 1; recall 2 starts at rank 7
 
 
 def test_the_mean_is_over_the_evaluated_queries_and_unjudged_queries_are_reported():
@@ -150,7 +223,7 @@ def test_many_documents_join_exactly():
     lists = br.trec.judged_lists(qrels, run)
     table = {(q, d): g for q, d, g in zip(qid[judged], docid[judged], grades[judged])}
     rows = np.repeat(np.arange(len(lists.queries)), np.diff(lists.offsets))
-    want = [table.get((lists.queries[r], d), 0) for r, d in zip(rows, lists.docid)]
+    want = [table.get((lists.queries[r], d), -1) for r, d in zip(rows, lists.docid)]  # -1: not in the qrels
     np.testing.assert_array_equal(lists.rel, want)
 
 

@@ -149,3 +149,246 @@ def match_sorted(codes, hashes, offsets, sorted_hashes):
         if lo < offsets[c + 1] and sorted_hashes[lo] == h:
             out[i] = lo
     return out
+
+
+# the ``measure`` codes of :func:`trec_measure`: trec_eval's measures of the retrieved set, its judged
+# documents and interpolated precision (m_*.c of trec_eval at f425365, each named below)
+MODE_TREC_NUM_Q = 0
+MODE_TREC_NUM_RET = 1
+MODE_TREC_NUM_REL = 2
+MODE_TREC_NUM_REL_RET = 3
+MODE_TREC_NUM_NONREL_JUDGED_RET = 4
+MODE_TREC_SET_P = 5
+MODE_TREC_SET_RECALL = 6
+MODE_TREC_SET_MAP = 7
+MODE_TREC_SET_RELATIVE_P = 8
+MODE_TREC_SET_F = 9
+MODE_TREC_UTILITY = 10
+MODE_TREC_BPREF = 11
+MODE_TREC_INFAP = 12
+MODE_TREC_BING = 13
+MODE_TREC_AP = 14
+MODE_TREC_11PT_AVG = 15
+MODE_TREC_SUCCESS = 16
+MODE_TREC_RELATIVE_P = 17
+MODE_TREC_RPREC_MULT = 18
+MODE_TREC_IPREC_AT_RECALL = 19
+
+#: trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (trec_eval.h): a retrieved document absent from the
+#: qrels, and one the qrels list with a negative grade (in the pool, not judged)
+REL_NONPOOL = -1.0
+REL_UNJUDGED = -2.0
+_INFAP_EPSILON = 0.00001
+
+
+@njit(cache=True)
+def _cut_of(x, n_rel, v9_rounding):
+    """A fraction of R as a document count: ``lround(x R)`` (trec_eval 10), ``(long)(x R + 0.9)`` (9.x)."""
+    if v9_rounding:
+        return np.int64(x * n_rel + 0.9)
+    v = x * n_rel
+    return np.int64(math.floor(v + 0.5))  # lround: halves away from zero (v >= 0 here)
+
+
+@njit(cache=True)
+def _interpolated(rel, a, n, n_rel_ret, threshold, cuts, out_row, average):
+    """trec_eval's interpolated precision at recall counts ``cuts`` (ascending), from the bottom of the list up:
+    iprec(X) = max precision at any rank whose recall ≥ X (m_iprec_at_recall.c, m_11pt_avg.c)."""
+    n_cuts = cuts.shape[0]
+    current = n_cuts - 1
+    while current >= 0 and cuts[current] > n_rel_ret:
+        out_row[current] = 0.0  # a recall level the run never reaches: trec_eval's value stays 0
+        current -= 1
+    int_precis = n_rel_ret / n if n > 0 else 0.0
+    rel_so_far = n_rel_ret
+    i = n
+    while i > 0 and rel_so_far > 0:
+        precis = rel_so_far / i
+        if int_precis < precis:
+            int_precis = precis
+        if rel[a + i - 1] > threshold:
+            while current >= 0 and rel_so_far == cuts[current]:
+                out_row[current] = int_precis
+                current -= 1
+            rel_so_far -= 1
+        i -= 1
+    while current >= 0:
+        out_row[current] = int_precis
+        current -= 1
+    if average:
+        out_row[0] = np.mean(out_row)
+
+
+@njit(cache=True)
+def _judged_walk(rel, a, n, threshold, n_rel, n_nonrel, measure):
+    """bpref (m_bpref.c) and infAP (m_infap.c): a walk over the judged documents only."""
+    nonrel_so_far = 0
+    rel_so_far = 0
+    unjudged_so_far = 0
+    total = 0.0
+    for j in range(n):
+        r = rel[a + j]
+        if r == REL_NONPOOL:
+            continue
+        if r == REL_UNJUDGED:
+            unjudged_so_far += 1
+            continue
+        if r <= threshold:
+            nonrel_so_far += 1
+            continue
+        rel_so_far += 1
+        if measure == MODE_TREC_BPREF:
+            if nonrel_so_far > 0:
+                total += 1.0 - min(nonrel_so_far, n_rel) / min(n_nonrel, n_rel)
+            else:
+                total += 1.0
+        elif j == 0:
+            total += 1.0
+        else:
+            fj = float(j)
+            total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                (rel_so_far - 1 + nonrel_so_far + unjudged_so_far) / fj) * (
+                (rel_so_far - 1 + _INFAP_EPSILON) / (rel_so_far - 1 + nonrel_so_far + 2 * _INFAP_EPSILON))
+    return total / n_rel if n_rel > 0 else total
+
+
+@njit(cache=True)
+def _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params):
+    """The measures with one value per query."""
+    n_rel_ret = 0
+    judged_nonrel = 0
+    for i in range(n):
+        r = rel[a + i]
+        if r > threshold:
+            n_rel_ret += 1
+        elif r >= 0.0:
+            judged_nonrel += 1
+    if measure == MODE_TREC_NUM_Q:
+        return 1.0
+    if measure == MODE_TREC_NUM_RET:
+        return float(n)
+    if measure == MODE_TREC_NUM_REL:
+        return float(n_rel)
+    if measure == MODE_TREC_NUM_REL_RET:
+        return float(n_rel_ret)
+    if measure == MODE_TREC_NUM_NONREL_JUDGED_RET:
+        return float(judged_nonrel)
+    if measure == MODE_TREC_SET_P:
+        return n_rel_ret / n if n > 0 else 0.0
+    if measure == MODE_TREC_SET_RECALL:
+        return n_rel_ret / n_rel if n_rel > 0 else 0.0
+    if measure == MODE_TREC_SET_MAP:
+        return n_rel_ret * n_rel_ret / (n * n_rel) if n > 0 and n_rel > 0 else 0.0
+    if measure == MODE_TREC_SET_RELATIVE_P:
+        return n_rel_ret / min(n, n_rel) if n > 0 and n_rel > 0 else 0.0
+    if measure == MODE_TREC_SET_F:
+        if n_rel_ret == 0:
+            return 0.0
+        p = n_rel_ret / n
+        r = n_rel_ret / n_rel
+        return (params[0] + 1.0) * p * r / (params[0] * p + r)
+    if measure == MODE_TREC_UTILITY:  # the collection size is trec_eval's default, 0 (-N)
+        return (params[0] * n_rel_ret + params[1] * (n - n_rel_ret) + params[2] * (n_rel - n_rel_ret)
+                + params[3] * (n_rel_ret - n - n_rel))
+    if measure == MODE_TREC_BPREF or measure == MODE_TREC_INFAP:
+        return _judged_walk(rel, a, n, threshold, n_rel, n_nonrel, measure)
+    hits = 0
+    total = 0.0
+    for i in range(n):
+        if rel[a + i] > threshold:
+            hits += 1
+            if measure == MODE_TREC_AP:
+                total += hits / (i + 1.0)
+            else:  # binG: each relevant document discounted by the non-relevant ones above it
+                total += 1.0 / math.log2(3.0 + i - hits)
+    return total / n_rel if hits > 0 else 0.0
+
+
+@njit(cache=True)
+def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_row):
+    """success, relative_P (m_success.c, m_rel_P.c: documents past the list count as non-relevant) and
+    Rprec_mult (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
+    if measure == MODE_TREC_RPREC_MULT:
+        for c in range(params.shape[0]):
+            cut = np.int64(params[c] * n_rel + 0.9)
+            hits = 0
+            for i in range(min(cut, n)):
+                if rel[a + i] > threshold:
+                    hits += 1
+            out_row[c] = hits / cut if cut > 0 else 0.0
+        return
+    hits = 0
+    c = 0
+    for i in range(n + 1):
+        while c < params.shape[0] and (i == np.int64(params[c]) or i == n):
+            cut = np.int64(params[c])
+            if measure == MODE_TREC_SUCCESS:
+                out_row[c] = 1.0 if hits > 0 else 0.0
+            elif n_rel > 0:
+                out_row[c] = hits / min(cut, n_rel)
+            else:
+                out_row[c] = 0.0
+            c += 1
+        if i < n and rel[a + i] > threshold:
+            hits += 1
+
+
+@njit(cache=True)
+def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold, v9_rounding):
+    """One of trec_eval's measures of each list, at each of its parameters.
+
+    Parameters
+    ----------
+    rel, offsets, ideal, ideal_offsets
+        As in the module docstring, with trec_eval's codes in ``rel``: :data:`REL_NONPOOL` for a
+        retrieved document absent from the qrels, :data:`REL_UNJUDGED` for one the qrels grade
+        negatively; ``ideal`` holds every grade of the qrels, negative ones included.
+    measure : int
+        A ``MODE_TREC_*`` code.
+    params : ndarray of float64
+        The measure's parameters: cut-offs (success, relative_P), fractions of R
+        (Rprec_mult, iprec_at_recall, 11pt_avg), set_F's β², utility's four coefficients.
+    threshold : float
+        A grade above it is relevant: trec_eval's relevance level ``-l`` minus 1 on its integer
+        grades; a grade from 0 to it is judged non-relevant.
+    v9_rounding : bool
+        iprec_at_recall and 11pt_avg cut x R as trec_eval 9.x did, ``(long)(x R + 0.9)``;
+        else as 10.0 does, ``lround(x R)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_lists, n_values)
+        One column per parameter of a cut-off family; one column otherwise.
+    """
+    n_lists = offsets.shape[0] - 1
+    by_cut = measure >= MODE_TREC_SUCCESS
+    out = np.zeros((n_lists, params.shape[0] if by_cut else 1))
+    cuts = np.zeros(params.shape[0], dtype=np.int64)
+    for g in range(n_lists):
+        a = offsets[g]
+        n = offsets[g + 1] - a
+        n_rel = 0
+        n_nonrel = 0
+        for i in range(ideal_offsets[g], ideal_offsets[g + 1]):
+            if ideal[i] > threshold:
+                n_rel += 1
+            elif ideal[i] >= 0.0:
+                n_nonrel += 1
+        if measure == MODE_TREC_IPREC_AT_RECALL or measure == MODE_TREC_11PT_AVG:
+            n_rel_ret = 0
+            for i in range(n):
+                if rel[a + i] > threshold:
+                    n_rel_ret += 1
+            for c in range(params.shape[0]):
+                cuts[c] = _cut_of(params[c], n_rel, v9_rounding)
+            if measure == MODE_TREC_11PT_AVG:
+                row = np.zeros(params.shape[0])
+                _interpolated(rel, a, n, n_rel_ret, threshold, cuts, row, True)
+                out[g, 0] = row[0]
+            else:
+                _interpolated(rel, a, n, n_rel_ret, threshold, cuts, out[g], False)
+        elif by_cut:
+            _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out[g])
+        else:
+            out[g, 0] = _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params)
+    return out

@@ -279,6 +279,7 @@ class MIPRanker(RankingEstimator):
     ('optimal', 1.0)
     """
 
+    _one_list_setting = True  # a statistic of one data set
     _parameter_constraints = {
         "objective": [StrOptions(set(STATISTICS))],
         "a": "no_validation",  # a family name, a WeightFamily or weights: weight_family() checks it in fit

@@ -1,0 +1,169 @@
+"""trec_eval's measures of the retrieved set, the judged documents and interpolated precision.
+
+The ranked-list measures (``P``, ``recall``, ``map``, ``ndcg``, ``recip_rank``, ``Rprec`` and their
+cut-offs) are :mod:`boostrank.metrics`'; this module holds the rest of ``trec_eval -m all_trec``
+but the relevance-feedback ones: counts (``num_ret`` ...), set measures (``set_P`` ...),
+``bpref``, ``infAP``, ``binG``, ``utility``, ``success``, ``relative_P``, ``Rprec_mult``,
+``iprec_at_recall``, ``11pt_avg`` and the geometric means ``gm_map``, ``gm_bpref``.  Each is
+defined by trec_eval's ``m_<name>.c`` (usnistgov/trec_eval at f425365, 10.0) and checked against
+trec_eval's own test corpus.  Names and parameters are trec_eval's: ``success_5`` (or pytrec_eval's
+``success.5``), ``iprec_at_recall_0.10``, ``set_F.0.5``; a family name alone (``success``) or a
+list (``success.1,5``) stands for its measures.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels import judged as _kj
+
+__all__ = ["TrecMeasure", "trec_measure", "expand", "ALL_TREC"]
+
+#: family: (kernel code, default parameters, parameter kind, how the "all" line combines queries).  The
+#: kinds: "cut" (an integer cut-off per measure), "fraction" (a fraction of R per measure), "param" (one
+#: measure with parameters), None; the combinations: "mean", "sum" (counts), "gm" (geometric mean, each
+#: value floored at trec_eval's MIN_GEO_MEAN)
+_FAMILIES = {
+    "num_q": (_kj.MODE_TREC_NUM_Q, (), None, "sum"),
+    "num_ret": (_kj.MODE_TREC_NUM_RET, (), None, "sum"),
+    "num_rel": (_kj.MODE_TREC_NUM_REL, (), None, "sum"),
+    "num_rel_ret": (_kj.MODE_TREC_NUM_REL_RET, (), None, "sum"),
+    "num_nonrel_judged_ret": (_kj.MODE_TREC_NUM_NONREL_JUDGED_RET, (), None, "sum"),
+    "gm_map": (_kj.MODE_TREC_AP, (), None, "gm"),
+    "bpref": (_kj.MODE_TREC_BPREF, (), None, "mean"),
+    "gm_bpref": (_kj.MODE_TREC_BPREF, (), None, "gm"),
+    "infap": (_kj.MODE_TREC_INFAP, (), None, "mean"),
+    "bing": (_kj.MODE_TREC_BING, (), None, "mean"),
+    "set_p": (_kj.MODE_TREC_SET_P, (), None, "mean"),
+    "set_recall": (_kj.MODE_TREC_SET_RECALL, (), None, "mean"),
+    "set_map": (_kj.MODE_TREC_SET_MAP, (), None, "mean"),
+    "set_relative_p": (_kj.MODE_TREC_SET_RELATIVE_P, (), None, "mean"),
+    "set_f": (_kj.MODE_TREC_SET_F, (1.0,), "param", "mean"),
+    "utility": (_kj.MODE_TREC_UTILITY, (1.0, -1.0, 0.0, 0.0), "param", "mean"),
+    "11pt_avg": (_kj.MODE_TREC_11PT_AVG, tuple(i / 10 for i in range(11)), "param", "mean"),
+    "success": (_kj.MODE_TREC_SUCCESS, (1, 5, 10), "cut", "mean"),
+    "relative_p": (_kj.MODE_TREC_RELATIVE_P, (5, 10, 15, 20, 30, 100, 200, 500, 1000), "cut", "mean"),
+    "rprec_mult": (_kj.MODE_TREC_RPREC_MULT, tuple(i / 5 for i in range(1, 11)), "fraction", "mean"),
+    "iprec_at_recall": (_kj.MODE_TREC_IPREC_AT_RECALL, tuple(i / 10 for i in range(11)), "fraction", "mean"),
+}
+#: trec_eval's spelling of each family (its output names)
+_SPELLING = {"infap": "infAP", "bing": "binG", "set_p": "set_P", "set_relative_p": "set_relative_P",
+             "set_f": "set_F", "relative_p": "relative_P", "rprec_mult": "Rprec_mult"}
+#: the ranked-list families boostrank.metrics computes, with trec_eval's default cut-offs
+_RANKED = {"p": ("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000)), "recall": ("recall", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+           "ndcg_cut": ("ndcg_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+           "map_cut": ("map_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000))}
+#: ``trec_eval -m all_trec``'s measures (but runid and relstring), in its order
+ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
+            "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+            "set_map", "set_F", "num_nonrel_judged_ret")
+_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?P<params>[0-9.,]+))?$")
+MIN_GEO_MEAN = 0.00001  # trec_eval.h
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure: its kernel code, parameters, the column it reads and how queries combine."""
+
+    name: str
+    code: int
+    params: tuple
+    column: int
+    combine: str
+
+    def values(self, lists, threshold: float = 0.0, v9_rounding: bool = False) -> np.ndarray:
+        """Each list's value (:class:`~boostrank.trec.JudgedLists`): grades above ``threshold`` are relevant;
+        ``v9_rounding``: trec_eval 9.x's cut of a fraction of R (:func:`boostrank._kernels.judged.trec_measure`)."""
+        out = _kj.trec_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, self.code,
+                               np.asarray(self.params, dtype=np.float64), float(threshold), v9_rounding)
+        return out[:, self.column]
+
+    def combined(self, values: np.ndarray, n_queries: int | None = None) -> float:
+        """The ``all`` line: the mean, the sum, or the geometric mean, over ``n_queries`` when given (trec_eval's
+        ``-c``: the queries absent from the run count 0, or MIN_GEO_MEAN in a geometric mean)."""
+        n = values.shape[0] if n_queries is None else n_queries
+        if self.combine == "sum":
+            return float(values.sum())
+        if not n:
+            return float("nan")
+        if self.combine == "gm":
+            logs = np.log(np.maximum(values, MIN_GEO_MEAN)).sum() + (n - values.shape[0]) * math.log(MIN_GEO_MEAN)
+            return float(np.exp(logs / n))
+        return float(values.sum() / n)
+
+
+def _split(spec: str):
+    m = _SPEC.match(spec.strip().lower())
+    if m is None:
+        return None, None
+    family, params = m["family"], m["params"]
+    if family not in _FAMILIES and params is not None and f"{family}_{params}" in _FAMILIES:
+        family, params = f"{family}_{params}", None  # 11pt_avg: digits that are part of the name
+    return family, params
+
+
+def _numbers(text: str, family: str, kind) -> tuple:
+    try:
+        values = tuple(float(v) for v in text.strip(",").split(","))
+    except ValueError:
+        raise ValueError(f"{family}: parameters are numbers separated by commas, got {text!r}") from None
+    if kind == "cut" and any(v != int(v) or v < 1 for v in values):
+        raise ValueError(f"{family}: cut-offs are positive integers, got {text!r}")
+    if kind == "fraction" and any(v < 0 for v in values):
+        raise ValueError(f"{family}: fractions of R are non-negative, got {text!r}")
+    return values
+
+
+def trec_measure(spec: str) -> TrecMeasure | None:
+    """The measure ``spec`` names (``success_5``, ``set_F.0.5``, ``gm_map``), or None if it names none here."""
+    family, text = _split(spec)
+    if family not in _FAMILIES:
+        return None
+    code, default, kind, combine = _FAMILIES[family]
+    params = default if text is None else _numbers(text, family, kind)
+    if kind in ("cut", "fraction"):
+        if text is None or len(params) != 1:
+            return None  # a family, or several of its measures: expand() names each
+        return TrecMeasure(spec, code, params, 0, combine)
+    if kind is None and text is not None:
+        raise ValueError(f"{_SPELLING.get(family, family)} takes no parameter, got {spec!r}")
+    if family == "utility" and len(params) != 4:
+        raise ValueError(f"utility takes four coefficients (trec_eval's utility.1,-1,0,0), got {spec!r}")
+    if family == "set_f" and len(params) != 1:
+        raise ValueError(f"set_F takes one parameter, the weight of recall against precision, got {spec!r}")
+    return TrecMeasure(spec, code, tuple(sorted(params)) if family == "11pt_avg" else params, 0, combine)
+
+
+def _cut_name(family: str, value: float) -> str:
+    name = _SPELLING.get(family, family)
+    if family in _RANKED:
+        name = _RANKED[family][0]
+    kind = _FAMILIES[family][2] if family in _FAMILIES else "cut"
+    return f"{name}_{int(value)}" if kind == "cut" else f"{name}_{value:3.2f}"
+
+
+def expand(spec: str) -> list[str]:
+    """The measures ``spec`` stands for: ``all_trec``, a cut-off family alone (``success``, ``ndcg_cut``,
+    ``iprec_at_recall``: trec_eval's default cut-offs; ``P`` and ``recall`` alone are boostrank's ``@10``)
+    or with several (``P.5,10``), each by trec_eval's output name; any other name as it is."""
+    if spec.strip().lower() == "all_trec":
+        return [name for family in ALL_TREC for name in _expand(family, True)]
+    return _expand(spec, False)
+
+
+def _expand(spec: str, whole: bool) -> list[str]:
+    family, text = _split(spec)
+    if text is None and family in ("p", "recall") and not whole:
+        return [spec]  # boostrank's own p and recall: @10 (get_metric)
+    if family in _RANKED or (family in _FAMILIES and _FAMILIES[family][2] in ("cut", "fraction")):
+        default = _RANKED[family][1] if family in _RANKED else _FAMILIES[family][1]
+        kind = "cut" if family in _RANKED else _FAMILIES[family][2]
+        params = default if text is None else _numbers(text, family, kind)
+        if text is None or len(params) > 1:
+            return [_cut_name(family, v) for v in sorted(set(params))]
+    return [spec]

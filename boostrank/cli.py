@@ -44,10 +44,16 @@ def _positive(text: str) -> float:
     return value
 
 
-def _split_metrics(text: str) -> list[str]:
+def _split_metrics(text: str, trec: bool = False) -> list[str]:
+    """Comma-separated metric names, checked; ``trec``: trec_eval's measures and families too (spelled out)."""
     names = [m.strip() for m in text.split(",") if m.strip()]
+    if trec:
+        from .trec_measures import expand, trec_measure
+
+        names = [name for m in names for name in expand(m)]
     for m in names:
-        get_metric(m)
+        if not (trec and trec_measure(m) is not None):
+            get_metric(m)
     return names
 
 
@@ -84,30 +90,46 @@ def _judgements_and_runs(args):
 
 
 def _print_per_query(per: dict, means: dict, name: str, several: bool) -> None:
-    """trec_eval ``-q``: ``measure<TAB>qid<TAB>value`` per query, then the ``all`` lines."""
+    """trec_eval ``-q``: ``measure<TAB>qid<TAB>value`` per query, then the ``all`` lines (counts as integers; the
+    geometric means and num_q on the ``all`` line only, as trec_eval prints them)."""
     if several:
         print(f"# run {name}")
-    metrics = list(per)
+
+    def value(m, v):
+        return f"{v:.0f}" if m.startswith("num_") else f"{v:.4f}"
+
     queries = list(next(iter(per.values())))
     for q in queries:
-        for m in metrics:
-            print(f"{m:<22}\t{q}\t{per[m][q]:.4f}")
-    for m in metrics:
-        print(f"{m:<22}\tall\t{means[m]:.4f}")
+        for m in per:
+            if not m.startswith("gm_") and m != "num_q":
+                print(f"{m:<22}\t{q}\t{value(m, per[m][q])}")
+    for m in per:
+        print(f"{m:<22}\tall\t{value(m, means[m])}")
+
+
+def _trec_options(args) -> dict:
+    """trec_eval's -c, -M, -l and version, as :func:`boostrank.evaluate` takes them (qrels only)."""
+    options = dict(complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
+                   version=args.trec_eval)
+    if args.qrels is None and options != dict(complete=False, depth=None, relevance_level=1, version="10"):
+        raise ValueError("-c, -M, -l and --trec-eval are trec_eval's options: they apply with --qrels")
+    return options
 
 
 def cmd_evaluate(args) -> int:
     from .evaluation import evaluate
 
-    metrics = _split_metrics(args.metrics)
+    metrics = _split_metrics(args.metrics, trec=True)
     truth, runs = _judgements_and_runs(args)
+    options = _trec_options(args)
     if args.plot:
         os.makedirs(args.plot, exist_ok=True)
     if args.per_query or args.qrels is not None:
         table = {}
         for name, run in runs.items():
-            per = evaluate(truth, run, metrics, per_query=True)
-            table[name] = means = {m: _mean(v) for m, v in per.items()}
+            means = evaluate(truth, run, metrics, **options)
+            per = evaluate(truth, run, metrics, per_query=True, **options) if args.per_query else None
+            table[name] = means
             if args.per_query and not args.json:
                 _print_per_query(per, means, name, len(runs) > 1)
             if args.json and args.per_query:
@@ -135,12 +157,6 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
-def _mean(values: dict) -> float:
-    v = np.array(list(values.values()), dtype=np.float64)
-    v = v[~np.isnan(v)]
-    return float(v.mean()) if v.size else float("nan")
-
-
 def _safe(name: str) -> str:
     """A file-name part from a run's name (its path's last part)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name.replace(os.sep, "/"))
@@ -161,8 +177,9 @@ def _plot_roc(args, truth, run, name) -> None:
 def cmd_compare(args) -> int:
     from .evaluation import compare
 
-    metrics = _split_metrics(args.metrics)
+    metrics = _split_metrics(args.metrics, trec=True)
     truth, runs = _judgements_and_runs(args)
+    options = _trec_options(args)
     if len(runs) < 2:
         raise ValueError("compare needs at least two runs")
     baseline = args.baseline
@@ -173,7 +190,7 @@ def cmd_compare(args) -> int:
         baseline = match[0]
     result = compare(truth, runs, metrics, baseline=baseline, test=args.test,
                      correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
-                     n_resamples=args.n_resamples, random_state=args.seed)
+                     n_resamples=args.n_resamples, random_state=args.seed, **options)
     print({"text": result.to_text, "markdown": result.to_markdown, "latex": result.to_latex,
            "json": result.to_json}[args.report]().rstrip("\n"))
     if args.plot:
@@ -583,10 +600,19 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
         cmd.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
         cmd.add_argument("--plot", metavar="DIR", help="also write figures (PNG) into DIR")
+        cmd.add_argument("-c", "--complete", action="store_true",
+                         help="average over every qrels query, one the run lacks scoring 0 (trec_eval -c)")
+        cmd.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                         help="score each query's first N documents (trec_eval -M)")
+        cmd.add_argument("-l", "--relevance-level", type=int, default=1, metavar="N",
+                         help="grades from N up are relevant (trec_eval -l)")
+        cmd.add_argument("--trec-eval", choices=["10", "9"], default="10",
+                         help="whose rules: trec_eval 10.0's, or 9.x's (scores compared as float32, as "
+                              "pytrec_eval computes)")
 
     ev = command("evaluate", "metrics of runs against TREC qrels, or of score files on a LETOR file")
     judged(ev)
-    ev.add_argument("--per-query", action="store_true", help="each query's values, as trec_eval -q")
+    ev.add_argument("-q", "--per-query", action="store_true", help="each query's values, as trec_eval -q")
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=cmd_evaluate)
 

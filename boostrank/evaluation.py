@@ -269,7 +269,8 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
     depth : int, default=None
         Score each query's first ``depth`` documents (trec_eval's ``-M``).
     complete : bool, default=False
-        Average over every query of the qrels, one the run lacks scoring 0 (trec_eval's ``-c``).
+        Average over every query of the qrels, one the run lacks scoring 0 (trec_eval's ``-c``);
+        ``per_query`` lists those queries too, as trec_eval 10's ``-q`` prints them (9.x's does not).
     version : {"10", "9"}, default="10"
         Whose rules: trec_eval 10.0's (ranks on the score as given; ``iprec_at_recall``/``11pt_avg``
         cut x R documents by ``lround``) or 9.x's (scores compared as float32, so scores equal in float32
@@ -300,9 +301,13 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
     rules = _rules(convention, relevance_level, depth, complete, version)
     metrics = _metric_list(metrics)
     truth = _truth(truth)
-    values, queries = _per_query(truth, _run(run), metrics, rules)
+    run = _run(run)
+    values, queries = _per_query(truth, run, metrics, rules)
     if per_query:
-        return {m: dict(zip(queries, v.tolist())) for m, v in values.items()}
+        hidden = set()  # trec_eval 9's -c -q prints no line for the queries the run lacks; 10's does
+        if rules.complete and rules.v9 and truth.qrels is not None:
+            hidden = set(truth.qrels.queries) - set(run.queries)
+        return {m: {q: x for q, x in zip(queries, v.tolist()) if q not in hidden} for m, v in values.items()}
     return {m: _mean(m, v) for m, v in values.items()}
 
 

@@ -28,7 +28,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from ._validation import as_1d_float, predict_groups
+from ._validation import as_1d_float, predict_groups, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, score_base
@@ -377,8 +377,9 @@ class TopKReranker(RankingEstimator):
                          random_state=seed_of(self.random_state), gain=self._gain())
 
     def _list_value(self, y, scores, offsets, per_list=False):
-        """The statistic of ``scores`` per list (rank risk, or AUC with 0 where undefined), or its sum."""
-        qid = list_index(offsets)
+        """The statistic of ``scores`` per list (rank risk, or AUC with 0 where undefined), or its sum; ``offsets``
+        are validated lists or cut from them."""
+        qid = trusted(offsets)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if self.objective == "rank_risk":
@@ -570,7 +571,7 @@ class TopKReranker(RankingEstimator):
         Z, y, base = prob.Z, prob.y, prob.base
         top = top_k_rows(base[rows_all], sub_off, k)
         rows = rows_all[top]
-        qid = list_index(self._sub_offsets(sub_off, k))
+        qid = trusted(self._sub_offsets(sub_off, k))  # lists of validated ones: the MIP fit checks them no more
         start = np.zeros(Z.shape[1])
         if self.include_base:
             start[-1] = 1.0

@@ -54,9 +54,9 @@ _FAMILIES = {
 _SPELLING = {"infap": "infAP", "bing": "binG", "set_p": "set_P", "set_relative_p": "set_relative_P",
              "set_f": "set_F", "relative_p": "relative_P", "rprec_mult": "Rprec_mult"}
 #: the ranked-list families boostrank.metrics computes, with trec_eval's default cut-offs
-_RANKED = {"p": ("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000)), "recall": ("recall", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-           "ndcg_cut": ("ndcg_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-           "map_cut": ("map_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000))}
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RANKED = {"p": ("P", _CUTS), "recall": ("recall", _CUTS), "ndcg_cut": ("ndcg_cut", _CUTS),
+           "map_cut": ("map_cut", _CUTS)}
 #: ``trec_eval -m all_trec``'s measures (but runid and relstring), in its order
 ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",

@@ -75,6 +75,38 @@ def test_several_lists_without_groups_are_said_aloud(letor, name):
         ESTIMATORS[name]().fit(X, y, group=[len(y)], **_fit_kw(name, X))
 
 
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_a_fit_checks_its_ranking_data_once(letor, name, monkeypatch):
+    """#60: every estimator builds one RankingData per fit (labels, groups, weights checked by one rule), and its
+    stages take it without checking the groups again."""
+    from boostrank import _validation, base
+
+    built, checked = [], []
+    real_build, real_groups = base.RankingEstimator._ranking_data, _validation.group_offsets
+
+    def build(self, *a, **k):
+        built.append(type(self).__name__)
+        return real_build(self, *a, **k)
+
+    def groups(n, **k):
+        given = k.get("offsets", k.get("qid"))
+        if not (isinstance(given, _validation.GroupOffsets) and given.checked):
+            checked.append(n)
+        return real_groups(n, **k)
+
+    monkeypatch.setattr(base.RankingEstimator, "_ranking_data", build)
+    for module in ("base", "_validation", "metrics", "rankncg", "rerank", "mip.estimator", "mip._data", "crossfit"):
+        import importlib
+
+        mod = importlib.import_module(f"boostrank.{module}")
+        if hasattr(mod, "group_offsets"):
+            monkeypatch.setattr(mod, "group_offsets", groups)
+    X, y, qid = _small(letor)
+    ESTIMATORS[name]().fit(X, y, qid=qid, **_fit_kw(name, X))
+    # the re-ranker's exact stage is a MIPRanker fitted on the top k of each list: lists cut from validated ones
+    assert built.count(name) == 1 and set(built) <= {name, "MIPRanker"} and checked == [len(y)]
+
+
 @pytest.mark.parametrize("name", ["RankNCG", "MIPRanker"])
 def test_statistics_of_a_data_set_take_one_list_without_a_word(letor, name):
     """Raykar's WMW and Rudin & Wang's AUC are statistics of one data set: no groups is their setting."""

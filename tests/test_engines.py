@@ -350,7 +350,7 @@ def _count_checks(monkeypatch):
         monkeypatch.setattr(owner, name, spy)
 
     real = _validation.group_offsets
-    for module in ("_validation", "ranker", "eval_metric", "objectives", "dask", "metrics", "engines.lightgbm",
+    for module in ("_validation", "base", "ranker", "eval_metric", "objectives", "dask", "metrics", "engines.lightgbm",
                    "engines.xgboost"):
         import importlib
 

@@ -104,3 +104,18 @@ def test_a_run_line_with_fields_after_the_tag_reads_as_trec_eval_reads_it():
     first = (CORPUS / "results.trunc").read_text().split("\n", 1)[0].split()
     assert len(first) > 6 and run.name == first[5]
     assert str(run.qid[0]) == first[0] and run.docid[0] == first[2] and run.score[0] == float(first[4])
+
+
+@pytest.mark.parametrize("name, flags", [("out.test.aq", []), ("out.test.aqcM", ["-c", "-M", "100"]),
+                                         ("out.test.aql", ["-l", "2"])])
+def test_the_command_line_prints_trec_evals_lines(capsys, name, flags):
+    """``boostrank evaluate -q`` with trec_eval's flags prints trec_eval's lines (measure, query, value)."""
+    from boostrank.cli import main
+
+    qrels_file, run_file, _ = OUTPUTS[name]
+    assert main(["evaluate", "--qrels", str(CORPUS / qrels_file), str(CORPUS / run_file), "--metrics", "all_trec",
+                 "-q", "--trec-eval", "9", *flags]) == 0
+    printed = [line.split() for line in capsys.readouterr().out.splitlines()]
+    expected = {(m, q): v for m, values in _expected(name).items() for q, v in values.items()}
+    assert len(printed) == sum(_family(m) not in NOT_YET for m, _ in expected)
+    assert all(expected[m, q] == v for m, q, v in printed)

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from .._validation import as_1d_float
+from .._validation import as_1d_float, trusted
 from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
@@ -72,7 +72,6 @@ class _Problem:
     scale: np.ndarray
     offsets: np.ndarray
     groups: np.ndarray
-    qid: object
     sw: np.ndarray
     pairs: object
     data: object
@@ -421,8 +420,6 @@ class MIPRanker(RankingEstimator):
         if self._objective == "rank_risk" and np.any(sw != np.round(sw)):
             raise ValueError("rank_risk needs integer sample_weight (multiplicities of rows)")
         groups = list_index(offsets)
-        if qid is None and group is not None:
-            qid = groups
         if pairs is not None:
             pairs = np.asarray(pairs)
             if pairs.size and (pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer)
@@ -443,7 +440,7 @@ class MIPRanker(RankingEstimator):
         report = dict(n_rows=n, n_distinct_rows=data.n_distinct, solver=solver,
                       merged_duplicates=self.merge_duplicates and not (self._objective == "rank_risk"
                                                                        and self.rank == "resolved"))
-        return _Problem(X, Xs, y, scale, offsets, groups, qid, sw, pairs, data, report)
+        return _Problem(X, Xs, y, scale, offsets, groups, sw, pairs, data, report)
 
     def _starts(self, prob, settings, out) -> dict:
         """Starting directions in scaled units: ``init``, logistic regression, every feature alone (±)."""
@@ -590,7 +587,7 @@ class MIPRanker(RankingEstimator):
         self.coef_ = w / prob.scale
         gap = None if bound is None else max(0.0, (bound - value) / max(abs(value), abs(bound), 1e-12))
         s = prob.Xs @ w
-        exact_value = self._exact(prob.y, s, prob.qid, prob.sw, prob.pairs, settings.gain)
+        exact_value = self._exact(prob.y, s, prob.offsets, prob.sw, prob.pairs, settings.gain)
         if exact_value is None:  # fractional weights: the weighted statistic of the merged rows
             exact_value = prob.data.value(w)
         sol, model = out.sol, out.model
@@ -640,17 +637,19 @@ class MIPRanker(RankingEstimator):
                                  clock.elapsed(), n_binaries=0, source="solver", **prob.report)
         return self
 
-    def _exact(self, y, s, qid, sw, pairs, gain):
-        """The statistic of scores s by :mod:`boostrank.metrics` (the oracle the package reports)."""
+    def _exact(self, y, s, offsets, sw, pairs, gain):
+        """The statistic of scores s on the lists ``offsets`` (validated) by :mod:`boostrank.metrics` (the oracle
+        the package reports)."""
         from ..metrics import auc, rank_risk, wmw
         from ..weights import weight_family
 
+        qid = trusted(offsets)
         if np.any(sw != 1):
             rep = np.rint(sw).astype(np.int64)
             if np.any(rep != sw):
                 return None  # fractional weights: no row-level metric to recompute with
             y, s = np.repeat(y, rep), np.repeat(s, rep)
-            qid = None if qid is None else np.repeat(np.asarray(qid), rep)
+            qid = trusted(np.concatenate(([0], np.cumsum(rep)))[offsets])
             if pairs is not None:
                 return None
         with warnings.catch_warnings():
@@ -660,9 +659,8 @@ class MIPRanker(RankingEstimator):
             if self._objective == "auc_pi":
                 if pairs is not None:
                     p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-                    if qid is not None:
-                        q = np.asarray(qid)
-                        p = p[q[p[:, 0]] == q[p[:, 1]]]
+                    q = list_index(offsets)
+                    p = p[q[p[:, 0]] == q[p[:, 1]]]
                     return float(np.mean(s[p[:, 0]] > s[p[:, 1]])) if len(p) else None
                 return float(wmw(y.astype(np.int64), s, qid, ties="pessimistic", average="pairs"))
             fam = weight_family(self.a if self.a is not None else "wrs")
@@ -690,10 +688,9 @@ class MIPRanker(RankingEstimator):
 
     def _statistic(self, y, scores, offsets, sample_weight) -> float:
         """The statistic the fit maximises (``objective``; AUC with ties as misranks), by the metrics."""
-        qid = list_index(offsets)
         sw = np.ones(y.shape[0]) if sample_weight is None else as_1d_float(sample_weight, "sample_weight")
         gain = ("binary" if self.rank == "resolved" else "exponential") if self.gain == "auto" else self.gain
-        value = self._exact(y, scores, qid, sw, None, gain)
+        value = self._exact(y, scores, offsets, sw, None, gain)
         return float("nan") if value is None else value
 
 

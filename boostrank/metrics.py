@@ -758,7 +758,8 @@ def parse_metric(spec: str) -> tuple[str, int | None, str | None]:
     if m is None or m["name"] not in _METRICS:
         raise ValueError(
             f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}, or trec_eval's "
-            f"ndcg_cut_k, map_cut_k, P_k, recall_k, recip_rank, Rprec"
+            f"ndcg_cut_k, map_cut_k, P_k, recall_k, recip_rank, Rprec (and, in boostrank.evaluate, its other "
+            f"measures: bpref, success_k, iprec_at_recall_x, ..., all_trec)"
         )
     k = int(m["k"]) if m["k"] else None
     if k is not None and m["name"] in _WHOLE_LIST:

@@ -3,8 +3,9 @@
 The ranked-list measures (``P``, ``recall``, ``map``, ``ndcg``, ``recip_rank``, ``Rprec`` and their
 cut-offs) are :mod:`boostrank.metrics`'; this module holds the rest of ``trec_eval -m all_trec``
 but the relevance-feedback ones: counts (``num_ret`` ...), set measures (``set_P`` ...),
-``bpref``, ``infAP``, ``binG``, ``utility``, ``success``, ``relative_P``, ``Rprec_mult``,
-``iprec_at_recall``, ``11pt_avg`` and the geometric means ``gm_map``, ``gm_bpref``.  Each is
+``bpref``, ``infAP``, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (with trec_eval's default gains, the
+grades), ``utility``, ``success``, ``relative_P``, ``Rprec_mult``, ``iprec_at_recall``, ``11pt_avg``
+and the geometric means ``gm_map``, ``gm_bpref``.  Each is
 defined by trec_eval's ``m_<name>.c`` (usnistgov/trec_eval at f425365, 10.0) and checked against
 trec_eval's own test corpus.  Names and parameters are trec_eval's: ``success_5`` (or pytrec_eval's
 ``success.5``), ``iprec_at_recall_0.10``, ``set_F.0.5``; a family name alone (``success``) or a
@@ -38,6 +39,9 @@ _FAMILIES = {
     "gm_bpref": (_kj.MODE_TREC_BPREF, (), None, "gm"),
     "infap": (_kj.MODE_TREC_INFAP, (), None, "mean"),
     "bing": (_kj.MODE_TREC_BING, (), None, "mean"),
+    "g": (_kj.MODE_TREC_G, (), None, "mean"),
+    "ndcg_rel": (_kj.MODE_TREC_NDCG_REL, (), None, "mean"),
+    "rndcg": (_kj.MODE_TREC_RNDCG, (), None, "mean"),
     "set_p": (_kj.MODE_TREC_SET_P, (), None, "mean"),
     "set_recall": (_kj.MODE_TREC_SET_RECALL, (), None, "mean"),
     "set_map": (_kj.MODE_TREC_SET_MAP, (), None, "mean"),
@@ -51,7 +55,8 @@ _FAMILIES = {
     "iprec_at_recall": (_kj.MODE_TREC_IPREC_AT_RECALL, tuple(i / 10 for i in range(11)), "fraction", "mean"),
 }
 #: trec_eval's spelling of each family (its output names)
-_SPELLING = {"infap": "infAP", "bing": "binG", "set_p": "set_P", "set_relative_p": "set_relative_P",
+_SPELLING = {"infap": "infAP", "bing": "binG", "g": "G", "rndcg": "Rndcg", "set_p": "set_P",
+             "set_relative_p": "set_relative_P",
              "set_f": "set_F", "relative_p": "relative_P", "rprec_mult": "Rprec_mult"}
 #: the ranked-list families boostrank.metrics computes, with trec_eval's default cut-offs
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -60,9 +65,9 @@ _RANKED = {"p": ("P", _CUTS), "recall": ("recall", _CUTS), "ndcg_cut": ("ndcg_cu
 #: ``trec_eval -m all_trec``'s measures (but runid and relstring), in its order
 ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
-            "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+            "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
             "set_map", "set_F", "num_nonrel_judged_ret")
-_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?P<params>[0-9.,]+))?$")
+_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?P<params>[-+0-9.,]+))?$")
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 
 

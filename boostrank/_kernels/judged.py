@@ -173,6 +173,9 @@ MODE_TREC_SUCCESS = 16
 MODE_TREC_RELATIVE_P = 17
 MODE_TREC_RPREC_MULT = 18
 MODE_TREC_IPREC_AT_RECALL = 19
+MODE_TREC_G = 20
+MODE_TREC_NDCG_REL = 21
+MODE_TREC_RNDCG = 22
 
 #: trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (trec_eval.h): a retrieved document absent from the
 #: qrels, and one the qrels list with a negative grade (in the pool, not judged)
@@ -334,6 +337,69 @@ def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_r
 
 
 @njit(cache=True)
+def _ideal_gain(ideal, ia, ib, i):
+    """trec_eval's ideal gain at rank i + 1 with its default gains (gain = grade): the judged grades, best first,
+    then 0 (setup_gains in gain_init.c; unjudged pool documents have no level)."""
+    return max(ideal[ia + i], 0.0) if i < ib - ia else 0.0
+
+
+@njit(cache=True)
+def _gain_walk(rel, a, n, ideal, ia, ib, measure, n_rel):
+    """trec_eval's experimental gain measures with its default gains: G (m_G.c: each gain discounted by the
+    cost so far, ideal gains or 1, less the gain so far), ndcg_rel (m_ndcg_rel.c: NDCG averaged over the
+    relevant documents, those not retrieved at the list's end) and Rndcg (m_Rndcg.c: NDCG averaged at each
+    change of the ideal gain)."""
+    n_pos = 0
+    for i in range(ib - ia):
+        if ideal[ia + i] > 0.0:
+            n_pos += 1
+    if measure == MODE_TREC_G:
+        results_g = 0.0
+        gained = 0.0
+        cost = 0.0
+        for i in range(n):
+            r = max(rel[a + i], 0.0)
+            gained += r
+            cost += max(_ideal_gain(ideal, ia, ib, i), 1.0)
+            if r != 0.0:
+                results_g += r / math.log2(2.0 + cost - gained)
+        best = 0.0
+        for i in range(n_pos):
+            best += ideal[ia + i]
+        return results_g / best if best > 0.0 else 0.0
+    if measure == MODE_TREC_RNDCG and n_rel == 0:
+        return 0.0
+    dcg = 0.0
+    idcg = 0.0
+    total = 0.0
+    points = 0
+    hits = 0
+    old = _ideal_gain(ideal, ia, ib, 0)
+    for i in range(max(n, n_pos + 1)):  # to the rank where the ideal gain reaches 0
+        gain = _ideal_gain(ideal, ia, ib, i)
+        if measure == MODE_TREC_RNDCG and gain != old:
+            if idcg > 0.0:
+                total += dcg / idcg
+                points += 1
+            old = gain
+        if i < n and rel[a + i] > 0.0:
+            dcg += rel[a + i] / math.log2(i + 2.0)
+        if gain > 0.0:
+            idcg += gain / math.log2(i + 2.0)
+        if measure == MODE_TREC_NDCG_REL and i < n and rel[a + i] > 0.0:
+            total += dcg / idcg
+            hits += 1
+    if measure == MODE_TREC_NDCG_REL:
+        if n_pos > hits and idcg > 0.0:
+            total += (n_pos - hits) * dcg / idcg
+        return total / n_pos if total > 0.0 else 0.0
+    if n_pos + 1 < n and idcg > 0.0:  # documents ranked after the ideal gain reached 0: one point at the end
+        total += dcg / idcg
+        points += 1
+    return total / points if points > 0 else 0.0
+
+
+@njit(cache=True)
 def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold, v9_rounding):
     """One of trec_eval's measures of each list, at each of its parameters.
 
@@ -361,7 +427,7 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
         One column per parameter of a cut-off family; one column otherwise.
     """
     n_lists = offsets.shape[0] - 1
-    by_cut = measure >= MODE_TREC_SUCCESS
+    by_cut = MODE_TREC_SUCCESS <= measure <= MODE_TREC_IPREC_AT_RECALL
     out = np.zeros((n_lists, params.shape[0] if by_cut else 1))
     cuts = np.zeros(params.shape[0], dtype=np.int64)
     for g in range(n_lists):
@@ -389,6 +455,8 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
                 _interpolated(rel, a, n, n_rel_ret, threshold, cuts, out[g], False)
         elif by_cut:
             _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out[g])
+        elif measure >= MODE_TREC_G:
+            out[g, 0] = _gain_walk(rel, a, n, ideal, ideal_offsets[g], ideal_offsets[g + 1], measure, n_rel)
         else:
             out[g, 0] = _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params)
     return out

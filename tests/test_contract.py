@@ -265,7 +265,8 @@ CHECKED = {
                               {**XGBOOST_WEIGHT_CHECKS, **ONE_CLASS_CHECKS}),
     "RankNCG": (lambda: br.RankNCG(max_iter=20), {}),
     "MIPRanker": (lambda: br.MIPRanker(time_limit=2), MIP_FAILS),
-    "TopKReranker": (lambda: br.TopKReranker(k=3, time_limit=2, base_estimator=br.RankNCG(max_iter=5)), TOPK_FAILS),
+    "TopKReranker": (lambda: br.TopKReranker(k=3, gate=0, l0=0.0, time_limit=2, base_estimator=br.RankNCG(max_iter=5)),
+                     TOPK_FAILS),
 }
 
 

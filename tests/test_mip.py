@@ -122,7 +122,7 @@ def _pair_set(seed, d, n):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(PAIR_CASES)), ids=[c[0] for c in PAIR_CASES])
 @pytest.mark.parametrize("d", [1, 2, 3])
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(4))
 def test_branch_and_bound_equals_exhaustive_enumeration(case, d, seed):
     statistic, make = PAIR_CASES[case]
     X, y, qid = _pair_set(seed, d, n=int(np.random.default_rng(seed).integers(4, 13)))
@@ -142,7 +142,7 @@ def test_branch_and_bound_equals_exhaustive_enumeration(case, d, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 def test_branch_and_bound_stopped_early_keeps_a_valid_bound(seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(12, 3)).round(1)
@@ -158,7 +158,7 @@ def test_branch_and_bound_stopped_early_keeps_a_valid_bound(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))  # seeds 0-3: with and without groups, integer and real features
 def test_mipranker_proves_pair_statistics_in_3d_and_beats_the_mip(seed):
     X, y, qid = _pair_set(seed, 3, n=10)
     labels = (y > 1).astype(int)
@@ -515,12 +515,12 @@ def test_highs_prints_nothing_unless_verbose():
         import numpy as np, boostrank as br
         rng = np.random.default_rng(0)
         X = rng.normal(size=(30, 3)); y = (X[:, 0] > 0).astype(int)
-        br.MIPRanker(objective="rank_risk", time_limit=5).fit(X, y)
+        br.MIPRanker(objective="rank_risk", time_limit=1).fit(X, y)
         print("done")
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "done", out.stdout + out.stderr[-500:]
-    verbose = script.replace("time_limit=5", "time_limit=5, verbose=2")
+    verbose = script.replace("time_limit=1", "time_limit=1, verbose=2")
     out = subprocess.run([sys.executable, "-c", verbose], capture_output=True, text=True, timeout=300)
     assert "HiGHS" in out.stdout
 

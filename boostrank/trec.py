@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import math
 import os
@@ -171,6 +172,19 @@ class Qrels:
         """``{qid: {docid: grade}}``."""
         return _nest(self.qid, self.docid, self.rel)
 
+    @classmethod
+    def from_frame(cls, frame, qid: str = "qid", docid: str = "docid", rel: str = "rel") -> "Qrels":
+        """From a pandas DataFrame with columns ``qid``, ``docid`` and ``rel`` (ir_datasets' and ranx's names
+        are ``query_id``/``doc_id``/``relevance``: pass them)."""
+        return cls(frame[qid].astype(str).to_numpy(dtype=object), frame[docid].astype(str).to_numpy(dtype=object),
+                   frame[rel].to_numpy(), source="a DataFrame")
+
+    def to_frame(self):
+        """A pandas DataFrame with columns ``qid``, ``docid``, ``rel``."""
+        import pandas as pd
+
+        return pd.DataFrame({"qid": self.qid, "docid": self.docid, "rel": self.rel})
+
     def __len__(self) -> int:
         return self.rel.shape[0]
 
@@ -261,6 +275,19 @@ class Run:
     def to_dict(self) -> dict:
         """``{qid: {docid: score}}``."""
         return _nest(self.qid, self.docid, self.score)
+
+    @classmethod
+    def from_frame(cls, frame, qid: str = "qid", docid: str = "docid", score: str = "score",
+                   name: str = "run") -> "Run":
+        """From a pandas DataFrame with columns ``qid``, ``docid`` and ``score`` (other names: pass them)."""
+        return cls(frame[qid].astype(str).to_numpy(dtype=object), frame[docid].astype(str).to_numpy(dtype=object),
+                   frame[score].to_numpy(dtype=np.float64), name=name, source=f"run {name!r}")
+
+    def to_frame(self):
+        """A pandas DataFrame with columns ``qid``, ``docid``, ``score``, in the file's row order."""
+        import pandas as pd
+
+        return pd.DataFrame({"qid": self.qid, "docid": self.docid, "score": self.score})
 
     def __len__(self) -> int:
         return self.score.shape[0]
@@ -402,6 +429,39 @@ def _number(path, number: int, what: str, text: str, integer: bool):
     return int(text) if integer else float(text)
 
 
+#: what makes a file's splitting or lines a matter for the line-by-line reader: C's other isspace bytes (\\v, \\f,
+#: a lone \\r), comment lines (#) and a byte-order mark; the fast reader leaves such files to it
+_LINE_BY_LINE = (b"\x0b", b"\x0c", b"\r", b"#", _BOM)
+
+
+def _table(path, names: list, dtypes: dict):
+    """The columns of a well-formed run or qrels file, read by pandas' C parser when pandas is installed.
+
+    None when pandas is missing or anything in the file needs the line-by-line reader, which then reads it
+    with the same rules and names the line of any error: a line with another number of fields, a value
+    that does not parse, a byte listed in ``_LINE_BY_LINE``.  Fields split at spaces and tabs, as
+    trec_eval's (``bytes.split``) on such files.
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    raw = read_bytes(path)
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    if any(b in raw for b in _LINE_BY_LINE):
+        return None
+    try:
+        raw.decode("utf-8")
+        table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
+                            dtype={name: dtypes.get(name, object) for name in names}, keep_default_na=False,
+                            na_filter=False, engine="c")  # a missing field is "", a later line's extra one an error
+    except (ValueError, OverflowError, pd.errors.ParserError, UnicodeDecodeError):
+        return None
+    # pandas makes the first fields of a first line longer than the others an index
+    return table if isinstance(table.index, pd.RangeIndex) else None
+
+
 def load_qrels(path) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel``; gzip, bzip2 or xz by content).
 
@@ -425,6 +485,13 @@ def load_qrels(path) -> Qrels:
     byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
     digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1).
     """
+    table = _table(path, ["qid", "iter", "docno", "rel"], {"qid": object, "docno": object, "rel": object})
+    if table is not None and table["rel"].str.fullmatch(_INTEGER.pattern).all():  # atol reads "1.0" as 1
+        try:
+            return Qrels(_Checked(table["qid"].to_numpy(dtype=object)), _Checked(
+                table["docno"].to_numpy(dtype=object)), table["rel"].astype(np.int64).to_numpy(), source=str(path))
+        except (_Duplicate, OverflowError, ValueError):
+            pass  # the line-by-line reader names the lines
     qid, docid, rel, numbers = [], [], [], []
     for number, fields, raw in _fields(path):
         if len(fields) != 4:
@@ -470,6 +537,18 @@ def load_run(path, name: str | None = None) -> Run:
     corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0).
     """
+    table = _table(path, ["qid", "q0", "docno", "rank", "score", "tag"],
+                   {"qid": object, "docno": object, "score": np.float64, "tag": object})
+    if table is not None and np.isfinite(table["score"].to_numpy()).all():
+        tags = table["tag"].to_numpy(dtype=object)
+        tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
+        tag = tags[tagged[0]] if tagged.size else ""
+        try:
+            return Run(_Checked(table["qid"].to_numpy(dtype=object)), _Checked(
+                table["docno"].to_numpy(dtype=object)), table["score"].to_numpy(),
+                name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
+        except _Duplicate:
+            pass  # the line-by-line reader names both lines
     qid, docid, score, numbers = [], [], [], []
     tag = None
     for number, fields, raw in _fields(path):

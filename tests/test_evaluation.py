@@ -186,6 +186,63 @@ def test_malformed_qrels_name_file_and_line(tmp_path, text, match):
         br.load_qrels(path)
 
 
+def test_runs_and_qrels_to_and_from_pandas():
+    pd = pytest.importorskip("pandas")
+    qrels = br.Qrels.from_dict({"q1": {"a": 1, "b": 0}, "007": {"c": 2}})
+    run = br.Run.from_dict({"q1": {"a": 0.5, "b": 0.7}, "007": {"c": 1.0}}, name="r")
+    assert br.Qrels.from_frame(qrels.to_frame()).to_dict() == qrels.to_dict()
+    back = br.Run.from_frame(run.to_frame(), name="r")
+    assert back.to_dict() == run.to_dict() and back.name == "r"
+    frame = pd.DataFrame({"query_id": [7, 7], "doc_id": ["x", "y"], "relevance": [1, 0]})
+    assert br.Qrels.from_frame(frame, "query_id", "doc_id", "relevance").to_dict() == {"7": {"x": 1, "y": 0}}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch, seed):
+    """Runs and qrels read by pandas' C parser equal the line-by-line reader's, on files a user may hand in:
+    five or seven fields, tabs and runs of spaces, CR LF, comments, a BOM, odd numbers, ids such as NA and 001;
+    where the line reader refuses a file, so does the reading (naming the line)."""
+    import random
+
+    from boostrank import trec
+
+    rng = random.Random(seed)
+    pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x"]
+    for kind in ("run", "qrels"):
+        for trial in range(30):
+            lines = []
+            for i in range(rng.randint(1, 8)):
+                fields = ([rng.choice(["q1", "001", "7"]), "Q0", f"d{rng.randint(0, 5)}", str(i + 1),
+                           repr(rng.gauss(0, 1)), "tag"] if kind == "run" else
+                          [rng.choice(["q1", "001"]), "0", f"d{rng.randint(0, 5)}", str(rng.randint(-1, 3))])
+                if rng.random() < 0.15:
+                    fields[rng.randrange(len(fields))] = rng.choice(pieces)
+                if rng.random() < 0.1:
+                    fields = fields[:-1] if rng.random() < 0.5 else fields + ["extra"]
+                lines.append(rng.choice([" ", "\t", "  "]).join(fields))
+            text = rng.choice(["\n", "\r\n"]).join(lines) + "\n"
+            if rng.random() < 0.1:
+                text = "# a comment\n" + text
+            path = tmp_path / f"{kind}{trial}"
+            path.write_bytes(("\ufeff" if rng.random() < 0.1 else "").encode() + text.encode())
+            load = br.load_run if kind == "run" else br.load_qrels
+            outcomes = []
+            for fast in (True, False):
+                if not fast:
+                    monkeypatch.setattr(trec, "_table", lambda *a, **k: None)
+                try:
+                    got = load(path)
+                    outcomes.append(("ok", got.qid.tolist(), got.docid.tolist(),
+                                     (got.score if kind == "run" else got.rel).tolist(), getattr(got, "name", None)))
+                except br.LetorFormatError as exc:
+                    outcomes.append(("error", str(exc)))
+            monkeypatch.undo()
+            assert outcomes[0] == outcomes[1], (text, outcomes)
+    clean = tmp_path / "clean"
+    clean.write_text("q1 Q0 d1 1 0.5 t\nq1\tQ0  d2 2 0.25\n")
+    assert trec._table(clean, ["qid", "q0", "docno", "rank", "score", "tag"], {"qid": object}) is not None
+
+
 @pytest.mark.parametrize("text, match", [
     ("q1 Q0 d1 1\n", r"run.txt:1: a run line is 'qid Q0 docno rank score tag' \(fields separated by spaces or tabs\), got 4"),
     ("q1 Q0 d1 1 nan tag\n", r"run.txt:1: score nan is NaN or inf"),

@@ -28,9 +28,15 @@ from ._files import write_atomic as _write_atomic
 from .data import LetorFormatError, load_letor
 from .metrics import format_table, get_metric, metric_table, parse_metric
 
+#: the metrics of LETOR labels (the train, predict, rerank and demo commands, and evaluate/compare with --data)
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
+#: the metrics of qrels: trec_eval's usual set (boostrank.evaluation.DEFAULT_METRICS)
+QRELS_METRICS = "map,ndcg_cut_10,P_10,recall_100,recip_rank"
 METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
                 "mcp (Welleck's multi-class precision), err (RankLib ERR@k)")
+JUDGED_METRICS_HELP = (f"comma list of metrics; default {QRELS_METRICS} with --qrels (trec_eval's usual), "
+                       f"{DEFAULT_METRICS} with --data.  trec_eval's names and families (bpref, success, "
+                       f"iprec_at_recall, all_trec, ...) or " + METRICS_HELP.replace("comma list of ", ""))
 
 
 def _positive(text: str) -> float:
@@ -77,11 +83,17 @@ def _judgements_and_runs(args):
     paths = list(args.runs) + list(args.scores or [])
     if not paths:
         raise ValueError("name the runs to evaluate (run files after the options, or --scores with --data)")
-    names = list(paths)
-    if len(set(names)) < len(names):
+    if len(set(paths)) < len(paths):
         raise ValueError("a run file is named twice")
     if args.qrels is not None:
-        return load_qrels(args.qrels), {n: load_run(p, name=n) for n, p in zip(names, paths)}
+        runs = [load_run(p) for p in paths]
+        # a run is named by its tag, as trec_eval names it; by its path when it has none or shares it
+        tags = [r.name if r.name != os.path.basename(p) else None for r, p in zip(runs, paths)]
+        names = [t if t is not None and tags.count(t) == 1 else p for t, p in zip(tags, paths)]
+        for run, name in zip(runs, names):
+            run.name = name
+        return load_qrels(args.qrels), dict(zip(names, runs))
+    names = list(paths)
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     report = (lambda note: print(f"boostrank {args.command}: warning: {note}", file=sys.stderr))
     runs = {n: read_scores(p, data, args.score_column, format=args.format, report=report)
@@ -116,10 +128,24 @@ def _trec_options(args) -> dict:
     return options
 
 
+def _judged_metrics(args) -> list[str]:
+    default = QRELS_METRICS if args.qrels is not None else DEFAULT_METRICS
+    return _split_metrics(args.metrics or default, trec=True)
+
+
+def _convention(args) -> str:
+    """The line that says whose rules a table follows."""
+    if args.qrels is not None:
+        return (f"trec_eval {args.trec_eval}'s rules on {args.qrels}: ties by docno, unjudged documents non-relevant, "
+                f"queries in both the qrels and the run" + (" and the qrels' others as 0" if args.complete else ""))
+    return (f"LightGBM's conventions on the labels of {args.data}: a query without a relevant document scores 1 in "
+            f"ndcg/map (add :trec for trec_eval's 0)")
+
+
 def cmd_evaluate(args) -> int:
     from .evaluation import evaluate
 
-    metrics = _split_metrics(args.metrics, trec=True)
+    metrics = _judged_metrics(args)
     truth, runs = _judgements_and_runs(args)
     options = _trec_options(args)
     if args.plot:
@@ -137,8 +163,9 @@ def cmd_evaluate(args) -> int:
             if args.plot:
                 _plot_roc(args, truth, run, name)
         if args.json:
-            print(json.dumps({"runs": table}, indent=2, allow_nan=True))
+            print(json.dumps({"convention": _convention(args), "runs": table}, indent=2, allow_nan=True))
         elif not args.per_query:
+            print(_convention(args))
             print(format_table(table, metrics))
         return 0
     data = truth
@@ -150,9 +177,10 @@ def cmd_evaluate(args) -> int:
             _plot_roc(args, data, scores, name)
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,
-                          "runs": table}, indent=2))
+                          "convention": _convention(args), "runs": table}, indent=2))
     else:
         print(f"{args.data}: {len(data)} rows, {data.n_queries} queries")
+        print(_convention(args))
         print(format_table(table, metrics))
     return 0
 
@@ -177,20 +205,23 @@ def _plot_roc(args, truth, run, name) -> None:
 def cmd_compare(args) -> int:
     from .evaluation import compare
 
-    metrics = _split_metrics(args.metrics, trec=True)
+    metrics = _judged_metrics(args)
     truth, runs = _judgements_and_runs(args)
     options = _trec_options(args)
     if len(runs) < 2:
         raise ValueError("compare needs at least two runs")
     baseline = args.baseline
-    if baseline is not None and baseline not in runs:
-        match = [n for n in runs if os.path.basename(n) == baseline]
+    if baseline is not None and baseline not in runs:  # a run's path, or its file name, names it too
+        match = [n for n, r in runs.items() if baseline in (getattr(r, "source", n), os.path.basename(
+            getattr(r, "source", n)))]
         if not match:
             raise ValueError(f"--baseline {baseline} is not one of the runs {list(runs)}")
         baseline = match[0]
     result = compare(truth, runs, metrics, baseline=baseline, test=args.test,
                      correction=None if args.correction == "none" else args.correction, alpha=args.alpha,
                      n_resamples=args.n_resamples, random_state=args.seed, **options)
+    if args.report != "json":
+        print(_convention(args))
     print({"text": result.to_text, "markdown": result.to_markdown, "latex": result.to_latex,
            "json": result.to_json}[args.report]().rstrip("\n"))
     if args.plot:
@@ -597,7 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="with --data: score file format; auto reads six-field lines as a TREC run")
         cmd.add_argument("--score-column", type=int, default=None,
                          help="0-based column of a multi-column score file (default: the last)")
-        cmd.add_argument("--metrics", default=DEFAULT_METRICS, help=METRICS_HELP)
+        cmd.add_argument("--metrics", default=None, help=JUDGED_METRICS_HELP)
         cmd.add_argument("--allow-nonfinite", action="store_true", help="accept NaN/inf features")
         cmd.add_argument("--plot", metavar="DIR", help="also write figures (PNG) into DIR")
         cmd.add_argument("-c", "--complete", action="store_true",
@@ -663,7 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="further engine parameter under the engine's name (repeatable)")
     tr.add_argument("--threads", type=int, default=None, help="engine threads (default: the engine's)")
     tr.add_argument("--seed", type=int, default=None, help="random seed")
-    tr.add_argument("--metrics", "--report", dest="metrics", default=DEFAULT_METRICS,
+    tr.add_argument("--metrics", dest="metrics", default=DEFAULT_METRICS,
                     help="metrics printed for --valid at the end; " + METRICS_HELP)
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
     tr.set_defaults(func=cmd_train)

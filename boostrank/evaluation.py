@@ -363,6 +363,13 @@ def _adjust(p: list[float], correction) -> list[float]:
     return out.tolist()
 
 
+def _p_text(p: float) -> str:
+    """A p-value as journals print it: ``<0.001``, else 3 significant digits (``0.0500``, ``1.00``)."""
+    if math.isnan(p):
+        return "nan"
+    return "<0.001" if p < 0.001 else f"{p:#.3g}"
+
+
 @dataclass
 class Comparison:
     """Runs compared on each metric: means, 95 % intervals, paired tests, wins/ties/losses.
@@ -443,7 +450,7 @@ class Comparison:
         """A plain-text table per metric."""
         out = [f"{self.test} test, {self.correction or 'no'} correction, * = p adj < {self.alpha}"]
         for m, rows in self._rows():
-            table = [self._header()] + [[r] + self._cells(s, pair, lambda p: f"{p:.4g}") for r, s, pair in rows]
+            table = [self._header()] + [[r] + self._cells(s, pair, _p_text) for r, s, pair in rows]
             widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
             n = self.summary[m][self.runs[0]]["n"]
             out.append(f"\n{m} ({n} queries)")
@@ -458,7 +465,7 @@ class Comparison:
                        f"{self.correction or 'no'} correction)\n")
             out.append("| " + " | ".join(self._header()) + " |")
             out.append("|" + "---|" * len(self._header()))
-            out.extend("| " + " | ".join([r] + self._cells(s, pair, lambda p: f"{p:.4g}")) + " |"
+            out.extend("| " + " | ".join([r] + self._cells(s, pair, _p_text)) + " |"
                        for r, s, pair in rows)
             out.append("")
         return "\n".join(out).rstrip() + "\n"
@@ -478,7 +485,7 @@ class Comparison:
             out.append(r"\toprule")
             out.append(" & ".join(esc(h) for h in self._header()) + r" \\")
             out.append(r"\midrule")
-            out.extend(" & ".join(esc(c) for c in [r] + self._cells(s, pair, lambda p: f"{p:.3g}")) + r" \\"
+            out.extend(" & ".join(esc(c) for c in [r] + self._cells(s, pair, _p_text)) + r" \\"
                        for r, s, pair in rows)
             out.append(r"\bottomrule")
             out.append(r"\end{tabular}")

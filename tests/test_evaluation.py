@@ -525,7 +525,7 @@ def test_cli_evaluate_qrels_runs_per_query_as_trec_eval(tmp_path, capsys):
     assert len(lines) == 6 * 3 + 3 and lines[-1].startswith(f"{'P_5':<22}\tall\t")
     assert main(["evaluate", "--qrels", qpath, *paths, "--metrics", "map", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["runs"][paths[0]]["map"] == pytest.approx(br.evaluate(qrels, runs["base"], "map")["map"])
+    assert out["runs"]["base"]["map"] == pytest.approx(br.evaluate(qrels, runs["base"], "map")["map"])  # its tag
     assert main(["evaluate", "--qrels", qpath, "--data", qpath, *paths]) == 2
     assert "one of them" in capsys.readouterr().err
 
@@ -539,17 +539,25 @@ def test_cli_compare_formats_and_plots(tmp_path, capsys):
     assert main(["compare", "--qrels", qpath, *paths, "--metrics", "ndcg_cut_5,auc", "--baseline", "base.run",
                  "--test", "randomization", "--report", "json", "--plot", str(tmp_path / "figs")]) == 0
     out = json.loads(capsys.readouterr().out)
-    want = br.compare(qrels, dict(zip(paths, runs.values())), ["ndcg_cut_5", "auc"], baseline=paths[0],
-                      test="randomization")
+    want = br.compare(qrels, runs, ["ndcg_cut_5", "auc"], baseline="base", test="randomization")
     assert out["pairs"]["ndcg_cut_5"][0]["p"] == pytest.approx(want.pairs["ndcg_cut_5"][0]["p"])
     figs = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert "systems.png" in figs and "diff-ndcg_cut_5-better.run-vs-base.run.png" in figs and "roc-same.run.png" in figs
+    assert "systems.png" in figs and "diff-ndcg_cut_5-better-vs-base.png" in figs and "roc-same.png" in figs
     assert len(figs) == 1 + 2 * 2 + 3  # systems, a difference per metric and pair, a ROC per run
     for report in ("markdown", "latex", "text"):
-        assert main(["compare", "--qrels", qpath, *paths, "--metrics", "map", "--report", report]) == 0
-        assert "better.run" in capsys.readouterr().out
+        assert main(["compare", "--qrels", qpath, *paths, "--metrics", "map", "--report", report,
+                     "--baseline", "base"]) == 0
+        out = capsys.readouterr().out
+        assert "better" in out and "better.run" not in out and "trec_eval 10's rules" in out
     assert main(["compare", "--qrels", qpath, paths[0]]) == 2
     assert "at least two runs" in capsys.readouterr().err
+
+
+def test_p_values_print_as_journals_print_them():
+    from boostrank.evaluation import _p_text
+
+    assert [_p_text(p) for p in (0.0005999, 0.05, 1.0, 0.123456, 0.001)] == ["<0.001", "0.0500", "1.00", "0.123",
+                                                                             "0.00100"]
 
 
 def test_cli_predict_writes_a_trec_run(tmp_path, capsys):

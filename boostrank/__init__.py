@@ -41,7 +41,7 @@ __all__ = sorted(_WHERE) + ["__version__"]
 
 #: the modules a user reaches as ``br.<module>`` (the result types, generators and helpers live there)
 _SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"}
-                        | {"dask", "probit", "cli", "engines", "base", "weights", "queries", "trec_measures"})
+                        | {"dask", "probit", "cli", "engines", "base", "weights", "queries", "trec_measures", "fusion"})
 
 
 def __getattr__(name):

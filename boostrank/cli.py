@@ -243,6 +243,39 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_fuse(args) -> int:
+    from .fusion import FUSIONS, fuse, optimize_fusion
+    from .trec import load_qrels, load_run, save_run
+
+    _check_out(args.out, *args.runs, option="--out")
+    runs = {}
+    for path in args.runs:
+        run = load_run(path)
+        run.name = path if run.name in runs or run.name == os.path.basename(path) else run.name
+        runs[run.name] = run
+    if len(runs) < 2:
+        raise ValueError("fuse needs at least two runs")
+    method = args.method or ("wsum" if args.optimize else "rrf")
+    if method not in FUSIONS:
+        raise ValueError(f"--method must be one of {', '.join(sorted(FUSIONS))}, got {method}")
+    norm = None if args.norm == "none" else args.norm
+    weights = None if args.weights is None else [float(w) for w in args.weights.split(",")]
+    if args.optimize:
+        if args.qrels is None:
+            raise ValueError("--optimize needs --qrels (the judgements the weights are chosen on)")
+        weights, trials = optimize_fusion(load_qrels(args.qrels), runs, args.optimize, method, norm=norm,
+                                          step=args.step, k=args.k)
+        best = max(v for _, v in trials)
+        print(f"boostrank fuse: weights {', '.join(f'{n}={w:.3g}' for n, w in zip(runs, weights))} give "
+              f"{args.optimize} {best:.4f} on {args.qrels} (best of {len(trials)} on a grid of step {args.step})",
+              file=sys.stderr)
+    fused = fuse(runs, method, norm=norm, weights=weights, k=args.k, name=args.run_tag or method)
+    save_run(args.out, fused)
+    print(f"wrote {args.out}: {len(fused)} documents for {len(fused.queries)} queries ({method} of "
+          f"{', '.join(runs)})", file=sys.stderr)
+    return 0
+
+
 def cmd_warmup(args) -> int:
     from .precompile import warmup
 
@@ -580,7 +613,7 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``boostrank`` argument parser (eight subcommands)."""
+    """The ``boostrank`` argument parser (nine subcommands)."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="boostrank", description=__doc__, formatter_class=_Formatter)
@@ -661,6 +694,22 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--report", choices=["text", "markdown", "latex", "json"], default="text",
                     help="report format")
     cp.set_defaults(func=cmd_compare)
+
+    fu = command("fuse", "fuse runs into one: score fusions (CombSUM, CombMNZ, ...) and rank fusions (RRF, Borda, ...)")
+    fu.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
+    fu.add_argument("--method", default=None, help="combsum, combmnz, combanz, combmax, combmin, combmed, wsum, "
+                                                   "rrf, borda, isr or log_isr (default: rrf; wsum with --optimize)")
+    fu.add_argument("--norm", choices=["min-max", "max", "sum", "zmuv", "rank", "none"], default="min-max",
+                    help="normalisation of each run's scores per query before a score fusion")
+    fu.add_argument("--weights", help="comma list, one per run (default: all 1)")
+    fu.add_argument("--k", type=float, default=60.0, help="RRF's constant")
+    fu.add_argument("--qrels", help="judgements to choose the weights on (with --optimize)")
+    fu.add_argument("--optimize", metavar="METRIC", help="choose the weights that maximise METRIC on --qrels: a "
+                                                       "grid over the simplex (wsum unless --method is given)")
+    fu.add_argument("--step", type=float, default=0.1, help="the grid's spacing for --optimize")
+    fu.add_argument("--out", required=True, help="the fused run file (TREC format)")
+    fu.add_argument("--run-tag", help="the fused run's tag (default: the method)")
+    fu.set_defaults(func=cmd_fuse)
 
     tr = command("train", "train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective")
     tr.add_argument("--train", required=True, help="LETOR training file")

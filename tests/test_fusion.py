@@ -1,0 +1,112 @@
+"""Fusion (issue 61 item 2): each method and normalisation against its published definition on cases computed by
+hand, weights, the grid over the simplex, and a fused run through evaluate, compare and the command line."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.fusion import fuse, optimize_fusion
+
+A = br.Run.from_dict({"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "r": {"e1": 0.5}}, name="a")
+B = br.Run.from_dict({"q": {"d2": 10.0, "d4": 5.0}}, name="b")
+
+# min-max: a's q → d1 1, d2 .5, d3 0 (its r list has one score: 1); b's q → d2 1, d4 0.  Ranks: a d1 1, d2 2, d3 3;
+# b d2 1, d4 2.  Borda's candidates in q: 4; a leaves d4 out ((4 − 3 + 1)/2 = 1 point), b leaves d1 and d3 (1.5)
+EXPECTED = {
+    "combsum": {"d1": 1.0, "d2": 1.5, "d3": 0.0, "d4": 0.0},
+    "combmnz": {"d1": 1.0, "d2": 3.0, "d3": 0.0, "d4": 0.0},
+    "combanz": {"d1": 1.0, "d2": 0.75, "d3": 0.0, "d4": 0.0},
+    "combmax": {"d1": 1.0, "d2": 1.0, "d3": 0.0, "d4": 0.0},
+    "combmin": {"d1": 1.0, "d2": 0.5, "d3": 0.0, "d4": 0.0},
+    "combmed": {"d1": 1.0, "d2": 0.75, "d3": 0.0, "d4": 0.0},
+    "wsum": {"d1": 1.0, "d2": 1.5, "d3": 0.0, "d4": 0.0},
+    "rrf": {"d1": 1 / 61, "d2": 1 / 62 + 1 / 61, "d3": 1 / 63, "d4": 1 / 62},
+    "borda": {"d1": 4 + 1.5, "d2": 3 + 4, "d3": 2 + 1.5, "d4": 1 + 3},
+    "isr": {"d1": 1.0, "d2": 2 * (1 / 4 + 1), "d3": 1 / 9, "d4": 1 / 4},
+    "log_isr": {"d1": 0.0, "d2": math.log(2) * (1 / 4 + 1), "d3": 0.0, "d4": 0.0},
+}
+
+
+@pytest.mark.parametrize("method", sorted(EXPECTED))
+def test_each_fusion_is_its_published_definition(method):
+    fused = fuse([A, B], method)
+    assert fused.name == method
+    got = fused.to_dict()
+    assert got["q"] == pytest.approx(EXPECTED[method])
+    assert set(got["r"]) == {"e1"}  # a query only one run has keeps that run's documents
+
+
+def test_normalisations_and_weights():
+    s = {"q": {"x": 1.0, "y": 3.0, "z": 5.0}}
+    run, other = br.Run.from_dict(s, name="s"), br.Run.from_dict({"q": {"x": 0.0}}, name="o")
+    one = {norm: fuse([run, other], "combsum", norm=norm).to_dict()["q"] for norm in br.fusion.NORMS}
+    assert one["min-max"] == pytest.approx({"x": 0.0 + 1.0, "y": 0.5, "z": 1.0})  # o's single score is its best: 1
+    assert one["max"] == pytest.approx({"x": 0.2 + 0.0, "y": 0.6, "z": 1.0})
+    assert one["sum"] == pytest.approx({"x": 0.0, "y": 2 / 6, "z": 4 / 6})
+    sd = math.sqrt(8 / 3)
+    assert one["zmuv"] == pytest.approx({"x": -2 / sd, "y": 0.0, "z": 2 / sd})
+    assert one["rank"] == pytest.approx({"x": 1 / 3 + 1.0, "y": 2 / 3, "z": 1.0})
+    assert one[None] == pytest.approx({"x": 1.0, "y": 3.0, "z": 5.0})
+    weighted = fuse([A, B], "wsum", weights=[2.0, 0.5]).to_dict()["q"]
+    assert weighted == pytest.approx({"d1": 2.0, "d2": 2 * 0.5 + 0.5, "d3": 0.0, "d4": 0.0})
+    assert fuse([A, B], "rrf", k=0).to_dict()["q"]["d2"] == pytest.approx(1 / 2 + 1)
+
+
+def test_bad_fusion_arguments_are_named():
+    for kwargs, match in ((dict(method="nope"), "method"), (dict(norm="l2"), "norm"), (dict(weights=[1]), "weights"),
+                          (dict(weights=[1, -1]), "weights"), (dict(method="combmax", weights=[1, 2]), "no weights"),
+                          (dict(k=-1), "k must")):
+        with pytest.raises(ValueError, match=match):
+            fuse([A, B], **kwargs)
+    with pytest.raises(ValueError, match="two or more"):
+        fuse([A])
+
+
+def _collection(seed, n_queries=20, n_docs=30):
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {}
+    for q in range(n_queries):
+        rel = rng.random(n_docs) < 0.3
+        qrels[f"q{q}"] = {f"d{i}": int(r) for i, r in enumerate(rel)}
+        for name, noise in (("good", 0.8), ("fair", 1.5)):
+            s = rel + noise * rng.normal(size=n_docs)
+            runs.setdefault(name, {})[f"q{q}"] = {f"d{i}": float(v) for i, v in enumerate(s) if v > -1.5}
+    return qrels, {name: br.Run.from_dict(r, name=name) for name, r in runs.items()}
+
+
+def test_the_grid_over_the_simplex_finds_the_best_weights_and_a_fused_run_is_a_run():
+    qrels, runs = _collection(0)
+    best, trials = optimize_fusion(qrels, runs, "map", step=0.25)
+    assert len(trials) == 5 and best.sum() == pytest.approx(1.0)
+    assert max(v for _, v in trials) == br.evaluate(qrels, fuse(runs, "wsum", weights=best), "map")["map"]
+    fused = fuse(runs, "rrf", name="rrf")
+    table = br.compare(qrels, {**runs, "rrf": fused}, ["map", "ndcg_cut_10"], baseline="good")
+    assert set(table.runs) == {"good", "fair", "rrf"}
+
+
+def test_the_command_line_fuses_and_compares(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, runs = _collection(1)
+    qpath = tmp_path / "qrels.txt"
+    br.save_qrels(qpath, br.Qrels.from_dict(qrels))
+    paths = []
+    for name, run in runs.items():
+        br.save_run(tmp_path / f"{name}.run", run)
+        paths.append(str(tmp_path / f"{name}.run"))
+    out = tmp_path / "fused.run"
+    assert main(["fuse", *paths, "--method", "combmnz", "--out", str(out)]) == 0
+    fused = br.load_run(out)
+    want = fuse(runs, "combmnz").to_dict()
+    assert fused.name == "combmnz" and fused.to_dict().keys() == want.keys()
+    assert all(fused.to_dict()[q] == pytest.approx(want[q], rel=1e-15) for q in want)  # save_run writes %.17g
+    assert main(["fuse", *paths, "--qrels", str(qpath), "--optimize", "map", "--step", "0.5", "--out", str(out),
+                 "--run-tag", "tuned"]) == 0
+    err = capsys.readouterr().err
+    assert "weights" in err and br.load_run(out).name == "tuned"
+    assert main(["compare", "--qrels", str(qpath), *paths, str(out), "--baseline", "good"]) == 0
+    assert "tuned" in capsys.readouterr().out

@@ -40,10 +40,6 @@ class RankingData:
     sample_weight: np.ndarray | None = None
 
     @property
-    def n_queries(self) -> int:
-        return self.offsets.offsets.shape[0] - 1
-
-    @property
     def starts(self) -> np.ndarray:
         """The validated int64 offsets ``[0, ..., n]``."""
         return self.offsets.offsets

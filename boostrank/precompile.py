@@ -47,6 +47,8 @@ def _metrics():
     br.rank_risk(y > 0, s, "dcg@5", qid=qid, rank="resolved")
     br.minrank(s)
     br.resolved_rank(y > 0, s)
+    docid = np.arange(len(y)).astype(str)  # trec_eval's measures on qrels: the judged-list kernels
+    br.evaluate(br.Qrels(qid.astype(str), docid, y), br.Run(qid.astype(str), docid, s), "all_trec")
 
 
 def _objectives():

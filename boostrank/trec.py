@@ -434,18 +434,16 @@ def _number(path, number: int, what: str, text: str, integer: bool):
 _LINE_BY_LINE = (b"\x0b", b"\x0c", b"\r", b"#", _BOM)
 
 
-def _table(path, names: list, dtypes: dict):
-    """The columns of a well-formed run or qrels file, read by pandas' C parser when pandas is installed.
+def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
+    """The columns ``keep`` of a well-formed run or qrels file as NumPy arrays (ids as ``str`` objects,
+    ``numbers`` as their dtypes), read by pyarrow's CSV reader (one space between fields) or pandas' C parser
+    when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
 
-    None when pandas is missing or anything in the file needs the line-by-line reader, which then reads it
-    with the same rules and names the line of any error: a line with another number of fields, a value
-    that does not parse, a byte listed in ``_LINE_BY_LINE``.  Fields split at spaces and tabs, as
-    trec_eval's (``bytes.split``) on such files.
+    None when neither is, or anything in the file needs the line-by-line reader, which then reads it with
+    the same rules and names the line of any error: a line with another number of fields, a value that
+    does not parse, a byte listed in ``_LINE_BY_LINE``.  Fields split at spaces and tabs, as trec_eval's
+    (``bytes.split``) on such files.
     """
-    try:
-        import pandas as pd
-    except ImportError:
-        return None
     raw = read_bytes(path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
@@ -453,13 +451,60 @@ def _table(path, names: list, dtypes: dict):
         return None
     try:
         raw.decode("utf-8")
-        table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
-                            dtype={name: dtypes.get(name, object) for name in names}, keep_default_na=False,
-                            na_filter=False, engine="c")  # a missing field is "", a later line's extra one an error
-    except (ValueError, OverflowError, pd.errors.ParserError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return None
-    # pandas makes the first fields of a first line longer than the others an index
-    return table if isinstance(table.index, pd.RangeIndex) else None
+    plain = not (b"\t" in raw or b"  " in raw or b"\n " in raw or b" \n" in raw or raw.startswith(b" "))
+    for reader in (_arrow_table, _pandas_table) if plain else (_pandas_table,):
+        columns = reader(raw, names, numbers, keep)
+        if columns is not None:
+            return columns
+    return None
+
+
+def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
+    try:
+        import pyarrow as pa
+        from pyarrow import csv
+    except ImportError:
+        return None
+    types = {name: pa.from_numpy_dtype(np.dtype(numbers[name])) if name in numbers else pa.string() for name in names}
+    try:  # no quoting: a '"' is part of an id, as in trec_eval
+        table = csv.read_csv(io.BytesIO(raw), read_options=csv.ReadOptions(column_names=names),
+                             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                             convert_options=csv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                                                quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, ValueError):
+        return None
+    if any(table.column(name).null_count for name in numbers):  # "null" or "NA" for a number
+        return None
+    # a run's tag: every line has one here, so the first names the run (load_run reads no more of it)
+    return {name: table.column(name)[:1 if name == "tag" else None].to_numpy(zero_copy_only=False) for name in keep}
+
+
+def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    try:
+        table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
+                            dtype={name: object for name in names}, keep_default_na=False, na_filter=False,
+                            engine="c")  # a missing field is "", a later line's extra one an error
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        return None
+    if not isinstance(table.index, pd.RangeIndex):  # pandas makes the first fields of a longer first line an index
+        return None
+    out = {name: table[name].to_numpy(dtype=object) for name in keep}
+    for name, dtype in numbers.items():
+        text = table[name]
+        pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
+        if not text.str.fullmatch(pattern.pattern).all():  # as _number reads them: atol reads "1.0" as 1
+            return None
+        try:
+            out[name] = text.astype(dtype).to_numpy()
+        except (ValueError, OverflowError):
+            return None
+    return out
 
 
 def load_qrels(path) -> Qrels:
@@ -485,11 +530,10 @@ def load_qrels(path) -> Qrels:
     byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
     digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1).
     """
-    table = _table(path, ["qid", "iter", "docno", "rel"], {"qid": object, "docno": object, "rel": object})
-    if table is not None and table["rel"].str.fullmatch(_INTEGER.pattern).all():  # atol reads "1.0" as 1
+    table = _table(path, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
+    if table is not None:
         try:
-            return Qrels(_Checked(table["qid"].to_numpy(dtype=object)), _Checked(
-                table["docno"].to_numpy(dtype=object)), table["rel"].astype(np.int64).to_numpy(), source=str(path))
+            return Qrels(_Checked(table["qid"]), _Checked(table["docno"]), table["rel"], source=str(path))
         except (_Duplicate, OverflowError, ValueError):
             pass  # the line-by-line reader names the lines
     qid, docid, rel, numbers = [], [], [], []
@@ -537,16 +581,15 @@ def load_run(path, name: str | None = None) -> Run:
     corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0).
     """
-    table = _table(path, ["qid", "q0", "docno", "rank", "score", "tag"],
-                   {"qid": object, "docno": object, "score": np.float64, "tag": object})
-    if table is not None and np.isfinite(table["score"].to_numpy()).all():
-        tags = table["tag"].to_numpy(dtype=object)
+    table = _table(path, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
+                   ["qid", "docno", "score", "tag"])
+    if table is not None and np.isfinite(table["score"]).all():
+        tags = table["tag"]
         tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
         tag = tags[tagged[0]] if tagged.size else ""
         try:
-            return Run(_Checked(table["qid"].to_numpy(dtype=object)), _Checked(
-                table["docno"].to_numpy(dtype=object)), table["score"].to_numpy(),
-                name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
+            return Run(_Checked(table["qid"]), _Checked(table["docno"]), table["score"],
+                       name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
         except _Duplicate:
             pass  # the line-by-line reader names both lines
     qid, docid, score, numbers = [], [], [], []

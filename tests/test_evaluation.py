@@ -210,7 +210,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
     pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x"]
     for kind in ("run", "qrels"):
         for trial in range(30):
-            lines = []
+            lines, plain = [], rng.random() < 0.5  # one space between fields: pyarrow's reader; else pandas'
             for i in range(rng.randint(1, 8)):
                 fields = ([rng.choice(["q1", "001", "7"]), "Q0", f"d{rng.randint(0, 5)}", str(i + 1),
                            repr(rng.gauss(0, 1)), "tag"] if kind == "run" else
@@ -219,7 +219,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
                     fields[rng.randrange(len(fields))] = rng.choice(pieces)
                 if rng.random() < 0.1:
                     fields = fields[:-1] if rng.random() < 0.5 else fields + ["extra"]
-                lines.append(rng.choice([" ", "\t", "  "]).join(fields))
+                lines.append((" " if plain else rng.choice([" ", "\t", "  "])).join(fields))
             text = rng.choice(["\n", "\r\n"]).join(lines) + "\n"
             if rng.random() < 0.1:
                 text = "# a comment\n" + text
@@ -238,9 +238,15 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
                     outcomes.append(("error", str(exc)))
             monkeypatch.undo()
             assert outcomes[0] == outcomes[1], (text, outcomes)
-    clean = tmp_path / "clean"
-    clean.write_text("q1 Q0 d1 1 0.5 t\nq1\tQ0  d2 2 0.25\n")
-    assert trec._table(clean, ["qid", "q0", "docno", "rank", "score", "tag"], {"qid": object}) is not None
+    for text in ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\n", "q1 Q0 d1 1 0.5 t\nq1\tQ0  d2 2 0.25\n"):  # arrow, pandas
+        (tmp_path / "clean").write_text(text)
+        table = trec._table(tmp_path / "clean", ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
+                            ["docno", "score"])
+        assert table is not None and table["score"].tolist() == [0.5, 0.25] and table["docno"].tolist() == ["d1", "d2"]
+        (tmp_path / "clean").write_text(text.replace("Q0", "0").replace(" 1 0.5 t", " 2").replace(" 2 0.25", " 0")
+                                        .replace(" t\n", "\n"))
+        table = trec._table(tmp_path / "clean", ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["rel"])
+        assert table is not None and table["rel"].tolist() == [2, 0]
 
 
 @pytest.mark.parametrize("text, match", [

@@ -464,21 +464,29 @@ def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
 def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
     try:
         import pyarrow as pa
+        import pyarrow.compute as pc
         from pyarrow import csv
     except ImportError:
         return None
-    types = {name: pa.from_numpy_dtype(np.dtype(numbers[name])) if name in numbers else pa.string() for name in names}
-    try:  # no quoting: a '"' is part of an id, as in trec_eval
+    try:  # every field as text, no quoting (a '"' is part of an id, as in trec_eval)
         table = csv.read_csv(io.BytesIO(raw), read_options=csv.ReadOptions(column_names=names),
                              parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-                             convert_options=csv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                             convert_options=csv.ConvertOptions(column_types={name: pa.string() for name in names},
+                                                                strings_can_be_null=False,
                                                                 quoted_strings_can_be_null=False))
-    except (pa.ArrowInvalid, ValueError):
-        return None
-    if any(table.column(name).null_count for name in numbers):  # "null" or "NA" for a number
+        out = {}
+        for name, dtype in numbers.items():  # numbers as _number reads them (pyarrow alone reads "0x1" as 1)
+            pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
+            if not pc.all(pc.match_substring_regex(table.column(name), f"^(?:{pattern.pattern})$")).as_py():
+                return None
+            out[name] = pc.cast(table.column(name), pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
         return None
     # a run's tag: every line has one here, so the first names the run (load_run reads no more of it)
-    return {name: table.column(name)[:1 if name == "tag" else None].to_numpy(zero_copy_only=False) for name in keep}
+    for name in keep:
+        if name not in out:
+            out[name] = table.column(name)[:1 if name == "tag" else None].to_numpy(zero_copy_only=False)
+    return out
 
 
 def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
@@ -489,7 +497,7 @@ def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
     try:
         table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
                             dtype={name: object for name in names}, keep_default_na=False, na_filter=False,
-                            engine="c")  # a missing field is "", a later line's extra one an error
+                            quoting=3, engine="c")  # QUOTE_NONE: a '"' is part of an id; a missing field is ""
     except (ValueError, OverflowError, pd.errors.ParserError):
         return None
     if not isinstance(table.index, pd.RangeIndex):  # pandas makes the first fields of a longer first line an index

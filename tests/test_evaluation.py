@@ -207,7 +207,8 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
     from boostrank import trec
 
     rng = random.Random(seed)
-    pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x"]
+    pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x",
+              "0x1", "0x1p3", "1e", "--1", "\uff13", "\u0661", "1.", "+.5e-3", '"q"']
     for kind in ("run", "qrels"):
         for trial in range(30):
             lines, plain = [], rng.random() < 0.5  # one space between fields: pyarrow's reader; else pandas'

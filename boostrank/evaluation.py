@@ -568,20 +568,30 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     named = _named_runs(runs)
     if baseline is not None and baseline not in named:
         raise ValueError(f"baseline {baseline!r} is not one of the runs {list(named)}")
-    values = {name: _per_query(truth, run, metrics, rules) for name, run in named.items()}
+    from tqdm.auto import tqdm
+
     names = list(named)
     order = ([(baseline, r) for r in names if r != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
-    summary, pairs, paired = {}, {}, {}
-    for m in metrics:
-        paired[m] = _paired_values(m, {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()},
-                                   values[names[0]][1])
-        summary[m] = _summary(paired[m], names)
-        rows = [_pair_row(paired[m][a], paired[m][b], a, b, test, int(n_resamples), random_state) for a, b in order]
-        for row, adj in zip(rows, _adjust([r["p"] for r in rows], correction)):
-            row["p_adjusted"] = adj
-            row["significant"] = bool(adj < alpha)
-        pairs[m] = rows
+    summary, pairs, paired, values = {}, {}, {}, {}
+    # a bar on a terminal once the work has taken 2 s (none in logs, pipes and short comparisons)
+    with tqdm(total=len(names) + len(metrics) * len(order), desc="compare", unit="step", delay=2, leave=False,
+              disable=None) as bar:
+        for name, run in named.items():
+            values[name] = _per_query(truth, run, metrics, rules)
+            bar.update()
+        for m in metrics:
+            paired[m] = _paired_values(m, {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()},
+                                       values[names[0]][1])
+            summary[m] = _summary(paired[m], names)
+            rows = []
+            for a, b in order:
+                rows.append(_pair_row(paired[m][a], paired[m][b], a, b, test, int(n_resamples), random_state))
+                bar.update()
+            for row, adj in zip(rows, _adjust([r["p"] for r in rows], correction)):
+                row["p_adjusted"] = adj
+                row["significant"] = bool(adj < alpha)
+            pairs[m] = rows
     return Comparison(runs=names, metrics=metrics, test=test, correction=correction, alpha=float(alpha),
                       summary=summary, pairs=pairs, per_query=paired)
 

@@ -560,6 +560,31 @@ def test_cli_compare_formats_and_plots(tmp_path, capsys):
     assert "at least two runs" in capsys.readouterr().err
 
 
+def test_compare_counts_its_work_on_a_progress_bar(monkeypatch):
+    """A bar on a terminal once the work takes 2 s (#61 item 4): one step per run evaluated and per comparison."""
+    import tqdm.auto
+
+    seen = {}
+
+    class Bar:
+        def __init__(self, total, **kw):
+            seen.update(total=total, done=0, **kw)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n=1):
+            seen["done"] += n
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    qrels, runs = three_runs(6)
+    br.compare(qrels, runs, ["map", "P_5"])
+    assert seen["total"] == seen["done"] == 3 + 2 * 3 and seen["delay"] == 2 and seen["disable"] is None
+
+
 def test_p_values_print_as_journals_print_them():
     from boostrank.evaluation import _p_text
 

@@ -4,7 +4,8 @@ The ranked-list measures (``P``, ``recall``, ``map``, ``ndcg``, ``recip_rank``, 
 cut-offs) are :mod:`boostrank.metrics`'; this module holds the rest of ``trec_eval -m all_trec``
 but the relevance-feedback ones: counts (``num_ret`` ...), set measures (``set_P`` ...),
 ``bpref``, ``infAP``, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (with trec_eval's default gains, the
-grades), ``utility``, ``success``, ``relative_P``, ``Rprec_mult``, ``iprec_at_recall``, ``11pt_avg``
+grades), ``rbp``/``rbp_resid`` and ``unj`` (trec_eval 10's rank-biased precision, ``rbp.p=0.8``, its
+residual, and the share of unjudged documents), ``utility``, ``success``, ``relative_P``, ``Rprec_mult``, ``iprec_at_recall``, ``11pt_avg``
 and the geometric means ``gm_map``, ``gm_bpref``.  Each is
 defined by trec_eval's ``m_<name>.c`` (usnistgov/trec_eval at f425365, 10.0) and checked against
 trec_eval's own test corpus.  Names and parameters are trec_eval's: ``success_5`` (or pytrec_eval's
@@ -42,6 +43,9 @@ _FAMILIES = {
     "g": (_kj.MODE_TREC_G, (), None, "mean"),
     "ndcg_rel": (_kj.MODE_TREC_NDCG_REL, (), None, "mean"),
     "rndcg": (_kj.MODE_TREC_RNDCG, (), None, "mean"),
+    "rbp": (_kj.MODE_TREC_RBP, (0.9,), "param", "mean"),
+    "rbp_resid": (_kj.MODE_TREC_RBP_RESID, (0.9,), "param", "mean"),
+    "unj": (_kj.MODE_TREC_UNJ, (5, 10, 20), "cut", "mean"),
     "set_p": (_kj.MODE_TREC_SET_P, (), None, "mean"),
     "set_recall": (_kj.MODE_TREC_SET_RECALL, (), None, "mean"),
     "set_map": (_kj.MODE_TREC_SET_MAP, (), None, "mean"),
@@ -62,12 +66,13 @@ _SPELLING = {"infap": "infAP", "bing": "binG", "g": "G", "rndcg": "Rndcg", "set_
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RANKED = {"p": ("P", _CUTS), "recall": ("recall", _CUTS), "ndcg_cut": ("ndcg_cut", _CUTS),
            "map_cut": ("map_cut", _CUTS)}
-#: ``trec_eval -m all_trec``'s measures (but runid and relstring), in its order
+#: ``trec_eval -m all_trec``'s measures (but runid and relstring), in its output order: 9.x's, its test corpus's
+#: (10.0 adds unj, rbp and rbp_resid, which evaluate takes by name)
 ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
-            "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall",
-            "set_map", "set_F", "num_nonrel_judged_ret")
-_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?P<params>[-+0-9.,]+))?$")
+            "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+            "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
+_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?:p=)?(?P<params>[-+0-9.,]+))?$")  # rbp.p=0.8
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 
 
@@ -141,6 +146,8 @@ def trec_measure(spec: str) -> TrecMeasure | None:
         raise ValueError(f"utility takes four coefficients (trec_eval's utility.1,-1,0,0), got {spec!r}")
     if family == "set_f" and len(params) != 1:
         raise ValueError(f"set_F takes one parameter, the weight of recall against precision, got {spec!r}")
+    if family in ("rbp", "rbp_resid") and (len(params) != 1 or not 0 <= params[0] < 1):
+        raise ValueError(f"rbp takes one parameter, the persistence p in [0, 1) (rbp.p=0.8), got {spec!r}")
     return TrecMeasure(spec, code, tuple(sorted(params)) if family == "11pt_avg" else params, 0, combine)
 
 

@@ -580,6 +580,12 @@ def trec_more_reference(qrels: dict, run: dict, level: int = 1, v9: bool = True)
              "11pt_avg": sum(iprec(i / 10) for i in range(11)) / 11}
         for k in (1, 5, 10):
             v[f"success_{k}"] = float(any(rel[:k]))
+        unjudged = [g is None or g < 0 for g in grade]
+        for k in (5, 10, 20):  # trec_eval 10: unj, rbp, rbp_resid (gains scaled by the best grade when above 1)
+            v[f"unj_{k}"] = sum(unjudged[:k]) / k
+        top = max(qrels[q].values())
+        v["rbp"] = 0.1 * sum(g / max(top, 1) * 0.9 ** i for i, g in enumerate(grade) if g is not None and g > 0)
+        v["rbp_resid"] = (0.9 ** n + 0.1 * sum(0.9 ** i for i, u in enumerate(unjudged) if u)) if any(unjudged) else 0.0
         for k in (5, 10, 15, 20, 30, 100):
             v[f"relative_P_{k}"] = sum(rel[:k]) / min(k, n_rel) if n_rel else 0.0
         for i in range(11):

@@ -173,9 +173,12 @@ MODE_TREC_SUCCESS = 16
 MODE_TREC_RELATIVE_P = 17
 MODE_TREC_RPREC_MULT = 18
 MODE_TREC_IPREC_AT_RECALL = 19
+MODE_TREC_UNJ = 24
+MODE_TREC_RBP_RESID = 25
 MODE_TREC_G = 20
 MODE_TREC_NDCG_REL = 21
 MODE_TREC_RNDCG = 22
+MODE_TREC_RBP = 23
 
 #: trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (trec_eval.h): a retrieved document absent from the
 #: qrels, and one the qrels list with a negative grade (in the pool, not judged)
@@ -327,13 +330,15 @@ def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_r
             cut = np.int64(params[c])
             if measure == MODE_TREC_SUCCESS:
                 out_row[c] = 1.0 if hits > 0 else 0.0
+            elif measure == MODE_TREC_UNJ:  # m_unjudged.c: past the list, judged non-relevant documents fill in
+                out_row[c] = hits / cut
             elif n_rel > 0:
                 out_row[c] = hits / min(cut, n_rel)
             else:
                 out_row[c] = 0.0
             c += 1
-        if i < n and rel[a + i] > threshold:
-            hits += 1
+        if i < n and (rel[a + i] < 0.0 if measure == MODE_TREC_UNJ else rel[a + i] > threshold):
+            hits += 1  # unj: the unjudged documents so far
 
 
 @njit(cache=True)
@@ -400,6 +405,30 @@ def _gain_walk(rel, a, n, ideal, ia, ib, measure, n_rel):
 
 
 @njit(cache=True)
+def _rbp(rel, a, n, top, p, residual):
+    """Rank-biased precision (Moffat & Zobel, TOIS 2008, eq. 2; trec_eval 10's m_rbp.c): (1 − p) Σ gainᵢ p^(i−1),
+    each grade's gain scaled to [0, 1] by the query's best judged grade when it exceeds 1.  (m_rbp.c compares the
+    gains with a minimum and maximum it never initialises; the default gains run from 0 to the best grade.)
+    ``residual``: its uncertainty from the unjudged documents and those past the list (m_rbp_resid.c):
+    p^n + (1 − p) Σ_unjudged p^(i−1), 0 when every retrieved document is judged."""
+    scale = top if top > 1.0 else 1.0
+    total = 0.0
+    weight = 1.0
+    unjudged = 0
+    for i in range(n):
+        r = rel[a + i]
+        if residual and r < 0.0:
+            total += weight
+            unjudged += 1
+        elif not residual and r > 0.0:
+            total += min(r, top) / scale * weight
+        weight *= p
+    if residual:
+        return weight + (1.0 - p) * total if unjudged > 0 else 0.0
+    return (1.0 - p) * total
+
+
+@njit(cache=True)
 def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold, v9_rounding):
     """One of trec_eval's measures of each list, at each of its parameters.
 
@@ -427,7 +456,7 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
         One column per parameter of a cut-off family; one column otherwise.
     """
     n_lists = offsets.shape[0] - 1
-    by_cut = MODE_TREC_SUCCESS <= measure <= MODE_TREC_IPREC_AT_RECALL
+    by_cut = MODE_TREC_SUCCESS <= measure <= MODE_TREC_IPREC_AT_RECALL or measure == MODE_TREC_UNJ
     out = np.zeros((n_lists, params.shape[0] if by_cut else 1))
     cuts = np.zeros(params.shape[0], dtype=np.int64)
     for g in range(n_lists):
@@ -455,6 +484,9 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
                 _interpolated(rel, a, n, n_rel_ret, threshold, cuts, out[g], False)
         elif by_cut:
             _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out[g])
+        elif measure == MODE_TREC_RBP or measure == MODE_TREC_RBP_RESID:
+            top = ideal[ideal_offsets[g]] if ideal_offsets[g + 1] > ideal_offsets[g] else 0.0
+            out[g, 0] = _rbp(rel, a, n, top, params[0], measure == MODE_TREC_RBP_RESID)
         elif measure >= MODE_TREC_G:
             out[g, 0] = _gain_walk(rel, a, n, ideal, ideal_offsets[g], ideal_offsets[g + 1], measure, n_rel)
         else:

@@ -23,7 +23,7 @@ from ._validation import GroupOffsets, as_1d_float, group_offsets
 from .data import LetorData
 from .metrics import docid_desc_order, get_metric, parse_metric, trec_ties
 from .trec import JudgedLists, Qrels, Run, segments, judged_lists, load_qrels, load_run, scores_of_rows
-from .trec_measures import expand, trec_measure
+from .trec_measures import expand, sequential_sum, trec_measure
 
 __all__ = ["evaluate", "compare", "Comparison", "QueryMismatchWarning", "DEFAULT_METRICS"]
 
@@ -240,7 +240,7 @@ def _mean(metric: str, values: np.ndarray) -> float:
     if measure is not None:
         return measure.combined(values)
     ok = values[~np.isnan(values)]
-    return float(ok.mean()) if ok.size else float("nan")
+    return sequential_sum(ok) / ok.size if ok.size else float("nan")
 
 
 def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_query: bool = False,

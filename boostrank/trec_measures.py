@@ -15,7 +15,6 @@ list (``success.1,5``) stands for its measures.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ import numpy as np
 
 from ._kernels import judged as _kj
 
-__all__ = ["TrecMeasure", "trec_measure", "expand", "ALL_TREC"]
+__all__ = ["TrecMeasure", "trec_measure", "expand", "sequential_sum", "ALL_TREC"]
 
 #: family: (kernel code, default parameters, parameter kind, how the "all" line combines queries).  The
 #: kinds: "cut" (an integer cut-off per measure), "fraction" (a fraction of R per measure), "param" (one
@@ -93,18 +92,23 @@ class TrecMeasure:
                                np.asarray(self.params, dtype=np.float64), float(threshold), v9_rounding)
         return out[:, self.column]
 
-    def combined(self, values: np.ndarray, n_queries: int | None = None) -> float:
-        """The ``all`` line: the mean, the sum, or the geometric mean, over ``n_queries`` when given (trec_eval's
-        ``-c``: the queries absent from the run count 0, or MIN_GEO_MEAN in a geometric mean)."""
-        n = values.shape[0] if n_queries is None else n_queries
+    def combined(self, values: np.ndarray) -> float:
+        """The ``all`` line: the mean, the sum, or the geometric mean (each value floored at MIN_GEO_MEAN)."""
+        n = values.shape[0]
         if self.combine == "sum":
-            return float(values.sum())
+            return sequential_sum(values)
         if not n:
             return float("nan")
         if self.combine == "gm":
-            logs = np.log(np.maximum(values, MIN_GEO_MEAN)).sum() + (n - values.shape[0]) * math.log(MIN_GEO_MEAN)
-            return float(np.exp(logs / n))
-        return float(values.sum() / n)
+            return float(np.exp(sequential_sum(np.log(np.maximum(values, MIN_GEO_MEAN))) / n))
+        return sequential_sum(values) / n
+
+
+def sequential_sum(values: np.ndarray) -> float:
+    """The sum in query order, one addition after another, as trec_eval accumulates its ``all`` line: a value
+    on a rounding boundary of the printed 4 decimals prints as trec_eval prints it (NumPy's pairwise sum can
+    differ in the last bit)."""
+    return float(np.add.accumulate(values)[-1]) if values.size else 0.0
 
 
 def _split(spec: str):

@@ -202,6 +202,12 @@ def _per_query(truth: _Truth, run, metrics: Sequence[str], rules: _Rules):
             warnings.warn(f"{run.source}: {len(lists.unjudged_queries)} of its {len(run.queries)} queries are not "
                           f"in {truth.qrels.source} and are not evaluated ({shown}{more})", QueryMismatchWarning,
                           stacklevel=3)
+        if lists.unretrieved_queries:  # trec_eval 9 leaves them out too; 10.0 refuses the run without -c
+            shown = ", ".join(map(str, lists.unretrieved_queries[:5]))
+            more = ", ..." if len(lists.unretrieved_queries) > 5 else ""
+            warnings.warn(f"{run.source}: {len(lists.unretrieved_queries)} queries of {truth.qrels.source} have no "
+                          f"results and are not evaluated ({shown}{more}); complete=True (trec_eval -c) scores "
+                          f"them 0", QueryMismatchWarning, stacklevel=3)
         values = {m: _values(lists, m, rules, conv) for m in metrics}
         if rules.complete:  # a qrels query the run lacks scores 0 (trec_eval -c)
             empty = np.diff(lists.offsets) == 0

@@ -340,14 +340,31 @@ def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_
         return float(stats.ttest_1samp(d, 0.0).pvalue), 0.0
     if test == "wilcoxon":
         return float(stats.wilcoxon(d).pvalue), 0.0
-    exact = d.size < 63 and 2 ** d.size <= n_resamples
-    zero = np.zeros_like(d)
-    res = stats.permutation_test(
-        (d, zero), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
-        n_resamples=n_resamples, alternative="two-sided", random_state=random_state,
-        batch=max(1, (1 << 22) // d.size))
-    p = float(res.pvalue)
-    return p, 0.0 if exact else math.sqrt(p * (1.0 - p) / n_resamples)
+    return _randomization_p(d, n_resamples, random_state)
+
+
+def _randomization_p(d: np.ndarray, n_resamples: int, random_state) -> tuple[float, float]:
+    """Fisher's paired randomization test (Smucker, Allan & Carterette, CIKM 2007): the share of the 2^n sign
+    flips of the differences whose sum is as far from 0 as the observed one; every flip when there are no more
+    than ``n_resamples``, else ``n_resamples`` random ones, p = (count + 1) / (n_resamples + 1) (the observation
+    counts as one of them, as scipy's permutation_test counts it), with its Monte Carlo standard error."""
+    from ._kernels.resampling import sign_flip_extremes
+
+    n = d.size
+    observed = abs(float(d.sum()))
+    if n < 63 and 2 ** n <= n_resamples:
+        count = sign_flip_extremes(d, np.arange(2 ** n, dtype=np.uint64).reshape(-1, 1), observed)
+        return count / 2 ** n, 0.0
+    rng = np.random.default_rng(random_state)
+    n_words = -(-n // 64)
+    batch = max(1, (1 << 21) // n_words)  # resamples per draw: 16 MB of random words at most
+    count = 0
+    for start in range(0, n_resamples, batch):
+        words = rng.integers(0, np.iinfo(np.uint64).max, size=(min(batch, n_resamples - start), n_words),
+                             dtype=np.uint64, endpoint=True)
+        count += sign_flip_extremes(d, words, observed)
+    p = (count + 1) / (n_resamples + 1)
+    return p, math.sqrt(p * (1.0 - p) / n_resamples)
 
 
 def _adjust(p: list[float], correction) -> list[float]:

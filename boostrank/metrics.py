@@ -759,7 +759,7 @@ def parse_metric(spec: str) -> tuple[str, int | None, str | None]:
         raise ValueError(
             f"unknown metric {spec!r}; use name[@k][:variant] with name in {list(_METRICS)}, or trec_eval's "
             f"ndcg_cut_k, map_cut_k, P_k, recall_k, recip_rank, Rprec (and, in boostrank.evaluate, its other "
-            f"measures: bpref, success_k, iprec_at_recall_x, ..., all_trec)"
+            f"measures: bpref, success_k, iprec_at_recall_x, ..., all_trec; ranx's hit_rate_k, f1_k)"
         )
     k = int(m["k"]) if m["k"] else None
     if k is not None and m["name"] in _WHOLE_LIST:

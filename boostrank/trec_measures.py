@@ -5,10 +5,12 @@ cut-offs) are :mod:`boostrank.metrics`'; this module holds the rest of ``trec_ev
 but the relevance-feedback ones: counts (``num_ret`` ...), set measures (``set_P`` ...),
 ``bpref``, ``infAP``, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (with trec_eval's default gains, the
 grades), ``rbp``/``rbp_resid`` and ``unj`` (trec_eval 10's rank-biased precision, ``rbp.p=0.8``, its
-residual, and the share of unjudged documents), ``utility``, ``success``, ``relative_P``, ``Rprec_mult``, ``iprec_at_recall``, ``11pt_avg``
-and the geometric means ``gm_map``, ``gm_bpref``.  Each is
-defined by trec_eval's ``m_<name>.c`` (usnistgov/trec_eval at f425365, 10.0) and checked against
-trec_eval's own test corpus.  Names and parameters are trec_eval's: ``success_5`` (or pytrec_eval's
+residual, and the share of unjudged documents), ``utility``, ``success``, ``relative_P``, ``Rprec_mult``,
+``iprec_at_recall``, ``11pt_avg`` and the geometric means ``gm_map``, ``gm_bpref``.  Each is defined by
+trec_eval's ``m_<name>.c`` (usnistgov/trec_eval at f425365, 10.0) and checked against trec_eval's own test
+corpus.  Two of ranx's measures trec_eval lacks (ranx/metrics/*.py at 2cae52f) complete the set:
+``hit_rate_k`` (trec_eval's ``success_k`` by ranx's name) and ``f1_k``, the harmonic mean of ``P_k`` and
+``recall_k``.  Names and parameters are trec_eval's: ``success_5`` (or pytrec_eval's
 ``success.5``), ``iprec_at_recall_0.10``, ``set_F.0.5``; a family name alone (``success``) or a
 list (``success.1,5``) stands for its measures.
 """
@@ -53,6 +55,8 @@ _FAMILIES = {
     "utility": (_kj.MODE_TREC_UTILITY, (1.0, -1.0, 0.0, 0.0), "param", "mean"),
     "11pt_avg": (_kj.MODE_TREC_11PT_AVG, tuple(i / 10 for i in range(11)), "param", "mean"),
     "success": (_kj.MODE_TREC_SUCCESS, (1, 5, 10), "cut", "mean"),
+    "hit_rate": (_kj.MODE_TREC_SUCCESS, (1, 5, 10), "cut", "mean"),
+    "f1": (_kj.MODE_TREC_F1, (5, 10, 15, 20, 30, 100, 200, 500, 1000), "cut", "mean"),
     "relative_p": (_kj.MODE_TREC_RELATIVE_P, (5, 10, 15, 20, 30, 100, 200, 500, 1000), "cut", "mean"),
     "rprec_mult": (_kj.MODE_TREC_RPREC_MULT, tuple(i / 5 for i in range(1, 11)), "fraction", "mean"),
     "iprec_at_recall": (_kj.MODE_TREC_IPREC_AT_RECALL, tuple(i / 10 for i in range(11)), "fraction", "mean"),
@@ -71,7 +75,8 @@ ALL_TREC = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rpre
             "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG",
             "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
             "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret")
-_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.](?:p=)?(?P<params>[-+0-9.,]+))?$")  # rbp.p=0.8
+#: rbp.p=0.8; ranx's spelling of a cut-off too: f1@10
+_SPEC = re.compile(r"^(?P<family>[a-z0-9_]+?)(?:[_.@](?:p=)?(?P<params>[-+0-9.,]+))?$")
 MIN_GEO_MEAN = 0.00001  # trec_eval.h
 
 

@@ -522,6 +522,15 @@ def randomization_p_exact(a, b) -> float:
     return count / 2 ** d.size
 
 
+def sign_flip_extremes_reference(d, words, observed) -> int:
+    """Resamples whose flipped sum is as far from 0 as ``observed``: bit i of a resample's words flips d[i]."""
+    count = 0
+    for row in words:
+        bits = [int(row[i // 64]) >> (i % 64) & 1 for i in range(len(d))]
+        count += abs(sum(-x if b else x for x, b in zip(d.tolist(), bits))) >= observed
+    return count
+
+
 def pairs_per_list_reference(labels, offsets):
     """Pairs of differing labels in each list, counted pair by pair."""
     out = []
@@ -579,7 +588,10 @@ def trec_more_reference(qrels: dict, run: dict, level: int = 1, v9: bool = True)
              "infAP": inf_ap / n_rel if n_rel else 0.0, "binG": big / n_rel if hits else 0.0, "gm_map": ap,
              "11pt_avg": sum(iprec(i / 10) for i in range(11)) / 11}
         for k in (1, 5, 10):
-            v[f"success_{k}"] = float(any(rel[:k]))
+            v[f"success_{k}"] = v[f"hit_rate_{k}"] = float(any(rel[:k]))
+        for k in (1, 3, 10):  # ranx's f1: the harmonic mean of P_k (over k) and recall_k (over R)
+            p, r = sum(rel[:k]) / k, (sum(rel[:k]) / n_rel if n_rel else 0.0)
+            v[f"f1_{k}"] = 2 * p * r / (p + r) if p + r else 0.0
         unjudged = [g is None or g < 0 for g in grade]
         for k in (5, 10, 20):  # trec_eval 10: unj, rbp, rbp_resid (gains scaled by the best grade when above 1)
             v[f"unj_{k}"] = sum(unjudged[:k]) / k

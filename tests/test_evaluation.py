@@ -13,7 +13,8 @@ import pytest
 
 import boostrank as br
 from boostrank.evaluation import QueryMismatchWarning
-from tests.reference import randomization_p_exact, trec_eval_reference, trec_more_reference
+from tests.reference import (randomization_p_exact, sign_flip_extremes_reference, trec_eval_reference,
+                             trec_more_reference)
 
 K = 5
 MEASURES = ["ndcg", f"ndcg_cut_{K}", "map", f"map_cut_{K}", f"P_{K}", f"recall_{K}", "recip_rank", "Rprec"]
@@ -65,6 +66,8 @@ MORE = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "
 GAIN_WALKS = ["G", "ndcg_rel", "Rndcg"]
 #: trec_eval 10's: pytrec_eval (9.x) lacks them, the corpus too; checked against the oracle
 TREC10 = ["unj", "rbp", "rbp_resid"]
+#: ranx's measures trec_eval lacks: checked against the oracle
+RANX = ["hit_rate", "f1.1,3,10"]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -77,9 +80,9 @@ def test_the_other_trec_measures_equal_the_oracle_and_pytrec_eval(seed, ties, le
     oracle = trec_more_reference(qrels, run, level=level)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", QueryMismatchWarning)
-        got = br.evaluate(qrels, run, MORE + TREC10, per_query=True, relevance_level=level, version="9")
+        got = br.evaluate(qrels, run, MORE + TREC10 + RANX, per_query=True, relevance_level=level, version="9")
     names = [m for m in got if m in next(iter(oracle.values()))]
-    assert len(names) == len(got) == 50
+    assert len(names) == len(got) == 56
     for m in names:
         for q in oracle:
             assert got[m][q] == pytest.approx(oracle[q][m], abs=1e-12), (m, q)
@@ -89,7 +92,7 @@ def test_the_other_trec_measures_equal_the_oracle_and_pytrec_eval(seed, ties, le
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", QueryMismatchWarning)
         got.update(br.evaluate(qrels, run, GAIN_WALKS, per_query=True, relevance_level=level, version="9"))
-    for m in [m for m in names if m.split("_")[0] not in ("unj", "rbp")] + GAIN_WALKS:
+    for m in [m for m in names if m.split("_")[0] not in ("unj", "rbp", "hit", "f1")] + GAIN_WALKS:
         for q in oracle:
             want = math.exp(expected[q][m]) if m.startswith("gm_") else expected[q][m]
             have = max(got[m][q], 1e-5) if m.startswith("gm_") else got[m][q]
@@ -442,6 +445,30 @@ def test_randomization_test_is_exact_on_12_queries_and_sampled_beyond():
     assert again.pairs == big.pairs  # seeded
 
 
+@pytest.mark.parametrize("n", [0, 1, 5, 63, 64, 65, 130])
+@pytest.mark.parametrize("seed", range(3))
+def test_sign_flip_kernel_equals_the_reference(n, seed):
+    """Whole-unit differences with zeros and ties; word boundaries at 64; observed values hit exactly."""
+    from boostrank._kernels.resampling import sign_flip_extremes
+
+    rng = np.random.default_rng(seed)
+    d = rng.integers(-3, 4, n).astype(np.float64)
+    words = rng.integers(0, np.iinfo(np.uint64).max, (200, -(-n // 64)), dtype=np.uint64, endpoint=True)
+    for observed in (abs(d.sum()), 0.0, 2.0, 1e9):
+        assert sign_flip_extremes(d, words, observed) == sign_flip_extremes_reference(d, words, observed)
+
+
+def test_the_sampled_randomization_p_is_within_its_error_of_the_exact_one():
+    from boostrank.evaluation import _randomization_p
+
+    rng = np.random.default_rng(5)
+    d = np.round(rng.normal(0.4, 1.0, 16) * 2.0 ** 32)
+    exact = randomization_p_exact(np.zeros(16), d / 2.0 ** 32)
+    p, err = _randomization_p(d, 20_000, 0)  # 2^16 flips > 20 000: sampled
+    assert 0 < err and abs(p - exact) <= 4 * err
+    assert _randomization_p(d, 2 ** 16, 0) == (pytest.approx(exact, abs=1e-12), 0.0)  # every flip: exact
+
+
 def test_holm_and_bonferroni():
     from boostrank.evaluation import _adjust
 
@@ -646,3 +673,13 @@ def test_a_run_matched_to_labelled_rows_ranks_unretrieved_rows_last_even_below_t
     run = br.Run(["0", "0", "0"], ["a", "b", "c"], [2.0, low, 1.0])  # "d" is not retrieved
     per = br.evaluate((y, qid, docid), run, ["mrr", "auc"], per_query=True)
     assert per["mrr"][0] == 1.0 and per["auc"][0] == 1.0  # d (non-relevant) below b, below a and c
+
+
+def test_ranx_measures_by_ranx_names_match_a_hand_computation():
+    """ranx's f1@k = 2 P_k recall_k / (P_k + recall_k) and hit_rate@k (trec_eval's success_k)."""
+    qrels = {"a": {"d1": 1, "d2": 0, "d3": 1}, "b": {"e1": 1}}
+    run = {"a": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "b": {"x": 1.0, "e1": 0.5}}
+    got = br.evaluate(qrels, run, ["f1@2", "f1_1", "hit_rate@1", "hit_rate_2"], per_query=True)
+    assert got["f1@2"] == pytest.approx({"a": 0.5, "b": 2 / 3})  # a: P = R = 1/2; b: P = 1/2, R = 1
+    assert got["f1_1"] == pytest.approx({"a": 2 / 3, "b": 0.0})  # a: P = 1, R = 1/2
+    assert got["hit_rate@1"] == {"a": 1.0, "b": 0.0} and got["hit_rate_2"] == {"a": 1.0, "b": 1.0}

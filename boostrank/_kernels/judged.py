@@ -179,6 +179,7 @@ MODE_TREC_G = 20
 MODE_TREC_NDCG_REL = 21
 MODE_TREC_RNDCG = 22
 MODE_TREC_RBP = 23
+MODE_TREC_F1 = 26  # ranx's f1 (not trec_eval's): the harmonic mean of P_k and recall_k
 
 #: trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (trec_eval.h): a retrieved document absent from the
 #: qrels, and one the qrels list with a negative grade (in the pool, not judged)
@@ -312,8 +313,8 @@ def _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params):
 
 @njit(cache=True)
 def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_row):
-    """success, relative_P (m_success.c, m_rel_P.c: documents past the list count as non-relevant) and
-    Rprec_mult (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
+    """success, relative_P (m_success.c, m_rel_P.c: documents past the list count as non-relevant), ranx's f1
+    (ranx/metrics/f1.py at 2cae52f: P_k divides by k, recall_k by R, 0 without a hit) and Rprec_mult (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
     if measure == MODE_TREC_RPREC_MULT:
         for c in range(params.shape[0]):
             cut = np.int64(params[c] * n_rel + 0.9)
@@ -332,6 +333,8 @@ def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_r
                 out_row[c] = 1.0 if hits > 0 else 0.0
             elif measure == MODE_TREC_UNJ:  # m_unjudged.c: past the list, judged non-relevant documents fill in
                 out_row[c] = hits / cut
+            elif measure == MODE_TREC_F1:  # 2 P R / (P + R) with P = hits / k, R = hits / R: 2 hits / (k + R)
+                out_row[c] = 2.0 * hits / (cut + n_rel) if hits > 0 else 0.0
             elif n_rel > 0:
                 out_row[c] = hits / min(cut, n_rel)
             else:
@@ -441,7 +444,7 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
     measure : int
         A ``MODE_TREC_*`` code.
     params : ndarray of float64
-        The measure's parameters: cut-offs (success, relative_P), fractions of R
+        The measure's parameters: cut-offs (success, relative_P, f1), fractions of R
         (Rprec_mult, iprec_at_recall, 11pt_avg), set_F's β², utility's four coefficients.
     threshold : float
         A grade above it is relevant: trec_eval's relevance level ``-l`` minus 1 on its integer
@@ -456,7 +459,8 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
         One column per parameter of a cut-off family; one column otherwise.
     """
     n_lists = offsets.shape[0] - 1
-    by_cut = MODE_TREC_SUCCESS <= measure <= MODE_TREC_IPREC_AT_RECALL or measure == MODE_TREC_UNJ
+    by_cut = (MODE_TREC_SUCCESS <= measure <= MODE_TREC_IPREC_AT_RECALL or measure == MODE_TREC_UNJ
+              or measure == MODE_TREC_F1)
     out = np.zeros((n_lists, params.shape[0] if by_cut else 1))
     cuts = np.zeros(params.shape[0], dtype=np.int64)
     for g in range(n_lists):

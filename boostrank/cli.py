@@ -633,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "instead of compiling (a fresh install: about 40 s on 2 cores, its groups "
                                       "in parallel processes)",
                           formatter_class=_Formatter)
-    warm.add_argument("--only", help="comma list of groups to compile: metrics, objectives, rankncg, mip")
+    warm.add_argument("--only", help="comma list of groups to compile: metrics, trec, objectives, rankncg, mip")
     warm.add_argument("--n-jobs", type=int, default=None,
                       help="processes compiling groups side by side (default: one per CPU, at most one per group)")
     warm.set_defaults(func=cmd_warmup)

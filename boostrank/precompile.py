@@ -47,8 +47,17 @@ def _metrics():
     br.rank_risk(y > 0, s, "dcg@5", qid=qid, rank="resolved")
     br.minrank(s)
     br.resolved_rank(y > 0, s)
-    docid = np.arange(len(y)).astype(str)  # trec_eval's measures on qrels: the judged-list kernels
-    br.evaluate(br.Qrels(qid.astype(str), docid, y), br.Run(qid.astype(str), docid, s), "all_trec")
+
+
+def _trec():
+    """trec_eval's measures on qrels and runs (the judged-list kernels), compare's randomization test."""
+    import boostrank as br
+
+    _, y, qid, s = _data()
+    docid = np.arange(len(y)).astype(str)
+    qrels, run = br.Qrels(qid.astype(str), docid, y), br.Run(qid.astype(str), docid, s, name="a")
+    br.evaluate(qrels, run, "all_trec")
+    br.compare(qrels, [run, br.Run(qid.astype(str), docid, -s, name="b")], "map", test="randomization")
 
 
 def _objectives():
@@ -130,12 +139,12 @@ def _mip():
 
 #: what ``--only`` names: the kernels each use of boostrank reaches
 WARMUP_GROUPS: dict[str, Callable[[], None]] = {
-    "metrics": _metrics, "objectives": _objectives, "rankncg": _rankncg, "mip": _mip,
+    "metrics": _metrics, "trec": _trec, "objectives": _objectives, "rankncg": _rankncg, "mip": _mip,
 }
 #: the parts each worker process compiles, longest first (seconds on a fresh cache, 2 cores: MEASUREMENTS.md,
 #: "first compile"); a group's parts add up to the group
 _PARTS = {"objectives:swap": _swap_series, "objectives": _lambda_kernels, "rankncg": _rankncg, "mip": _mip,
-          "metrics": _metrics}
+          "metrics": _metrics, "trec": _trec}
 
 
 def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: int | None = None) -> dict:
@@ -143,7 +152,7 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
 
     Parameters
     ----------
-    only : sequence of {"metrics", "objectives", "rankncg", "mip"}, default=None
+    only : sequence of {"metrics", "trec", "objectives", "rankncg", "mip"}, default=None
         The groups to compile; None: all.
     progress : bool, default=True
         A tqdm bar on stderr, one step per group.

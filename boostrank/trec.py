@@ -25,6 +25,7 @@ import numpy as np
 
 from ._files import write_atomic
 from ._kernels import judged as _kj
+from ._kernels.order import sort_within_groups
 from .data import LetorData, LetorFormatError, read_bytes
 
 __all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_qrels", "save_run", "judged_lists",
@@ -38,14 +39,21 @@ class _Duplicate(ValueError):
         self.rows = rows
 
 
-class _Checked(list):
-    """Ids split from a TREC file's lines: non-empty and without whitespace already."""
+class _Checked:
+    """Ids split from a TREC file's lines: non-empty and without whitespace already; ``codes``, when the reader
+    has them, are :func:`_codes` of the ids (their sorted distinct values and each row's index in them)."""
+
+    def __init__(self, values, codes=None):
+        if isinstance(values, _Checked):
+            values, codes = values.values, values.codes
+        self.values = np.asarray(values, dtype=object).ravel()
+        self.codes = codes
 
 
 def _strings(values, name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=object).ravel()
     if isinstance(values, _Checked):
-        return arr
+        return values.values
+    arr = np.asarray(values, dtype=object).ravel()
     items = arr.tolist()
     kinds = set(map(type, items))
     if not kinds <= {str}:
@@ -66,8 +74,11 @@ def _strings(values, name: str) -> np.ndarray:
 _SPACE = re.compile(r"\s")
 
 
-def _codes(ids: np.ndarray):
+def _codes(ids) -> tuple[list, np.ndarray]:
     """Sorted unique ids (trec_eval's query order, ``strcmp``) and each row's position in them."""
+    if isinstance(ids, _Checked) and ids.codes is not None:
+        return ids.codes
+    ids = _strings(ids, "qid") if isinstance(ids, _Checked) else ids
     queries = sorted(set(ids.tolist()))
     where = {q: i for i, q in enumerate(queries)}
     return queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0])
@@ -147,7 +158,7 @@ class Qrels:
             raise ValueError(f"qid, docid and rel differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
                              f"{self.rel.shape[0]}")
         self.source = source or "the qrels"
-        self.queries, self._codes = _codes(self.qid)
+        self.queries, self._codes = _codes(qid if isinstance(qid, _Checked) else self.qid)
         self._hash = _hashes(self.docid)
         # by (query, hash): each query's judged documents, searchable by hash
         self._order = np.lexsort((self._hash, self._codes))
@@ -230,7 +241,7 @@ class Run:
         if bad.size:
             raise ValueError(f"{self.source}: score of qid {self.qid[bad[0]]} docid {self.docid[bad[0]]} is "
                              f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
-        self.queries, self._codes = _codes(self.qid)
+        self.queries, self._codes = _codes(qid if isinstance(qid, _Checked) else self.qid)
         self._hash = _hashes(self.docid)
         with np.errstate(over="ignore"):  # equal pairs meet in one sort of a mixed key; the strings decide
             mixed = self._hash.view(np.uint64) ^ (self._codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
@@ -239,9 +250,9 @@ class Run:
             i, j = dup
             raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice "
                                      f"(entries {i + 1} and {j + 1}); a run ranks each document once")
+        self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
         self.order = self._trec_order()
         self._order32 = None
-        self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
 
     def trec_order(self, float32: bool = False) -> np.ndarray:
         """The rows in trec_eval's order; ``float32``: scores compared as trec_eval 9.x compares them, cast to
@@ -254,7 +265,10 @@ class Run:
 
     def _trec_order(self, score=None) -> np.ndarray:
         score = self.score if score is None else score
-        order = np.lexsort((-score, self._codes))
+        # np.lexsort((-score, codes)) in two steps: the rows by query (a stable sort of small integers, most
+        # often already in order), then each query's by score descending, ties in file order, on Numba's threads
+        by_query = np.argsort(self._codes, kind="stable")
+        order = by_query[sort_within_groups(score[by_query], self.offsets, True)]
         codes, score = self._codes[order], score[order]
         tied = np.flatnonzero((codes[1:] == codes[:-1]) & (score[1:] == score[:-1]))
         if tied.size:  # only tied blocks need the string order (strcmp descending, as trec_eval)
@@ -482,6 +496,13 @@ def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
             out[name] = pc.cast(table.column(name), pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
         return None
+    if "qid" in keep:  # few distinct queries: their codes from the dictionary, one str object per query
+        encoded = pc.dictionary_encode(table.column("qid").combine_chunks())
+        words = encoded.dictionary.to_pylist()
+        queries = sorted(words)
+        where = {q: i for i, q in enumerate(queries)}
+        codes = np.array([where[w] for w in words], dtype=np.int64)[encoded.indices.to_numpy()]
+        out["qid"] = _Checked(np.array(queries, dtype=object)[codes], (queries, codes))
     # a run's tag: every line has one here, so the first names the run (load_run reads no more of it)
     for name in keep:
         if name not in out:

@@ -208,7 +208,7 @@ def test_the_guides_dask_page_runs_as_written(engine):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     best, score = out.stdout.split()[-2:]
-    assert 1 <= int(best) <= 200 and float(score) > 0.8
+    assert 1 <= int(best) <= 100 and float(score) > 0.8
 
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])

@@ -19,7 +19,7 @@ import pytest
 
 import boostrank as br
 
-N_CASES = int(os.environ.get("BOOSTRANK_FUZZ_MODELS", "300"))
+N_CASES = int(os.environ.get("BOOSTRANK_FUZZ_MODELS", "150"))
 CASE_SECONDS = 30
 
 _WORKER = textwrap.dedent("""

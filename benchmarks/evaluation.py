@@ -1,24 +1,34 @@
-"""Evaluating runs against qrels: boostrank against pytrec_eval (trec_eval) and ranx.
+"""Evaluating runs from files: boostrank against the trec_eval binary, pytrec_eval and ranx.
 
-10^5 queries × 100 retrieved documents (10^7 run lines), graded qrels 0-3 judging about
-half of the retrieved documents plus 5 unretrieved relevant ones per query; 8 trec_eval
-measures (ndcg_cut_10, ndcg, map, map_cut_100, P_10, recall_100, recip_rank, Rprec).
-Each library runs in its own process (so one's memory and compiled code do not help
-another) on the same generated data, in the input each takes natively:
+What an IR researcher does with a set of runs, on the same files for every tool:
 
-* boostrank: ``br.Qrels``/``br.Run`` from arrays, then ``br.evaluate(..., per_query=True)``;
-* pytrec_eval: ``{qid: {docid: ...}}`` dicts, ``RelevanceEvaluator(qrels, measures).evaluate(run)``;
-* ranx: ``Qrels.from_dict``/``Run.from_dict``, then ``ranx.evaluate(..., return_mean=False)``.
+* **read**: a qrels file and ``--runs`` TREC run files (5 by default);
+* **evaluate**: ``map, ndcg_cut_10, P_10, recall_100, recip_rank`` of every run (the end-to-end
+  time is read + evaluate, the figure the tools are ranked by);
+* **compare**: every run against the first with a paired randomization test, 10 000 resamples
+  (boostrank's ``compare(test="randomization")``, ranx's ``compare(stat_test="fisher")``);
+* **fuse**: the runs by reciprocal rank fusion, k = 60 (boostrank's ``fuse``, ranx's ``fuse``).
 
-"input" is building that input from the arrays, "first" the first evaluation in the process
-(boostrank's and ranx's Numba code loaded from cache or compiled), "warm" the best of two
-more, "peak MB" the resident memory the first evaluation adds at its peak (RSS sampled every
-2 ms).  "files" reads the same qrels and run from TREC files (boostrank's load_qrels/load_run,
-pytrec_eval's parse_qrel/parse_run, ranx's from_file).  The values are checked to agree
-(1e-9 on every mean).
+The collection is generated (``--queries`` × ``--docs``, default 10 000 × 1 000: 10⁷ lines per
+run): graded qrels 0-3 judging about half of the retrieved documents plus 5 unretrieved relevant
+ones per query; every run ranks the same documents by the grade plus its own noise, scores
+rounded to 4 decimals (ties, as real runs have).  ``--letor FILE`` takes a real collection
+instead: the qrels are its labels and run i scores by feature column ``--features`` (MQ2008's
+BM25 and LMIR columns by default).
 
-Run:  python benchmarks/evaluation.py [--queries 100000 --docs 100] [--json out.json]
-      (ranx is not a boostrank dependency: pip install ranx)
+Each library runs in its own process, so one's memory and compiled code do not help another.
+Every Numba library (boostrank, ranx) first runs each task once on a 3-query collection in that
+process, so its compile (or cache load) is excluded from the timed rows: ranx compiles for
+about a minute on a fresh cache.  "peak MB" is the resident memory read + evaluate adds at
+its peak (sampled every 2 ms).  The trec_eval row (``--trec-eval BIN``, a binary built from
+usnistgov/trec_eval with ``make``; skipped without one) runs ``trec_eval -m ...`` once per run,
+which reads the qrels each time as trec_eval users do.  The means are checked against
+boostrank's (1e-9; trec_eval's to the 4 decimals it prints): ranx breaks tied scores in another
+order than trec_eval, so it may differ.
+
+Run:  python benchmarks/evaluation.py [--queries 10000 --docs 1000] [--trec-eval BIN]
+          [--ranx-python PYTHON] [--letor ../shared/data/mq2008/test.txt] [--json out.json]
+      (ranx is not a boostrank dependency: ``pip install ranx``, or name an interpreter that has it)
 """
 
 from __future__ import annotations
@@ -36,31 +46,58 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-TREC = ["ndcg_cut_10", "ndcg", "map", "map_cut_100", "P_10", "recall_100", "recip_rank", "Rprec"]
-PYTREC = {"ndcg_cut.10", "ndcg", "map", "map_cut.100", "P.10", "recall.100", "recip_rank", "Rprec"}
-RANX = {"ndcg_cut_10": "ndcg@10", "ndcg": "ndcg", "map": "map", "map_cut_100": "map@100", "P_10": "precision@10",
-        "recall_100": "recall@100", "recip_rank": "mrr", "Rprec": "r-precision"}
+MEASURES = ["map", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"]
+PYTREC = {"map": "map", "ndcg_cut_10": "ndcg_cut.10", "P_10": "P.10", "recall_100": "recall.100",
+          "recip_rank": "recip_rank"}
+RANX = {"map": "map", "ndcg_cut_10": "ndcg@10", "P_10": "precision@10", "recall_100": "recall@100",
+        "recip_rank": "mrr"}
+RESAMPLES = 10_000
+#: MQ2008's BM25 and LM-IR features of the whole document (LETOR 4.0's feature list: 25, 30, 35, 40 and the
+#: title's BM25, 21): five first-stage rankers an IR researcher would fuse
+MQ2008_FEATURES = (25, 30, 35, 40, 21)
 
 
-def collection(n_queries, n_docs, seed=0):
-    """Arrays of a run and its qrels (same generator for every library)."""
+def collection(n_queries, n_docs, n_runs, seed=0):
+    """Qrels rows and ``n_runs`` runs' rows over the same retrieved documents."""
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(n_queries), n_docs)
-    doc = rng.integers(0, 10 ** 9, qid.size)
-    docid = np.char.add("d", doc.astype(str)).astype(object)
+    docid = np.char.add("d", rng.integers(0, 10 ** 9, qid.size).astype(str)).astype(object)
     qids = np.char.add("q", qid.astype(str)).astype(object)
-    score = np.round(rng.normal(size=qid.size), 4)  # four decimals: ties, as real runs have
-    judged = rng.random(qid.size) < 0.5
-    grade = np.minimum(rng.poisson(0.6, qid.size), 3)
-    extra_q = np.repeat(np.arange(n_queries), 5)
-    extra = (np.char.add("u", np.arange(extra_q.size).astype(str)).astype(object),
-             np.char.add("q", extra_q.astype(str)).astype(object), rng.integers(1, 4, extra_q.size))
     keep = np.unique(np.char.add(qids.astype(str), docid.astype(str)), return_index=True)[1]
     keep.sort()  # a run retrieves a document once
-    qids, docid, score, judged, grade = qids[keep], docid[keep], score[keep], judged[keep], grade[keep]
-    qrels = (np.concatenate([qids[judged], extra[1]]), np.concatenate([docid[judged], extra[0]]),
-             np.concatenate([grade[judged], extra[2]]))
-    return (qids, docid, score), qrels
+    qids, docid = qids[keep], docid[keep]
+    grade = np.minimum(rng.poisson(0.6, qids.size), 3)
+    judged = rng.random(qids.size) < 0.5
+    extra_q = np.char.add("q", np.repeat(np.arange(n_queries), 5).astype(str)).astype(object)
+    qrels = (np.concatenate([qids[judged], extra_q]),
+             np.concatenate([docid[judged], np.char.add("u", np.arange(extra_q.size).astype(str)).astype(object)]),
+             np.concatenate([grade[judged], rng.integers(1, 4, extra_q.size)]))
+    runs = [(qids, docid, np.round(0.5 * grade + rng.normal(size=qids.size), 4)) for _ in range(n_runs)]
+    return qrels, runs
+
+
+def letor_collection(path, features):
+    """Qrels from a LETOR file's labels, one run per feature column (documents named by row)."""
+    from sklearn.datasets import load_svmlight_file
+
+    X, y, qid = load_svmlight_file(str(path), query_id=True)
+    X = X.toarray()
+    qids = np.char.add("q", qid.astype(str)).astype(object)
+    docid = np.char.add("d", np.arange(qid.size).astype(str)).astype(object)
+    qrels = (qids, docid, y.astype(np.int64))
+    return qrels, [(qids, docid, X[:, f - 1]) for f in features]
+
+
+def write_files(folder, qrels, runs):
+    qpath = os.path.join(folder, "qrels.txt")
+    with open(qpath, "w") as fh:
+        fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(*(a.tolist() for a in qrels)))
+    paths = []
+    for i, (q, d, s) in enumerate(runs):
+        paths.append(os.path.join(folder, f"run{i}.txt"))
+        with open(paths[-1], "w") as fh:
+            fh.writelines(f"{a} Q0 {b} 0 {c!r} run{i}\n" for a, b, c in zip(q.tolist(), d.tolist(), s.tolist()))
+    return qpath, paths
 
 
 class PeakRSS:
@@ -90,131 +127,211 @@ class PeakRSS:
         self.mb = (self.peak - self.base) / 2 ** 20
 
 
-def child(lib, n_queries, n_docs, files):
-    (rq, rd, rs), (qq, qd, qg) = collection(n_queries, n_docs)
-    out = {}
-    if lib == "boostrank":
+# ------------------------------------------------------------------ each library's tasks
+
+
+class Boostrank:
+    def __init__(self):
         import boostrank as br
+        from boostrank.fusion import fuse
 
-        t = time.perf_counter()
-        qrels, run = br.Qrels(qq, qd, qg), br.Run(rq, rd, rs)
-        out["input"] = time.perf_counter() - t
+        self.br, self._fuse = br, fuse
 
-        def evaluate():
-            return br.evaluate(qrels, run, TREC, per_query=True)
+    def read(self, qpath, rpaths):
+        return self.br.load_qrels(qpath), [self.br.load_run(p) for p in rpaths]
 
-        def means(res):
-            return {m: float(np.mean(list(res[m].values()))) for m in TREC}
+    def evaluate(self, qrels, runs):
+        return [self.br.evaluate(qrels, run, MEASURES) for run in runs]
 
-        def from_files():
-            return br.load_qrels(files[0]), br.load_run(files[1])
-    elif lib == "pytrec_eval":
+    def compare(self, qrels, runs):
+        return self.br.compare(qrels, runs, MEASURES, test="randomization", n_resamples=RESAMPLES)
+
+    def fuse(self, runs):
+        return self._fuse(runs, "rrf", k=60)
+
+
+class PytrecEval:
+    def __init__(self):
         import pytrec_eval
 
-        t = time.perf_counter()
-        qrels, run = {}, {}
-        for q, d, g in zip(qq.tolist(), qd.tolist(), qg.tolist()):
-            qrels.setdefault(q, {})[d] = g
-        for q, d, s in zip(rq.tolist(), rd.tolist(), rs.tolist()):
-            run.setdefault(q, {})[d] = s
-        out["input"] = time.perf_counter() - t
+        self.pe = pytrec_eval
 
-        def evaluate():
-            return pytrec_eval.RelevanceEvaluator(qrels, PYTREC).evaluate(run)
+    def read(self, qpath, rpaths):
+        with open(qpath) as fh:
+            qrels = self.pe.parse_qrel(fh)
+        runs = []
+        for p in rpaths:
+            with open(p) as fh:
+                runs.append(self.pe.parse_run(fh))
+        return qrels, runs
 
-        def means(res):
-            return {m: float(np.mean([v[m] for v in res.values()])) for m in TREC}
+    def evaluate(self, qrels, runs):
+        evaluator = self.pe.RelevanceEvaluator(qrels, set(PYTREC.values()))
+        out = []
+        for run in runs:
+            res = evaluator.evaluate(run)
+            out.append({m: float(np.mean([v[m] for v in res.values()])) for m in MEASURES})
+        return out
 
-        def from_files():
-            with open(files[0]) as a, open(files[1]) as b:
-                return pytrec_eval.parse_qrel(a), pytrec_eval.parse_run(b)
-    else:
+    compare = fuse = None  # pytrec_eval has neither
+
+
+class Ranx:
+    def __init__(self):
         import ranx
 
-        t = time.perf_counter()
-        qd_, rd_ = {}, {}
-        for q, d, g in zip(qq.tolist(), qd.tolist(), qg.tolist()):
-            qd_.setdefault(q, {})[d] = g
-        for q, d, s in zip(rq.tolist(), rd.tolist(), rs.tolist()):
-            rd_.setdefault(q, {})[d] = s
-        qrels, run = ranx.Qrels.from_dict(qd_), ranx.Run.from_dict(rd_)
-        out["input"] = time.perf_counter() - t
+        self.ranx = ranx
 
-        def evaluate():
-            return ranx.evaluate(qrels, run, list(RANX.values()), return_mean=False, make_comparable=True)
+    def read(self, qpath, rpaths):
+        runs = [self.ranx.Run.from_file(p, kind="trec") for p in rpaths]
+        for i, run in enumerate(runs):
+            run.name = f"run{i}"  # compare names runs by it
+        return self.ranx.Qrels.from_file(qpath, kind="trec"), runs
 
-        def means(res):
-            return {m: float(np.mean(res[RANX[m]])) for m in TREC}
+    def evaluate(self, qrels, runs):
+        out = []
+        for run in runs:
+            res = self.ranx.evaluate(qrels, run, list(RANX.values()), make_comparable=True)
+            out.append({m: float(res[RANX[m]]) for m in MEASURES})
+        return out
 
-        def from_files():
-            return ranx.Qrels.from_file(files[0], kind="trec"), ranx.Run.from_file(files[1], kind="trec")
-    with PeakRSS() as mem:
-        t = time.perf_counter()
-        res = evaluate()
-        out["first"] = time.perf_counter() - t
-    out["peak_mb"] = mem.mb
-    out["means"] = means(res)
-    warm = []
-    for _ in range(2):
-        t = time.perf_counter()
-        evaluate()
-        warm.append(time.perf_counter() - t)
-    out["warm"] = min(warm)
+    def compare(self, qrels, runs):
+        return self.ranx.compare(qrels, runs, list(RANX.values()), stat_test="fisher", n_permutations=RESAMPLES,
+                                 make_comparable=True, random_seed=0)
+
+    def fuse(self, runs):
+        return self.ranx.fuse(runs, norm=None, method="rrf", params={"k": 60})
+
+
+LIBS = {"boostrank": Boostrank, "pytrec_eval": PytrecEval, "ranx": Ranx}
+
+
+def _timed(fn, *args):
     t = time.perf_counter()
-    from_files()
-    out["files"] = time.perf_counter() - t
+    out = fn(*args)
+    return out, time.perf_counter() - t
+
+
+def child(lib, qpath, rpaths, tiny):
+    """One library's row: each task once on the tiny collection (compile, caches), then timed on the real one."""
+    tool = LIBS[lib]()
+    out = {}
+    tq, truns = tool.read(tiny[0], tiny[1])
+    tool.evaluate(tq, truns)
+    for task in ("compare", "fuse"):
+        if getattr(tool, task) is not None:
+            getattr(tool, task)(*((tq, truns) if task == "compare" else (truns,)))
+    with PeakRSS() as mem:
+        (qrels, runs), out["read"] = _timed(tool.read, qpath, rpaths)
+        means, out["evaluate"] = _timed(tool.evaluate, qrels, runs)
+    out["peak_mb"] = mem.mb
+    out["means"] = [{m: float(v[m]) for m in MEASURES} for v in means]
+    if tool.compare is not None:
+        _, out["compare"] = _timed(tool.compare, qrels, runs)
+        _, out["fuse"] = _timed(tool.fuse, runs)
     print(json.dumps(out))
 
 
-def write_files(folder, n_queries, n_docs):
-    (rq, rd, rs), (qq, qd, qg) = collection(n_queries, n_docs)
-    qpath, rpath = os.path.join(folder, "qrels.txt"), os.path.join(folder, "run.txt")
-    with open(qpath, "w") as fh:
-        fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(qq.tolist(), qd.tolist(), qg.tolist()))
-    with open(rpath, "w") as fh:
-        fh.writelines(f"{q} Q0 {d} 0 {s!r} bench\n" for q, d, s in zip(rq.tolist(), rd.tolist(), rs.tolist()))
-    return qpath, rpath
+def trec_eval_row(binary, qpath, rpaths):
+    """The binary once per run (it reads the qrels each time, as its users do); its means parsed."""
+    args = [a for m in PYTREC.values() for a in ("-m", m)]
+    t = time.perf_counter()
+    means = []
+    for p in rpaths:
+        done = subprocess.run([binary, *args, qpath, p], capture_output=True, text=True, check=True)
+        values = {line.split()[0]: float(line.split()[2]) for line in done.stdout.splitlines() if line.strip()}
+        means.append({m: values[PYTREC[m].replace(".", "_")] for m in MEASURES})
+    return {"end_to_end": time.perf_counter() - t, "means": means}
+
+
+def _run_child(python, lib, qpath, rpaths, tiny):
+    cmd = [python, __file__, "--child", lib, "--files", qpath, *rpaths, "--tiny", tiny[0], *tiny[1]]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
+    if done.returncode:
+        print(f"{lib}: failed\n{done.stderr[-2000:]}")
+        return None
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    row["end_to_end"] = row["read"] + row["evaluate"]
+    return row
+
+
+def _agreement(row, ref, tol):
+    if ref is None:
+        return "-"
+    bad = [f"run{i} {m} {mine[m]:.6f} vs {theirs[m]:.6f}" for i, (mine, theirs) in enumerate(zip(row["means"], ref))
+           for m in MEASURES if abs(mine[m] - theirs[m]) > tol]
+    return "yes" if not bad else f"no ({len(bad)} means differ; first: {bad[0]})"
+
+
+def print_table(rows, title):
+    print(f"\n{title}")
+    base = rows.get("boostrank")
+    print(f"{'tool':<12} {'read s':>8} {'eval s':>8} {'end-to-end s':>13} {'÷ boostrank':>11} {'compare s':>10} "
+          f"{'fuse s':>8} {'peak MB':>8}  equals boostrank's means")
+
+    def cell(r, key, width, fmt=".2f"):
+        return f"{r[key]:>{width}{fmt}}" if key in r else f"{'-':>{width}}"
+
+    for lib, r in rows.items():
+        ratio = r["end_to_end"] / base["end_to_end"] if base else float("nan")
+        # trec_eval prints 4 decimals
+        agree = "-" if lib == "boostrank" else _agreement(r, base["means"] if base else None,
+                                                          5e-5 if lib == "trec_eval" else 1e-9)
+        print(f"{lib:<12} {cell(r, 'read', 8)} {cell(r, 'evaluate', 8)} {r['end_to_end']:>13.2f} {ratio:>11.2f} "
+              f"{cell(r, 'compare', 10)} {cell(r, 'fuse', 8)} {cell(r, 'peak_mb', 8, '.0f')}  {agree}")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--queries", type=int, default=100_000)
-    ap.add_argument("--docs", type=int, default=100)
+    ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--docs", type=int, default=1_000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--letor", help="a LETOR file: its labels as qrels, feature columns as runs (replaces the "
+                                    "generated collection)")
+    ap.add_argument("--features", default=",".join(map(str, MQ2008_FEATURES)),
+                    help="the LETOR feature columns (1-based) that are the runs")
     ap.add_argument("--libs", default="boostrank,pytrec_eval,ranx")
+    ap.add_argument("--ranx-python", default=sys.executable, help="the Python interpreter ranx is installed in")
+    ap.add_argument("--trec-eval", help="a trec_eval binary (built from usnistgov/trec_eval); no row without it")
     ap.add_argument("--json", default=str(HERE / "results" / "evaluation.json"))
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--files", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--files", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--tiny", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        return child(args.child, args.queries, args.docs, args.files)
-    libs = [s for s in args.libs.split(",") if s]
+        return child(args.child, args.files[0], args.files[1:], (args.tiny[0], args.tiny[1:]))
+    if args.letor:
+        features = [int(f) for f in args.features.split(",")]
+        qrels, runs = letor_collection(args.letor, features)
+        title = f"{args.letor}: {len(set(qrels[0].tolist()))} queries, {len(features)} runs (features {features})"
+    else:
+        qrels, runs = collection(args.queries, args.docs, args.runs)
+        title = f"{args.queries} queries × {args.docs} documents, {args.runs} runs ({runs[0][0].size} lines each)"
+    title += f"; {len(MEASURES)} measures; compare: randomization, {RESAMPLES} resamples; fuse: RRF"
     rows = {}
     with tempfile.TemporaryDirectory() as folder:
-        files = write_files(folder, args.queries, args.docs)
-        for lib in libs:
-            cmd = [sys.executable, __file__, "--child", lib, "--queries", str(args.queries), "--docs",
-                   str(args.docs), "--files", *files]
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
-            if done.returncode:
-                print(f"{lib}: failed\n{done.stderr[-2000:]}")
-                continue
-            rows[lib] = json.loads(done.stdout.strip().splitlines()[-1])
-    ref = rows.get("pytrec_eval")
-    print(f"\n{args.queries} queries × {args.docs} documents, {len(TREC)} measures")
-    print(f"{'library':<12} {'input s':>8} {'first s':>8} {'warm s':>8} {'peak MB':>8} {'files s':>8}  "
-          f"{'warm ÷ pytrec_eval':>18}  agrees")
-    for lib, r in rows.items():
-        ratio = r["warm"] / ref["warm"] if ref else float("nan")
-        agree = ("-" if ref is None else
-                 "yes" if all(abs(r["means"][m] - ref["means"][m]) <= 1e-9 for m in TREC) else
-                 "NO: " + ", ".join(f"{m} {r['means'][m]:.6f} vs {ref['means'][m]:.6f}" for m in TREC
-                                    if abs(r["means"][m] - ref["means"][m]) > 1e-9))
-        print(f"{lib:<12} {r['input']:>8.2f} {r['first']:>8.2f} {r['warm']:>8.2f} {r['peak_mb']:>8.0f} "
-              f"{r['files']:>8.2f}  {ratio:>18.2f}  {agree}")
+        print(f"writing the files in {folder} ...", flush=True)
+        qpath, rpaths = write_files(folder, qrels, runs)
+        tiny_folder = os.path.join(folder, "tiny")
+        os.mkdir(tiny_folder)
+        tq, truns = collection(3, 20, len(rpaths), seed=1)
+        tiny = write_files(tiny_folder, tq, truns)
+        if args.trec_eval:
+            print("trec_eval ...", flush=True)
+            rows["trec_eval"] = trec_eval_row(args.trec_eval, qpath, rpaths)
+        for lib in [s for s in args.libs.split(",") if s]:
+            print(f"{lib} ...", flush=True)
+            row = _run_child(args.ranx_python if lib == "ranx" else sys.executable, lib, qpath, rpaths, tiny)
+            if row is not None:
+                rows[lib] = row
+    if not args.trec_eval:
+        print("no trec_eval row: pass --trec-eval BIN (git clone usnistgov/trec_eval && make)")
+    rows = dict(sorted(rows.items(), key=lambda kv: kv[0] != "boostrank"))
+    print_table(rows, title)
     sys.path.insert(0, str(HERE))
     from _common import write_json
 
-    write_json(args.json, {"queries": args.queries, "docs": args.docs, "measures": TREC, "results": rows})
+    write_json(args.json, {"title": title, "measures": MEASURES, "resamples": RESAMPLES, "results": rows})
 
 
 if __name__ == "__main__":

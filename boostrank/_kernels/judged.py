@@ -314,7 +314,8 @@ def _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params):
 @njit(cache=True)
 def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_row):
     """success, relative_P (m_success.c, m_rel_P.c: documents past the list count as non-relevant), ranx's f1
-    (ranx/metrics/f1.py at 2cae52f: P_k divides by k, recall_k by R, 0 without a hit) and Rprec_mult (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
+    (ranx/metrics/f1.py at 2cae52f: P_k divides by k, recall_k by R, 0 without a hit) and Rprec_mult
+    (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
     if measure == MODE_TREC_RPREC_MULT:
         for c in range(params.shape[0]):
             cut = np.int64(params[c] * n_rel + 0.9)

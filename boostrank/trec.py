@@ -74,11 +74,11 @@ def _strings(values, name: str) -> np.ndarray:
 _SPACE = re.compile(r"\s")
 
 
-def _codes(ids) -> tuple[list, np.ndarray]:
-    """Sorted unique ids (trec_eval's query order, ``strcmp``) and each row's position in them."""
-    if isinstance(ids, _Checked) and ids.codes is not None:
-        return ids.codes
-    ids = _strings(ids, "qid") if isinstance(ids, _Checked) else ids
+def _codes(ids, given=None) -> tuple[list, np.ndarray]:
+    """Sorted unique ids (trec_eval's query order, ``strcmp``) and each row's position in them; ``given``: the
+    reader's :class:`_Checked` ids, whose codes (when it has them) are these."""
+    if isinstance(given, _Checked) and given.codes is not None:
+        return given.codes
     queries = sorted(set(ids.tolist()))
     where = {q: i for i, q in enumerate(queries)}
     return queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0])
@@ -158,7 +158,7 @@ class Qrels:
             raise ValueError(f"qid, docid and rel differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
                              f"{self.rel.shape[0]}")
         self.source = source or "the qrels"
-        self.queries, self._codes = _codes(qid if isinstance(qid, _Checked) else self.qid)
+        self.queries, self._codes = _codes(self.qid, qid)
         self._hash = _hashes(self.docid)
         # by (query, hash): each query's judged documents, searchable by hash
         self._order = np.lexsort((self._hash, self._codes))
@@ -241,7 +241,7 @@ class Run:
         if bad.size:
             raise ValueError(f"{self.source}: score of qid {self.qid[bad[0]]} docid {self.docid[bad[0]]} is "
                              f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
-        self.queries, self._codes = _codes(qid if isinstance(qid, _Checked) else self.qid)
+        self.queries, self._codes = _codes(self.qid, qid)
         self._hash = _hashes(self.docid)
         with np.errstate(over="ignore"):  # equal pairs meet in one sort of a mixed key; the strings decide
             mixed = self._hash.view(np.uint64) ^ (self._codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))

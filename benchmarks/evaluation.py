@@ -212,13 +212,13 @@ def _timed(fn, *args):
     return out, time.perf_counter() - t
 
 
-def child(lib, qpath, rpaths, tiny):
+def child(lib, qpath, rpaths, tiny, also=("compare", "fuse")):
     """One library's row: each task once on the tiny collection (compile, caches), then timed on the real one."""
     tool = LIBS[lib]()
     out = {}
     tq, truns = tool.read(tiny[0], tiny[1])
     tool.evaluate(tq, truns)
-    for task in ("compare", "fuse"):
+    for task in also:
         if getattr(tool, task) is not None:
             getattr(tool, task)(*((tq, truns) if task == "compare" else (truns,)))
     with PeakRSS() as mem:
@@ -226,8 +226,9 @@ def child(lib, qpath, rpaths, tiny):
         means, out["evaluate"] = _timed(tool.evaluate, qrels, runs)
     out["peak_mb"] = mem.mb
     out["means"] = [{m: float(v[m]) for m in MEASURES} for v in means]
-    if tool.compare is not None:
+    if tool.compare is not None and "compare" in also:
         _, out["compare"] = _timed(tool.compare, qrels, runs)
+    if tool.fuse is not None and "fuse" in also:
         _, out["fuse"] = _timed(tool.fuse, runs)
     print(json.dumps(out))
 
@@ -244,8 +245,8 @@ def trec_eval_row(binary, qpath, rpaths):
     return {"end_to_end": time.perf_counter() - t, "means": means}
 
 
-def _run_child(python, lib, qpath, rpaths, tiny):
-    cmd = [python, __file__, "--child", lib, "--files", qpath, *rpaths, "--tiny", tiny[0], *tiny[1]]
+def _run_child(python, lib, qpath, rpaths, tiny, also):
+    cmd = [python, __file__, "--child", lib, "--files", qpath, *rpaths, "--tiny", tiny[0], *tiny[1], "--also", also]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
     if done.returncode:
         print(f"{lib}: failed\n{done.stderr[-2000:]}")
@@ -293,13 +294,16 @@ def main(argv=None):
     ap.add_argument("--libs", default="boostrank,pytrec_eval,ranx")
     ap.add_argument("--ranx-python", default=sys.executable, help="the Python interpreter ranx is installed in")
     ap.add_argument("--trec-eval", help="a trec_eval binary (built from usnistgov/trec_eval); no row without it")
+    ap.add_argument("--also", default="compare,fuse", help="the tasks after read + evaluate (default: %(default)s; "
+                                                            "'' for none)")
     ap.add_argument("--json", default=str(HERE / "results" / "evaluation.json"))
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--files", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--tiny", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        return child(args.child, args.files[0], args.files[1:], (args.tiny[0], args.tiny[1:]))
+        return child(args.child, args.files[0], args.files[1:], (args.tiny[0], args.tiny[1:]),
+                     [t for t in args.also.split(",") if t])
     if args.letor:
         features = [int(f) for f in args.features.split(",")]
         qrels, runs = letor_collection(args.letor, features)
@@ -321,7 +325,8 @@ def main(argv=None):
             rows["trec_eval"] = trec_eval_row(args.trec_eval, qpath, rpaths)
         for lib in [s for s in args.libs.split(",") if s]:
             print(f"{lib} ...", flush=True)
-            row = _run_child(args.ranx_python if lib == "ranx" else sys.executable, lib, qpath, rpaths, tiny)
+            row = _run_child(args.ranx_python if lib == "ranx" else sys.executable, lib, qpath, rpaths, tiny,
+                             args.also)
             if row is not None:
                 rows[lib] = row
     if not args.trec_eval:

@@ -139,7 +139,7 @@ def labelled_lists(truth: _Truth, scores, trec: bool, rules: _Rules = _Rules()) 
     y, docid = truth.y, truth.docid
     if trec and docid is not None:  # the stable score sort below then breaks ties as trec_eval does
         perm = docid_desc_order(truth.offsets, docid)
-        y, s, docid = y[perm], s[perm], docid[perm]
+        y, s = y[perm], s[perm]
     elif trec:
         trec_ties(y, s, truth.offsets, None)  # warns when ties fall to input order
     order = sort_within_groups(s.astype(np.float32).astype(np.float64) if rules.v9 else s, truth.offsets, True)
@@ -148,8 +148,7 @@ def labelled_lists(truth: _Truth, scores, trec: bool, rules: _Rules = _Rules()) 
         rows, offsets = segments(offsets, np.arange(offsets.shape[0] - 1), rules.depth)
         order = order[rows]
     ideal = truth.y[sort_within_groups(truth.y, truth.offsets, True)]
-    return JudgedLists(rel=y[order], score=s[order], docid=None if docid is None else docid[order],
-                       offsets=offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
+    return JudgedLists(rel=y[order], score=s[order], offsets=offsets, ideal=ideal, ideal_offsets=truth.offsets, queries=truth.queries,
                        unjudged_queries=[], unretrieved_queries=[])
 
 

@@ -9,6 +9,8 @@ on tiny inputs of the types real data has, so an image or a CI cache step can pa
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from typing import Callable, Sequence
 
@@ -56,6 +58,10 @@ def _trec():
     _, y, qid, s = _data()
     docid = np.arange(len(y)).astype(str)
     qrels, run = br.Qrels(qid.astype(str), docid, y), br.Run(qid.astype(str), docid, s, name="a")
+    with tempfile.TemporaryDirectory() as folder:  # the readers' byte checks
+        br.save_qrels(os.path.join(folder, "qrels"), qrels)
+        br.save_run(os.path.join(folder, "run"), run)
+        qrels, run = br.load_qrels(os.path.join(folder, "qrels")), br.load_run(os.path.join(folder, "run"))
     br.evaluate(qrels, run, "all_trec")
     br.compare(qrels, [run, br.Run(qid.astype(str), docid, -s, name="b")], "map", test="randomization")
 

@@ -24,6 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from ._files import write_atomic
+from ._kernels import ids as _ki
 from ._kernels import judged as _kj
 from ._kernels.order import sort_within_groups
 from .data import LetorData, LetorFormatError, read_bytes
@@ -39,20 +40,63 @@ class _Duplicate(ValueError):
         self.rows = rows
 
 
-class _Checked:
-    """Ids split from a TREC file's lines: non-empty and without whitespace already; ``codes``, when the reader
-    has them, are :func:`_codes` of the ids (their sorted distinct values and each row's index in them)."""
+class _Queries:
+    """Query ids a reader has coded already: the sorted distinct ids and each row's index in them."""
 
-    def __init__(self, values, codes=None):
-        if isinstance(values, _Checked):
-            values, codes = values.values, values.codes
-        self.values = np.asarray(values, dtype=object).ravel()
-        self.codes = codes
+    def __init__(self, queries: list, codes: np.ndarray):
+        self.queries, self.codes = queries, codes
+
+
+class _Ids:
+    """Ids (non-empty, without whitespace) as UTF-8 bytes and offsets, the layout the kernels of
+    :mod:`._kernels.ids` read; their ``str`` objects are made when asked for."""
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray, objects=None, arrow=None):
+        data.flags.writeable = False  # one compiled variant of each kernel (a file's bytes are read-only)
+        self.data, self.offsets, self._objects, self._arrow = data, offsets, objects, arrow
+
+    @classmethod
+    def of_strings(cls, values: np.ndarray) -> "_Ids":
+        """Of checked ``str`` objects: joined at newlines (no id has one), encoded once, cut at them."""
+        raw = np.frombuffer("\n".join(values.tolist()).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        cuts = np.flatnonzero(raw == 10)
+        offsets = np.zeros(values.shape[0] + 1, dtype=np.int64)
+        if values.shape[0]:
+            offsets[1:-1] = cuts - np.arange(cuts.size)
+            offsets[-1] = raw.size - cuts.size
+        return cls(np.delete(raw, cuts), offsets, objects=values)
+
+    @classmethod
+    def of_arrow(cls, column) -> "_Ids":
+        """Of a pyarrow string column, without copying its bytes."""
+        import pyarrow as pa
+
+        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+        _, offsets, data = array.buffers()
+        offsets = np.frombuffer(offsets, dtype=width)[array.offset:array.offset + len(array) + 1].astype(np.int64)
+        data = np.zeros(0, dtype=np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
+        return cls(data, offsets, arrow=array)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def __getitem__(self, i: int) -> str:
+        if self._objects is not None:
+            return self._objects[i]
+        return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8", "surrogatepass")
+
+    @property
+    def objects(self) -> np.ndarray:
+        if self._objects is None:
+            if self._arrow is not None:
+                self._objects = self._arrow.to_numpy(zero_copy_only=False)
+            else:
+                self._objects = np.array([self[i] for i in range(len(self))], dtype=object)
+        return self._objects
 
 
 def _strings(values, name: str) -> np.ndarray:
-    if isinstance(values, _Checked):
-        return values.values
     arr = np.asarray(values, dtype=object).ravel()
     items = arr.tolist()
     kinds = set(map(type, items))
@@ -74,38 +118,37 @@ def _strings(values, name: str) -> np.ndarray:
 _SPACE = re.compile(r"\s")
 
 
-def _codes(ids, given=None) -> tuple[list, np.ndarray]:
-    """Sorted unique ids (trec_eval's query order, ``strcmp``) and each row's position in them; ``given``: the
-    reader's :class:`_Checked` ids, whose codes (when it has them) are these."""
-    if isinstance(given, _Checked) and given.codes is not None:
-        return given.codes
+def _coded(ids) -> _Queries:
+    """Checked query ids coded: sorted distinct ids (trec_eval's query order, ``strcmp``), each row's index."""
+    ids = np.asarray(ids, dtype=object)
     queries = sorted(set(ids.tolist()))
     where = {q: i for i, q in enumerate(queries)}
-    return queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0])
+    return _Queries(queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0]))
 
 
-def _hashes(docid: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per id (this process's ``hash``): equal ids hash equal; a match is checked on the strings."""
-    return np.fromiter(map(hash, docid.tolist()), dtype=np.int64, count=docid.shape[0])
+def _queries(qid) -> tuple[list, np.ndarray]:
+    coded = qid if isinstance(qid, _Queries) else _coded(_strings(qid, "qid"))
+    return coded.queries, coded.codes
 
 
-def _first_duplicate(codes, docid, hashes, order):
-    """Rows (i, j) of the first repeated (list, document), ``order`` sorting by (list, hash); or None."""
-    c, h = codes[order], hashes[order]
-    same = np.flatnonzero((c[1:] == c[:-1]) & (h[1:] == h[:-1]))
-    if same.size == 0:
-        return None
-    starts = same[np.concatenate(([True], np.diff(same) > 1))]
-    ends = same[np.concatenate((np.diff(same) > 1, [True]))] + 2
-    found = []
-    for a, b in zip(starts.tolist(), ends.tolist()):  # a block of equal (list, hash): ids equal or colliding
-        seen: dict = {}
-        for r in sorted(order[a:b].tolist()):
-            if docid[r] in seen:
-                found.append((seen[docid[r]], r))
-                break
-            seen[docid[r]] = r
-    return min(found) if found else None
+def _documents(docid) -> _Ids:
+    return docid if isinstance(docid, _Ids) else _Ids.of_strings(_strings(docid, "docid"))
+
+
+def _hashes(ids: _Ids) -> np.ndarray:
+    """A 64-bit hash per id, of its bytes: equal ids hash equal; a match is confirmed on the bytes."""
+    return _ki.hash_ids(ids.data, ids.offsets)
+
+
+def _grouped(codes, n_groups: int, hashes, ids: _Ids, found):
+    """Rows by query (file order inside each), the queries' offsets, and the rows by (query, hash); raises
+    ``found(i, j)`` for the first document a query lists twice (rows i < j)."""
+    rows, offsets = _ki.rows_by_group(codes, n_groups)
+    by_hash = _ki.by_hash_within_groups(hashes, rows, offsets)
+    i, j = _ki.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
+    if j >= 0:
+        raise found(i, j)
+    return rows, offsets, by_hash
 
 
 def _flatten(nested: Mapping) -> tuple[np.ndarray, np.ndarray, list]:
@@ -146,32 +189,41 @@ class Qrels:
     """
 
     def __init__(self, qid, docid, rel, *, source: str | None = None):
-        self.qid = _strings(qid, "qid")
-        self.docid = _strings(docid, "docid")
+        self.queries, self._codes = _queries(qid)
+        self._ids = _documents(docid)
         raw = np.asarray(rel).ravel()
         if raw.size and not (np.issubdtype(raw.dtype, np.integer)
                              or (np.issubdtype(raw.dtype, np.floating) and np.all(np.isfinite(raw))
                                  and np.all(raw == np.round(raw)) and np.all(np.abs(raw) < 2 ** 53))):
             raise ValueError("qrels grades must be integers (trec_eval reads them with atol)")
         self.rel = raw.astype(np.int64)
-        if not self.qid.shape == self.docid.shape == self.rel.shape:
-            raise ValueError(f"qid, docid and rel differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
+        if not self._codes.shape[0] == len(self._ids) == self.rel.shape[0]:
+            raise ValueError(f"qid, docid and rel differ in length: {self._codes.shape[0]}, {len(self._ids)}, "
                              f"{self.rel.shape[0]}")
         self.source = source or "the qrels"
-        self.queries, self._codes = _codes(self.qid, qid)
-        self._hash = _hashes(self.docid)
+        self._hash = _hashes(self._ids)
+
+        def twice(i, j):
+            return _Duplicate((i, j), f"{self.source}: qid {self.queries[self._codes[i]]} docid {self._ids[i]} is "
+                                      f"judged twice (entries {i + 1} and {j + 1}); trec_eval would keep one silently")
+
         # by (query, hash): each query's judged documents, searchable by hash
-        self._order = np.lexsort((self._hash, self._codes))
-        dup = _first_duplicate(self._codes, self.docid, self._hash, self._order)
-        if dup is not None:
-            i, j = dup
-            raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} docid {self.docid[i]} is judged twice "
-                                     f"(entries {i + 1} and {j + 1}); trec_eval would keep one silently")
+        by_query, self.ideal_offsets, self._order = _grouped(self._codes, len(self.queries), self._hash, self._ids,
+                                                             twice)
         self._sorted_hash = self._hash[self._order]
         # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
-        by_grade = np.lexsort((-self.rel, self._codes))
-        self.ideal = self.rel[by_grade].astype(np.float64)
-        self.ideal_offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
+        grades = self.rel[by_query].astype(np.float64)
+        self.ideal = grades[sort_within_groups(grades, self.ideal_offsets, True)]
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Each judgement's query id."""
+        return np.array(self.queries, dtype=object)[self._codes]
+
+    @property
+    def docid(self) -> np.ndarray:
+        """Each judgement's document id."""
+        return self._ids.objects
 
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":
@@ -229,30 +281,38 @@ class Run:
     """
 
     def __init__(self, qid, docid, score, *, name: str = "run", source: str | None = None):
-        self.qid = _strings(qid, "qid")
-        self.docid = _strings(docid, "docid")
+        self.queries, self._codes = _queries(qid)
+        self._ids = _documents(docid)
         self.score = np.asarray(score, dtype=np.float64).ravel()
-        if not self.qid.shape == self.docid.shape == self.score.shape:
-            raise ValueError(f"qid, docid and score differ in length: {self.qid.shape[0]}, {self.docid.shape[0]}, "
+        if not self._codes.shape[0] == len(self._ids) == self.score.shape[0]:
+            raise ValueError(f"qid, docid and score differ in length: {self._codes.shape[0]}, {len(self._ids)}, "
                              f"{self.score.shape[0]}")
         self.name = str(name)
         self.source = source or f"run {self.name!r}"
         bad = np.flatnonzero(~np.isfinite(self.score))
         if bad.size:
-            raise ValueError(f"{self.source}: score of qid {self.qid[bad[0]]} docid {self.docid[bad[0]]} is "
-                             f"{self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
-        self.queries, self._codes = _codes(self.qid, qid)
-        self._hash = _hashes(self.docid)
-        with np.errstate(over="ignore"):  # equal pairs meet in one sort of a mixed key; the strings decide
-            mixed = self._hash.view(np.uint64) ^ (self._codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-        dup = _first_duplicate(mixed, self.docid, np.zeros_like(self._codes), np.argsort(mixed))
-        if dup is not None:
-            i, j = dup
-            raise _Duplicate((i, j), f"{self.source}: qid {self.qid[i]} retrieves docid {self.docid[i]} twice "
-                                     f"(entries {i + 1} and {j + 1}); a run ranks each document once")
-        self.offsets = np.concatenate(([0], np.cumsum(np.bincount(self._codes, minlength=len(self.queries)))))
-        self.order = self._trec_order()
+            raise ValueError(f"{self.source}: score of qid {self.queries[self._codes[bad[0]]]} docid "
+                             f"{self._ids[bad[0]]} is {self.score[bad[0]]}; {bad.size} score(s) are NaN or inf")
+        self._hash = _hashes(self._ids)
+
+        def twice(i, j):
+            return _Duplicate((i, j), f"{self.source}: qid {self.queries[self._codes[i]]} retrieves docid "
+                                      f"{self._ids[i]} twice (entries {i + 1} and {j + 1}); a run ranks each "
+                                      f"document once")
+
+        self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice)
+        self.order = self._trec_order(self.score)
         self._order32 = None
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Each row's query id."""
+        return np.array(self.queries, dtype=object)[self._codes]
+
+    @property
+    def docid(self) -> np.ndarray:
+        """Each row's document id."""
+        return self._ids.objects
 
     def trec_order(self, float32: bool = False) -> np.ndarray:
         """The rows in trec_eval's order; ``float32``: scores compared as trec_eval 9.x compares them, cast to
@@ -263,21 +323,11 @@ class Run:
             self._order32 = self._trec_order(self.score.astype(np.float32).astype(np.float64))
         return self._order32
 
-    def _trec_order(self, score=None) -> np.ndarray:
-        score = self.score if score is None else score
-        # np.lexsort((-score, codes)) in two steps: the rows by query (a stable sort of small integers, most
-        # often already in order), then each query's by score descending, ties in file order, on Numba's threads
-        by_query = np.argsort(self._codes, kind="stable")
-        order = by_query[sort_within_groups(score[by_query], self.offsets, True)]
-        codes, score = self._codes[order], score[order]
-        tied = np.flatnonzero((codes[1:] == codes[:-1]) & (score[1:] == score[:-1]))
-        if tied.size:  # only tied blocks need the string order (strcmp descending, as trec_eval)
-            starts = tied[np.concatenate(([True], np.diff(tied) > 1))]
-            ends = tied[np.concatenate((np.diff(tied) > 1, [True]))] + 2
-            for a, b in zip(starts.tolist(), ends.tolist()):
-                block = order[a:b].tolist()
-                block.sort(key=self.docid.__getitem__, reverse=True)  # code-point order is UTF-8's strcmp order
-                order[a:b] = block
+    def _trec_order(self, score) -> np.ndarray:
+        # by query (rows grouped once), each query's by score descending, then each run of tied scores by
+        # document id descending (strcmp, as trec_eval)
+        order = self._by_query[sort_within_groups(score[self._by_query], self.offsets, True)]
+        _ki.order_ties_by_id(order, score, self.offsets, self._ids.data, self._ids.offsets)
         return order
 
     @classmethod
@@ -320,7 +370,6 @@ class JudgedLists:
         Grade and score of each retrieved document, each query's in rank order; trec_eval's codes
         for a document absent from the qrels (−1) and one the qrels grade negatively (−2, in the pool
         but not judged).
-    docid : ndarray of object
     offsets : ndarray of int64
         Query ``g`` is rows ``offsets[g]:offsets[g + 1]``.
     ideal, ideal_offsets : ndarray
@@ -333,7 +382,6 @@ class JudgedLists:
 
     rel: np.ndarray
     score: np.ndarray
-    docid: np.ndarray
     offsets: np.ndarray
     ideal: np.ndarray
     ideal_offsets: np.ndarray
@@ -377,16 +425,16 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
     rows, offsets = segments(run.offsets, kept, depth)
     rows = run.trec_order(float32)[rows]
     codes = to_qrels[run._codes[rows]]
-    docid = run.docid[rows]
     at = _kj.match_sorted(codes, run._hash[rows], qrels.ideal_offsets, qrels._sorted_hash)
     hit = np.flatnonzero(at >= 0)
     judged_row = qrels._order[at[hit]]
     # graded negatively: in the pool but not judged (trec_eval's form_res_rels.c)
     pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
     rel = np.full(rows.shape[0], _kj.REL_NONPOOL)
-    if not (qrels.docid[judged_row] == docid[hit]).all():  # two ids share a hash: match by the strings instead
+    if not _ki.same_ids(qrels._ids.data, qrels._ids.offsets, judged_row, run._ids.data, run._ids.offsets, rows[hit]):
+        # two ids share a hash: match by the strings instead
         grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}
-        rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), docid.tolist())]
+        rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), run.docid[rows].tolist())]
     else:
         rel[hit] = pooled[judged_row]
     in_run = set(run.queries)
@@ -399,7 +447,7 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
         queries = queries + missing
     ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
     return JudgedLists(
-        rel=rel, score=run.score[rows], docid=docid, offsets=offsets,
+        rel=rel, score=run.score[rows], offsets=offsets,
         ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets, queries=queries,
         unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],
         unretrieved_queries=[] if complete else missing,
@@ -443,32 +491,31 @@ def _number(path, number: int, what: str, text: str, integer: bool):
     return int(text) if integer else float(text)
 
 
-#: what makes a file's splitting or lines a matter for the line-by-line reader: C's other isspace bytes (\\v, \\f,
-#: a lone \\r), comment lines (#) and a byte-order mark; the fast reader leaves such files to it
-_LINE_BY_LINE = (b"\x0b", b"\x0c", b"\r", b"#", _BOM)
-
-
 def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
-    """The columns ``keep`` of a well-formed run or qrels file as NumPy arrays (ids as ``str`` objects,
-    ``numbers`` as their dtypes), read by pyarrow's CSV reader (one space between fields) or pandas' C parser
+    """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`_Ids`,
+    ``numbers`` as their dtypes; read by pyarrow's CSV reader (one space between fields) or pandas' C parser
     when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
 
     None when neither is, or anything in the file needs the line-by-line reader, which then reads it with
     the same rules and names the line of any error: a line with another number of fields, a value that
-    does not parse, a byte listed in ``_LINE_BY_LINE``.  Fields split at spaces and tabs, as trec_eval's
-    (``bytes.split``) on such files.
+    does not parse, C's other ``isspace`` bytes (\\v, \\f, a lone \\r), a comment line (#) or a byte-order
+    mark (:func:`._kernels.ids.byte_flags`).  Fields split at spaces and tabs, as trec_eval's (``bytes.split``)
+    on such files.
     """
     raw = read_bytes(path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
-    if any(b in raw for b in _LINE_BY_LINE):
+    flags = _ki.byte_flags(np.frombuffer(raw, dtype=np.uint8))
+    if flags & _ki.LINE_BY_LINE:
         return None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    plain = not (b"\t" in raw or b"  " in raw or b"\n " in raw or b" \n" in raw or raw.startswith(b" "))
-    for reader in (_arrow_table, _pandas_table) if plain else (_pandas_table,):
+    if flags & _ki.NOT_ASCII:
+        if _BOM in raw:
+            return None
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    for reader in (_pandas_table,) if flags & _ki.NOT_PLAIN else (_arrow_table, _pandas_table):
         columns = reader(raw, names, numbers, keep)
         if columns is not None:
             return columns
@@ -478,35 +525,41 @@ def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
 def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
         from pyarrow import csv
     except ImportError:
         return None
+    read = [name for name in keep if name != "tag"]
     try:  # every field as text, no quoting (a '"' is part of an id, as in trec_eval)
         table = csv.read_csv(io.BytesIO(raw), read_options=csv.ReadOptions(column_names=names),
                              parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-                             convert_options=csv.ConvertOptions(column_types={name: pa.string() for name in names},
-                                                                strings_can_be_null=False,
-                                                                quoted_strings_can_be_null=False))
+                             convert_options=csv.ConvertOptions(
+                                 include_columns=read, strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                 column_types={name: pa.dictionary(pa.int32(), pa.string()) if name == "qid"
+                                               else pa.string() for name in read}))
         out = {}
         for name, dtype in numbers.items():  # numbers as _number reads them (pyarrow alone reads "0x1" as 1)
-            pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
-            if not pc.all(pc.match_substring_regex(table.column(name), f"^(?:{pattern.pattern})$")).as_py():
+            text = _Ids.of_arrow(table.column(name))
+            if _ki.first_not_number(text.data, text.offsets, np.issubdtype(np.dtype(dtype), np.integer)) >= 0:
                 return None
-            out[name] = pc.cast(table.column(name), pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
+            out[name] = text._arrow.cast(pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
         return None
     if "qid" in keep:  # few distinct queries: their codes from the dictionary, one str object per query
-        encoded = pc.dictionary_encode(table.column("qid").combine_chunks())
-        words = encoded.dictionary.to_pylist()
+        chunks = table.column("qid").unify_dictionaries().chunks
+        words = chunks[0].dictionary.to_pylist() if chunks else []
         queries = sorted(words)
         where = {q: i for i, q in enumerate(queries)}
-        codes = np.array([where[w] for w in words], dtype=np.int64)[encoded.indices.to_numpy()]
-        out["qid"] = _Checked(np.array(queries, dtype=object)[codes], (queries, codes))
-    # a run's tag: every line has one here, so the first names the run (load_run reads no more of it)
-    for name in keep:
-        if name not in out:
-            out[name] = table.column(name)[:1 if name == "tag" else None].to_numpy(zero_copy_only=False)
+        indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+        codes = np.array([where[w] for w in words], dtype=np.int64)[np.concatenate(indices or [np.zeros(0, int)])]
+        out["qid"] = _Queries(queries, codes)
+    if "docno" in keep:
+        out["docno"] = _Ids.of_arrow(table.column("docno"))
+    if "tag" in keep:  # every line has one here, so the first names the run (load_run reads no more of it)
+        start = 0
+        while raw[start:start + 1] == b"\n":
+            start += 1
+        end = raw.find(b"\n", start)
+        out["tag"] = np.array([raw[start:end if end >= 0 else len(raw)].split(b" ")[5].decode("utf-8")], dtype=object)
     return out
 
 
@@ -524,6 +577,10 @@ def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
     if not isinstance(table.index, pd.RangeIndex):  # pandas makes the first fields of a longer first line an index
         return None
     out = {name: table[name].to_numpy(dtype=object) for name in keep}
+    if "qid" in keep:
+        out["qid"] = _coded(out["qid"])
+    if "docno" in keep:
+        out["docno"] = _Ids.of_strings(out["docno"])
     for name, dtype in numbers.items():
         text = table[name]
         pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
@@ -562,7 +619,7 @@ def load_qrels(path) -> Qrels:
     table = _table(path, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
     if table is not None:
         try:
-            return Qrels(_Checked(table["qid"]), _Checked(table["docno"]), table["rel"], source=str(path))
+            return Qrels(table["qid"], table["docno"], table["rel"], source=str(path))
         except (_Duplicate, OverflowError, ValueError):
             pass  # the line-by-line reader names the lines
     qid, docid, rel, numbers = [], [], [], []
@@ -576,7 +633,8 @@ def load_qrels(path) -> Qrels:
         rel.append(grade)
         numbers.append(number)
     try:
-        return Qrels(_Checked(qid), _Checked(docid), np.array(rel, dtype=np.int64), source=str(path))
+        return Qrels(_coded(qid), _Ids.of_strings(np.array(docid, dtype=object)), np.array(rel, dtype=np.int64),
+                     source=str(path))
     except _Duplicate as dup:
         i, j = dup.rows
         raise LetorFormatError(path, numbers[j], f"qid {qid[i]} docno {docid[i]} is judged again (line "
@@ -617,7 +675,7 @@ def load_run(path, name: str | None = None) -> Run:
         tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
         tag = tags[tagged[0]] if tagged.size else ""
         try:
-            return Run(_Checked(table["qid"]), _Checked(table["docno"]), table["score"],
+            return Run(table["qid"], table["docno"], table["score"],
                        name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
         except _Duplicate:
             pass  # the line-by-line reader names both lines
@@ -642,7 +700,8 @@ def load_run(path, name: str | None = None) -> Run:
         numbers.append(number)
     name = name or tag or os.path.basename(os.fspath(path))
     try:
-        return Run(_Checked(qid), _Checked(docid), np.array(score, dtype=np.float64), name=name, source=str(path))
+        return Run(_coded(qid), _Ids.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
+                   name=name, source=str(path))
     except _Duplicate as dup:
         i, j = dup.rows
         raise LetorFormatError(path, numbers[j], f"qid {qid[i]} retrieves docno {docid[i]} again (line "

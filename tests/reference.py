@@ -607,3 +607,38 @@ def trec_more_reference(qrels: dict, run: dict, level: int = 1, v9: bool = True)
             v[f"Rprec_mult_{i / 5:3.2f}"] = sum(rel[:cut]) / cut if cut else 0.0
         out[q] = v
     return out
+
+
+def byte_flags_reference(raw: bytes) -> int:
+    """What the line reader must see (1), fields not split at one space (2), a byte outside ASCII (4)."""
+    flags = 4 if any(b >= 128 for b in raw) else 0
+    if any(c in raw for c in (b"\x0b", b"\x0c", b"\r", b"#")):
+        flags |= 1
+    if any(c in raw for c in (b"\t", b"  ", b"\n ", b" \n")) or raw.startswith(b" ") or raw.endswith(b" "):
+        flags |= 2
+    return flags
+
+
+def id_hash_reference(text: str) -> int:
+    """FNV-1a of the UTF-8 bytes, then SplitMix64's output function, as a signed 64-bit integer."""
+    h = 0xCBF29CE484222325
+    for c in text.encode("utf-8"):
+        h = ((h ^ c) * 0x100000001B3) & _M64
+    h = splitmix64(h)
+    return h - (1 << 64) if h >> 63 else h
+
+
+def first_duplicate_reference(codes, ids) -> tuple:
+    """(i, j): the first row j whose (group, id) an earlier row i had, with that earliest i; (−1, −1)."""
+    seen: dict = {}
+    for j, key in enumerate(zip(codes, ids)):
+        if key in seen:
+            return seen[key], j
+        seen[key] = j
+    return -1, -1
+
+
+def trec_order_reference(codes, score, ids) -> list:
+    """Rows by group, score descending, then id descending (``strcmp``: code-point order)."""
+    rows = sorted(range(len(ids)), key=lambda r: ids[r], reverse=True)
+    return sorted(rows, key=lambda r: (codes[r], -score[r]))

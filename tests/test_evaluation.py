@@ -253,7 +253,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
         (tmp_path / "clean").write_text(text)
         table = trec._table(tmp_path / "clean", ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
                             ["docno", "score"])
-        assert table is not None and table["score"].tolist() == [0.5, 0.25] and table["docno"].tolist() == ["d1", "d2"]
+        assert table is not None and table["score"].tolist() == [0.5, 0.25] and table["docno"].objects.tolist() == ["d1", "d2"]
         (tmp_path / "clean").write_text(text.replace("Q0", "0").replace(" 1 0.5 t", " 2").replace(" 2 0.25", " 0")
                                         .replace(" t\n", "\n"))
         table = trec._table(tmp_path / "clean", ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["rel"])
@@ -303,7 +303,8 @@ def test_many_documents_join_exactly():
     lists = br.trec.judged_lists(qrels, run)
     table = {(q, d): g for q, d, g in zip(qid[judged], docid[judged], grades[judged])}
     rows = np.repeat(np.arange(len(lists.queries)), np.diff(lists.offsets))
-    want = [table.get((lists.queries[r], d), -1) for r, d in zip(rows, lists.docid)]  # -1: not in the qrels
+    docid = run.docid[run.trec_order()]  # every query of the run is judged: the lists are the run's in order
+    want = [table.get((lists.queries[r], d), -1) for r, d in zip(rows, docid)]  # -1: not in the qrels
     np.testing.assert_array_equal(lists.rel, want)
 
 
@@ -650,7 +651,7 @@ def test_cli_predict_writes_a_trec_run(tmp_path, capsys):
 def test_ids_whose_hashes_collide_still_match_exactly(monkeypatch):
     """Every id hashing alike: the join falls back to the strings, duplicates are still found."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    monkeypatch.setattr(br.trec, "_hashes", lambda ids: np.zeros(ids.shape[0], dtype=np.int64))
+    monkeypatch.setattr(br.trec, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
     qrels, run = random_collection(2, ties=True)
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate(run)
     with warnings.catch_warnings():

@@ -1,0 +1,223 @@
+"""Kernels of TREC files and ids: ids as UTF-8 bytes, hashed, grouped, compared, ordered; the text checks of
+a file before its columns are trusted.
+
+Ids are held as one byte array and offsets (id ``i`` is ``data[offsets[i]:offsets[i + 1]]``), Arrow's layout
+of a string column, so that a file's ids are never turned into Python objects to be matched.  Comparing
+bytes without sign is ``strcmp``'s order, which on UTF-8 is the order of code points.
+"""
+
+import numpy as np
+from numba import njit
+
+from .lambdas import splitmix64
+from .order import merge_order
+
+#: byte_flags bits: a byte the line-by-line reader must see (\\v, \\f, \\r, '#'); fields not split at one
+#: space (a tab, two spaces, a space at a line's start or end); a byte outside ASCII (UTF-8 to check, a BOM)
+LINE_BY_LINE, NOT_PLAIN, NOT_ASCII = 1, 2, 4
+
+
+@njit(cache=True)
+def byte_flags(buf):
+    """The :data:`LINE_BY_LINE`, :data:`NOT_PLAIN` and :data:`NOT_ASCII` bits a file's bytes raise."""
+    flags = 0
+    before = 10
+    for i in range(buf.shape[0]):
+        c = buf[i]
+        if c >= 128:
+            flags |= NOT_ASCII
+        elif c == 11 or c == 12 or c == 13 or c == 35:
+            flags |= LINE_BY_LINE
+        elif c == 9 or (c == 32 and (before == 10 or before == 32 or i + 1 == buf.shape[0] or buf[i + 1] == 10)):
+            flags |= NOT_PLAIN  # a tab, two spaces, a space at a line's start or end
+        before = c
+    return flags
+
+
+@njit(cache=True)
+def first_not_number(data, offsets, integer):
+    """The first id that is not one whole number as trec_eval's ``atol`` (``integer``) or ``atof`` reads it:
+    ``[+-]?[0-9]+``, or ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)([eE][+-]?[0-9]+)?``; −1 when every one is."""
+    for r in range(offsets.shape[0] - 1):
+        i = offsets[r]
+        b = offsets[r + 1]
+        if i < b and (data[i] == 43 or data[i] == 45):  # + -
+            i += 1
+        digits = 0
+        while i < b and 48 <= data[i] <= 57:
+            i += 1
+            digits += 1
+        if not integer:
+            if i < b and data[i] == 46:  # .
+                i += 1
+                while i < b and 48 <= data[i] <= 57:
+                    i += 1
+                    digits += 1
+            if digits > 0 and i < b and (data[i] == 101 or data[i] == 69):  # e E
+                i += 1
+                if i < b and (data[i] == 43 or data[i] == 45):
+                    i += 1
+                exponent = 0
+                while i < b and 48 <= data[i] <= 57:
+                    i += 1
+                    exponent += 1
+                if exponent == 0:
+                    return r
+        if digits == 0 or i != b:
+            return r
+    return -1
+
+
+@njit(cache=True)
+def hash_ids(data, offsets):
+    """A 64-bit hash of each id's bytes (FNV-1a, then SplitMix64's finaliser to spread its low bits): equal
+    ids hash equal in every process; equal hashes are confirmed on the bytes."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        h = np.uint64(0xCBF29CE484222325)
+        for i in range(offsets[r], offsets[r + 1]):
+            h = (h ^ np.uint64(data[i])) * np.uint64(0x100000001B3)
+        out[r] = np.int64(splitmix64(h))
+    return out
+
+
+@njit(cache=True)
+def compare_ids(data_a, offsets_a, i, data_b, offsets_b, j):
+    """−1, 0 or 1 as id ``i`` of a sorts before, equal to or after id ``j`` of b (``strcmp``)."""
+    a, a_end = offsets_a[i], offsets_a[i + 1]
+    b, b_end = offsets_b[j], offsets_b[j + 1]
+    while a < a_end and b < b_end:
+        if data_a[a] != data_b[b]:
+            return -1 if data_a[a] < data_b[b] else 1
+        a += 1
+        b += 1
+    if a < a_end:
+        return 1
+    return -1 if b < b_end else 0
+
+
+@njit(cache=True)
+def same_ids(data_a, offsets_a, rows_a, data_b, offsets_b, rows_b):
+    """Whether id ``rows_a[k]`` of a equals id ``rows_b[k]`` of b for every k."""
+    for k in range(rows_a.shape[0]):
+        if compare_ids(data_a, offsets_a, rows_a[k], data_b, offsets_b, rows_b[k]) != 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def rows_by_group(codes, n_groups):
+    """The rows ordered by group, file order inside each (a counting sort), and the groups' offsets."""
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    for r in range(codes.shape[0]):
+        offsets[codes[r] + 1] += 1
+    for g in range(n_groups):
+        offsets[g + 1] += offsets[g]
+    at = offsets[:-1].copy()
+    rows = np.empty(codes.shape[0], dtype=np.int64)
+    for r in range(codes.shape[0]):
+        rows[at[codes[r]]] = r
+        at[codes[r]] += 1
+    return rows, offsets
+
+
+@njit(cache=True)
+def by_hash_within_groups(hashes, rows, offsets):
+    """``rows`` (grouped, file order inside each group) re-ordered by hash inside each group, stably."""
+    out = np.empty_like(rows)
+    for g in range(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        part = rows[a:b]
+        local = merge_order(hashes[part])
+        for k in range(b - a):
+            out[a + k] = part[local[k]]
+    return out
+
+
+@njit(cache=True)
+def first_duplicate(rows, offsets, hashes, data, id_offsets):
+    """The first repeated id of a group: the pair (i, j) of rows with the smallest ``j`` whose id equals an
+    earlier row ``i`` of its group (the earliest such ``i``); (−1, −1) when no group repeats one.
+
+    ``rows`` are :func:`by_hash_within_groups`' order: a repeat sits in a run of equal hashes, rows ascending.
+    """
+    best_i = -1
+    best_j = -1
+    for g in range(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        s = a
+        while s < b:
+            e = s + 1
+            while e < b and hashes[rows[e]] == hashes[rows[s]]:
+                e += 1
+            for k in range(s + 1, e):  # a run of equal hashes: equal ids, or (rarely) a collision
+                j = rows[k]
+                if best_j >= 0 and j >= best_j:
+                    break
+                for m in range(s, k):
+                    if compare_ids(data, id_offsets, rows[m], data, id_offsets, j) == 0:
+                        best_i = rows[m]
+                        best_j = j
+                        break
+            s = e
+    return best_i, best_j
+
+
+@njit(cache=True)
+def _id_after(data, id_offsets, u, v):
+    """Whether row ``u`` comes before row ``v`` in trec_eval's order of tied scores (document id descending)."""
+    return compare_ids(data, id_offsets, u, data, id_offsets, v) > 0
+
+
+@njit(cache=True)
+def order_ties_by_id(order, score, offsets, data, id_offsets):
+    """Inside each group of ``order`` (sorted by score descending), each run of equal scores ordered by
+    document id descending, as trec_eval breaks ties (``strcmp``, ``get_trec_results.c``)."""
+    for g in range(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        s = a
+        while s < b:
+            e = s + 1
+            while e < b and score[order[e]] == score[order[s]]:
+                e += 1
+            if e - s > 1:
+                _sort_by_id(order, s, e, data, id_offsets)
+            s = e
+
+
+@njit(cache=True)
+def _sort_by_id(order, a, b, data, id_offsets):
+    """``order[a:b]`` by id descending: insertion below 17 rows, else a merge sort (ids of one query differ)."""
+    n = b - a
+    if n <= 16:
+        for t in range(a + 1, b):
+            cur = order[t]
+            j = t
+            while j > a and _id_after(data, id_offsets, cur, order[j - 1]):
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = cur
+        return
+    src = order[a:b].copy()
+    dst = np.empty(n, dtype=order.dtype)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and not _id_after(data, id_offsets, src[j], src[i])):
+                    dst[k] = src[i]
+                    i += 1
+                else:
+                    dst[k] = src[j]
+                    j += 1
+        src, dst = dst, src
+        width *= 2
+    for k in range(n):
+        order[a + k] = src[k]

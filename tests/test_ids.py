@@ -1,0 +1,123 @@
+"""The id kernels of TREC files (``boostrank/_kernels/ids.py``) against plain-Python references."""
+
+import re
+
+import numpy as np
+import pytest
+
+from boostrank import trec
+from boostrank._kernels import ids as k
+from tests.reference import (byte_flags_reference, first_duplicate_reference, id_hash_reference,
+                             trec_order_reference)
+
+#: ids with multi-byte characters, a prefix of another id, and one character long
+WORDS = ["a", "ab", "b", "d10", "d9", "é", "éa", "日本", "z", "Z", "a-b", "\U0001f600"]
+
+
+def random_ids(rng, n):
+    return np.array([WORDS[i] + ("" if j == 0 else str(j)) for i, j in
+                     zip(rng.integers(0, len(WORDS), n), rng.integers(0, 3, n))], dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_byte_flags_equal_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    pieces = [b" ", b"\n", b"\t", b"a", b"1", b"#", b"\r", b"\x0b", b"\x0c", b"\xc3\xa9"]
+    weights = np.array([6, 3, 0.3, 8, 4, 0.2, 0.2, 0.1, 0.1, 0.2])
+    for n in (0, 1, 2, 5, 30):
+        raw = b"".join(pieces[i] for i in rng.choice(len(pieces), n, p=weights / weights.sum()))
+        assert k.byte_flags(np.frombuffer(raw, dtype=np.uint8)) == byte_flags_reference(raw), raw
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_first_not_number_is_trec_evals_whole_numbers(integer):
+    pattern = trec._INTEGER if integer else trec._DECIMAL
+    rng = np.random.default_rng(int(integer))
+    alphabet = list("0123456789") * 2 + list("+-.eE x")
+    texts = ["", "1", "+1", "-0", "1.", ".5", ".", "1e5", "1e", "e5", "1.5E-3", "0x1", "1_0", "--1", "1e+"]
+    texts += ["".join(rng.choice(alphabet, rng.integers(1, 7))) for _ in range(3000)]
+    ids = trec._Ids.of_strings(np.array(texts, dtype=object))
+    want = [i for i, t in enumerate(texts) if not pattern.fullmatch(t)]
+    assert k.first_not_number(ids.data, ids.offsets, integer) == (want[0] if want else -1)
+    for i, text in enumerate(texts[:400]):  # one at a time: each verdict, not only the first
+        one = trec._Ids.of_strings(np.array([text], dtype=object))
+        assert (k.first_not_number(one.data, one.offsets, integer) == 0) == (not pattern.fullmatch(text)), text
+    empty = trec._Ids.of_strings(np.array([], dtype=object))
+    assert k.first_not_number(empty.data, empty.offsets, integer) == -1
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_ids_as_bytes_hash_and_compare_as_their_strings(n):
+    rng = np.random.default_rng(n)
+    values = random_ids(rng, n)
+    ids = trec._Ids.of_strings(values)
+    assert [ids.data[a:b].tobytes().decode() for a, b in zip(ids.offsets[:-1], ids.offsets[1:])] == values.tolist()
+    assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in values]
+    for i, j in rng.integers(0, max(n, 1), (50, 2)) if n else []:
+        want = (values[i] > values[j]) - (values[i] < values[j])  # code-point order is UTF-8's byte order
+        assert k.compare_ids(ids.data, ids.offsets, i, ids.data, ids.offsets, j) == want
+    rows = rng.integers(0, max(n, 1), 20) if n else np.zeros(0, dtype=np.int64)
+    copy = trec._Ids.of_strings(values[rows])
+    assert [copy[i] for i in range(len(copy))] == values[rows].tolist()
+    assert trec._Ids(copy.data, copy.offsets).objects.tolist() == values[rows].tolist()  # decoded from the bytes
+    assert k.same_ids(ids.data, ids.offsets, rows, copy.data, copy.offsets, np.arange(rows.size))
+    if n > 1 and len(set(values.tolist())) > 1:
+        other = rows.copy()
+        other[0] = next(i for i in range(n) if values[i] != values[rows[0]])
+        assert not k.same_ids(ids.data, ids.offsets, other, copy.data, copy.offsets, np.arange(rows.size))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("n_groups", [1, 4, 30])
+def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    codes = rng.integers(0, n_groups, n).astype(np.int64)  # some groups empty
+    values = random_ids(rng, n)
+    ids = trec._Ids.of_strings(values)
+    hashes = k.hash_ids(ids.data, ids.offsets)
+    if seed % 3 == 0:
+        hashes[:] = hashes % 3  # collisions: equal hashes, different ids
+    rows, offsets = k.rows_by_group(codes, n_groups)
+    assert rows.tolist() == np.argsort(codes, kind="stable").tolist()
+    assert offsets.tolist() == [0] + np.cumsum(np.bincount(codes, minlength=n_groups)).tolist()
+    by_hash = k.by_hash_within_groups(hashes, rows, offsets)
+    assert by_hash.tolist() == np.lexsort((np.arange(n), hashes, codes)).tolist()
+    got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
+    assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
+    score = rng.integers(0, 3, n).astype(np.float64)  # ties in bulk
+    order = rows[np.lexsort((-score[rows], codes[rows]))]  # by score; ties still in file order
+    k.order_ties_by_id(order, score, offsets, ids.data, ids.offsets)
+    if got[1] < 0:  # ids of a group differ: one order
+        assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
+
+
+def test_long_tied_blocks_are_merge_sorted_by_id():
+    rng = np.random.default_rng(5)
+    values = np.array([f"d{i}" for i in rng.permutation(500)], dtype=object)
+    ids = trec._Ids.of_strings(values)
+    order = np.arange(500)
+    k.order_ties_by_id(order, np.zeros(500), np.array([0, 500]), ids.data, ids.offsets)
+    assert values[order].tolist() == sorted(values.tolist(), reverse=True)
+
+
+def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
+    """The file's ids stay bytes (Arrow's buffers); hashes, order and duplicates equal those of str objects."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    qid = np.array([f"q{i}" for i in rng.integers(0, 20, 400)], dtype=object)
+    docid = np.array([f"{w}{i}" for w, i in zip(random_ids(rng, 400), range(400))], dtype=object)
+    score = np.round(rng.normal(size=400), 1)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, d, s in zip(qid, docid, score.tolist())), encoding="utf-8")
+    fast = trec.load_run(path)
+    assert fast._ids._arrow is not None and fast._ids._objects is None  # read by pyarrow; no str objects
+    plain = trec.Run(qid, docid, score)
+    assert fast._hash.tolist() == plain._hash.tolist()
+    assert fast.order.tolist() == plain.order.tolist() == trec_order_reference(plain._codes.tolist(),
+                                                                                score.tolist(), docid.tolist())
+    assert fast.docid.tolist() == docid.tolist() and fast.qid.tolist() == qid.tolist() and fast.name == "tag"
+    path.write_text(path.read_text() + f"{qid[7]} Q0 {docid[7]} 0 1.0 tag\n", encoding="utf-8")
+    with pytest.raises(trec.LetorFormatError, match=re.escape(f"run.txt:401: qid {qid[7]} retrieves docno "
+                                                              f"{docid[7]} again (line 8)")):
+        trec.load_run(path)

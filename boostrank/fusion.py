@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .trec import Run
+from ._kernels.ids import same_ids
+from .trec import IdBytes, QueryCodes, Run
 
 __all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS"]
 
@@ -37,14 +38,14 @@ def _runs(runs) -> dict:
 
 
 def _union(runs: Sequence[Run]):
-    """Every (query, document) any run retrieves: each run's rows as indices into the union, the union's query
-    and document ids, the query (0 … n_queries − 1) of each entry, and each run's rank (1-based, trec_eval's
-    order) of its rows."""
+    """Every (query, document) any run retrieves: each run's rows as indices into the union, the union's queries
+    (sorted) and documents (:class:`~boostrank.trec.IdBytes`), the query (0 … n_queries − 1) of each entry, and
+    each run's rank (1-based, trec_eval's order) of its rows."""
     queries = sorted(set().union(*(r.queries for r in runs)))
     where = {q: i for i, q in enumerate(queries)}
     gq = np.concatenate([np.array([where[q] for q in r.queries], dtype=np.int64)[r._codes] for r in runs])
     hashes = np.concatenate([r._hash for r in runs])
-    docid = np.concatenate([r.docid for r in runs])
+    ids = IdBytes.concat([r._ids for r in runs])
     with np.errstate(over="ignore"):  # one 64-bit key per (query, document); the ids confirm each match below
         key = hashes.view(np.uint64) ^ (gq.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
     order = np.argsort(key)
@@ -53,9 +54,10 @@ def _union(runs: Sequence[Run]):
     inverse = np.empty(order.shape[0], dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     first = order[new]
-    if not ((gq == gq[first][inverse]).all() and (docid == docid[first][inverse]).all()):  # keys collide: strings
-        keys = {}
-        inverse = np.array([keys.setdefault((q, d), len(keys)) for q, d in zip(gq.tolist(), docid.tolist())])
+    if not ((gq == gq[first][inverse]).all()
+            and same_ids(ids.data, ids.offsets, np.arange(gq.shape[0]), ids.data, ids.offsets, first[inverse])):
+        keys: dict = {}  # keys collide: the strings decide
+        inverse = np.array([keys.setdefault((q, d), len(keys)) for q, d in zip(gq.tolist(), ids.objects.tolist())])
         first = np.array(sorted({v: i for i, v in reversed(list(enumerate(inverse.tolist())))}.values()))
     cuts = np.cumsum([0] + [len(r) for r in runs])
     index = [inverse[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
@@ -64,8 +66,7 @@ def _union(runs: Sequence[Run]):
         rank = np.empty(len(r), dtype=np.int64)
         rank[r.order] = np.arange(len(r)) - np.repeat(r.offsets[:-1], np.diff(r.offsets)) + 1
         ranks.append(rank)
-    entry_query = gq[first]
-    return index, [queries[q] for q in entry_query.tolist()], docid[first], entry_query, ranks
+    return index, queries, ids.take(first), gq[first], ranks
 
 
 def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:
@@ -176,16 +177,15 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
     if not (math.isfinite(k) and k >= 0):
         raise ValueError(f"k must be a non-negative number, got {k!r}")
     rs = list(named.values())
-    index, qids, docids, entry_query, ranks = _union(rs)
-    n = len(qids)
+    index, queries, docids, entry_query, ranks = _union(rs)
+    n = entry_query.shape[0]
     if FUSIONS[method] == "score":
         values = [_normalised(r, rank, norm) for r, rank in zip(rs, ranks)]
     else:
         values = ranks
-    n_queries = int(entry_query.max()) + 1 if n else 0
-    sizes = [np.bincount(entry_query[i], minlength=n_queries).astype(np.float64) for i in index]
+    sizes = [np.bincount(entry_query[i], minlength=len(queries)).astype(np.float64) for i in index]
     score = _fused(method, index, values, n, w, float(k), entry_query, sizes)
-    return Run(np.array(qids, dtype=object), docids, score, name=name or method)
+    return Run(QueryCodes(queries, entry_query), docids, score, name=name or method)
 
 
 def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsum", *, norm: str | None = "min-max",

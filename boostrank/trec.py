@@ -40,14 +40,14 @@ class _Duplicate(ValueError):
         self.rows = rows
 
 
-class _Queries:
-    """Query ids a reader has coded already: the sorted distinct ids and each row's index in them."""
+class QueryCodes:
+    """Query ids coded (by a reader, or a fusion of runs): the sorted distinct ids and each row's index in them."""
 
     def __init__(self, queries: list, codes: np.ndarray):
         self.queries, self.codes = queries, codes
 
 
-class _Ids:
+class IdBytes:
     """Ids (non-empty, without whitespace) as UTF-8 bytes and offsets, the layout the kernels of
     :mod:`._kernels.ids` read; their ``str`` objects are made when asked for."""
 
@@ -56,7 +56,7 @@ class _Ids:
         self.data, self.offsets, self._objects, self._arrow = data, offsets, objects, arrow
 
     @classmethod
-    def of_strings(cls, values: np.ndarray) -> "_Ids":
+    def of_strings(cls, values: np.ndarray) -> "IdBytes":
         """Of checked ``str`` objects: joined at newlines (no id has one), encoded once, cut at them."""
         raw = np.frombuffer("\n".join(values.tolist()).encode("utf-8", "surrogatepass"), dtype=np.uint8)
         cuts = np.flatnonzero(raw == 10)
@@ -67,7 +67,7 @@ class _Ids:
         return cls(np.delete(raw, cuts), offsets, objects=values)
 
     @classmethod
-    def of_arrow(cls, column) -> "_Ids":
+    def of_arrow(cls, column) -> "IdBytes":
         """Of a pyarrow string column, without copying its bytes."""
         import pyarrow as pa
 
@@ -85,6 +85,20 @@ class _Ids:
         if self._objects is not None:
             return self._objects[i]
         return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8", "surrogatepass")
+
+    @classmethod
+    def concat(cls, parts: list) -> "IdBytes":
+        """The ids of ``parts``, one after another."""
+        data = np.concatenate([p.data[p.offsets[0]:p.offsets[-1]] for p in parts])
+        ends = np.cumsum([0] + [p.offsets[-1] - p.offsets[0] for p in parts])
+        offsets = np.concatenate([[0]] + [p.offsets[1:] - p.offsets[0] + e for p, e in zip(parts, ends)])
+        known = all(p._objects is not None for p in parts)
+        return cls(data, offsets.astype(np.int64), np.concatenate([p._objects for p in parts]) if known else None)
+
+    def take(self, rows: np.ndarray) -> "IdBytes":
+        """The ids ``rows``, bytes copied."""
+        data, offsets = _ki.take_ids(self.data, self.offsets, rows)
+        return IdBytes(data, offsets, None if self._objects is None else self._objects[rows])
 
     @property
     def objects(self) -> np.ndarray:
@@ -118,29 +132,29 @@ def _strings(values, name: str) -> np.ndarray:
 _SPACE = re.compile(r"\s")
 
 
-def _coded(ids) -> _Queries:
+def _coded(ids) -> QueryCodes:
     """Checked query ids coded: sorted distinct ids (trec_eval's query order, ``strcmp``), each row's index."""
     ids = np.asarray(ids, dtype=object)
     queries = sorted(set(ids.tolist()))
     where = {q: i for i, q in enumerate(queries)}
-    return _Queries(queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0]))
+    return QueryCodes(queries, np.fromiter(map(where.__getitem__, ids.tolist()), dtype=np.int64, count=ids.shape[0]))
 
 
 def _queries(qid) -> tuple[list, np.ndarray]:
-    coded = qid if isinstance(qid, _Queries) else _coded(_strings(qid, "qid"))
+    coded = qid if isinstance(qid, QueryCodes) else _coded(_strings(qid, "qid"))
     return coded.queries, coded.codes
 
 
-def _documents(docid) -> _Ids:
-    return docid if isinstance(docid, _Ids) else _Ids.of_strings(_strings(docid, "docid"))
+def _documents(docid) -> IdBytes:
+    return docid if isinstance(docid, IdBytes) else IdBytes.of_strings(_strings(docid, "docid"))
 
 
-def _hashes(ids: _Ids) -> np.ndarray:
+def _hashes(ids: IdBytes) -> np.ndarray:
     """A 64-bit hash per id, of its bytes: equal ids hash equal; a match is confirmed on the bytes."""
     return _ki.hash_ids(ids.data, ids.offsets)
 
 
-def _grouped(codes, n_groups: int, hashes, ids: _Ids, found):
+def _grouped(codes, n_groups: int, hashes, ids: IdBytes, found):
     """Rows by query (file order inside each), the queries' offsets, and the rows by (query, hash); raises
     ``found(i, j)`` for the first document a query lists twice (rows i < j)."""
     rows, offsets = _ki.rows_by_group(codes, n_groups)
@@ -492,7 +506,7 @@ def _number(path, number: int, what: str, text: str, integer: bool):
 
 
 def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
-    """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`_Ids`,
+    """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`IdBytes`,
     ``numbers`` as their dtypes; read by pyarrow's CSV reader (one space between fields) or pandas' C parser
     when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
 
@@ -538,7 +552,7 @@ def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
                                                else pa.string() for name in read}))
         out = {}
         for name, dtype in numbers.items():  # numbers as _number reads them (pyarrow alone reads "0x1" as 1)
-            text = _Ids.of_arrow(table.column(name))
+            text = IdBytes.of_arrow(table.column(name))
             if _ki.first_not_number(text.data, text.offsets, np.issubdtype(np.dtype(dtype), np.integer)) >= 0:
                 return None
             out[name] = text._arrow.cast(pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
@@ -551,9 +565,9 @@ def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
         where = {q: i for i, q in enumerate(queries)}
         indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
         codes = np.array([where[w] for w in words], dtype=np.int64)[np.concatenate(indices or [np.zeros(0, int)])]
-        out["qid"] = _Queries(queries, codes)
+        out["qid"] = QueryCodes(queries, codes)
     if "docno" in keep:
-        out["docno"] = _Ids.of_arrow(table.column("docno"))
+        out["docno"] = IdBytes.of_arrow(table.column("docno"))
     if "tag" in keep:  # every line has one here, so the first names the run (load_run reads no more of it)
         start = 0
         while raw[start:start + 1] == b"\n":
@@ -580,7 +594,7 @@ def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
     if "qid" in keep:
         out["qid"] = _coded(out["qid"])
     if "docno" in keep:
-        out["docno"] = _Ids.of_strings(out["docno"])
+        out["docno"] = IdBytes.of_strings(out["docno"])
     for name, dtype in numbers.items():
         text = table[name]
         pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
@@ -633,7 +647,7 @@ def load_qrels(path) -> Qrels:
         rel.append(grade)
         numbers.append(number)
     try:
-        return Qrels(_coded(qid), _Ids.of_strings(np.array(docid, dtype=object)), np.array(rel, dtype=np.int64),
+        return Qrels(_coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(rel, dtype=np.int64),
                      source=str(path))
     except _Duplicate as dup:
         i, j = dup.rows
@@ -700,7 +714,7 @@ def load_run(path, name: str | None = None) -> Run:
         numbers.append(number)
     name = name or tag or os.path.basename(os.fspath(path))
     try:
-        return Run(_coded(qid), _Ids.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
+        return Run(_coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
                    name=name, source=str(path))
     except _Duplicate as dup:
         i, j = dup.rows

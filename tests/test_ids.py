@@ -36,30 +36,34 @@ def test_first_not_number_is_trec_evals_whole_numbers(integer):
     alphabet = list("0123456789") * 2 + list("+-.eE x")
     texts = ["", "1", "+1", "-0", "1.", ".5", ".", "1e5", "1e", "e5", "1.5E-3", "0x1", "1_0", "--1", "1e+"]
     texts += ["".join(rng.choice(alphabet, rng.integers(1, 7))) for _ in range(3000)]
-    ids = trec._Ids.of_strings(np.array(texts, dtype=object))
+    ids = trec.IdBytes.of_strings(np.array(texts, dtype=object))
     want = [i for i, t in enumerate(texts) if not pattern.fullmatch(t)]
     assert k.first_not_number(ids.data, ids.offsets, integer) == (want[0] if want else -1)
     for i, text in enumerate(texts[:400]):  # one at a time: each verdict, not only the first
-        one = trec._Ids.of_strings(np.array([text], dtype=object))
+        one = trec.IdBytes.of_strings(np.array([text], dtype=object))
         assert (k.first_not_number(one.data, one.offsets, integer) == 0) == (not pattern.fullmatch(text)), text
-    empty = trec._Ids.of_strings(np.array([], dtype=object))
+    empty = trec.IdBytes.of_strings(np.array([], dtype=object))
     assert k.first_not_number(empty.data, empty.offsets, integer) == -1
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 300])
-def test_ids_as_bytes_hash_and_compare_as_their_strings(n):
+def test_ids_as_bytes_hash_compare_take_and_join_as_their_strings(n):
     rng = np.random.default_rng(n)
     values = random_ids(rng, n)
-    ids = trec._Ids.of_strings(values)
+    ids = trec.IdBytes.of_strings(values)
     assert [ids.data[a:b].tobytes().decode() for a, b in zip(ids.offsets[:-1], ids.offsets[1:])] == values.tolist()
     assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in values]
     for i, j in rng.integers(0, max(n, 1), (50, 2)) if n else []:
         want = (values[i] > values[j]) - (values[i] < values[j])  # code-point order is UTF-8's byte order
         assert k.compare_ids(ids.data, ids.offsets, i, ids.data, ids.offsets, j) == want
     rows = rng.integers(0, max(n, 1), 20) if n else np.zeros(0, dtype=np.int64)
-    copy = trec._Ids.of_strings(values[rows])
+    copy = trec.IdBytes.of_strings(values[rows])
     assert [copy[i] for i in range(len(copy))] == values[rows].tolist()
-    assert trec._Ids(copy.data, copy.offsets).objects.tolist() == values[rows].tolist()  # decoded from the bytes
+    assert trec.IdBytes(copy.data, copy.offsets).objects.tolist() == values[rows].tolist()  # decoded from the bytes
+    taken = trec.IdBytes(ids.data, ids.offsets).take(rows)  # the kernel's copy, no str objects to lean on
+    assert taken.data.tobytes() == copy.data.tobytes() and taken.offsets.tolist() == copy.offsets.tolist()
+    joined = trec.IdBytes.concat([trec.IdBytes(copy.data, copy.offsets), ids, taken])
+    assert joined.objects.tolist() == values[rows].tolist() + values.tolist() + values[rows].tolist()
     assert k.same_ids(ids.data, ids.offsets, rows, copy.data, copy.offsets, np.arange(rows.size))
     if n > 1 and len(set(values.tolist())) > 1:
         other = rows.copy()
@@ -74,7 +78,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
     n = int(rng.integers(0, 60))
     codes = rng.integers(0, n_groups, n).astype(np.int64)  # some groups empty
     values = random_ids(rng, n)
-    ids = trec._Ids.of_strings(values)
+    ids = trec.IdBytes.of_strings(values)
     hashes = k.hash_ids(ids.data, ids.offsets)
     if seed % 3 == 0:
         hashes[:] = hashes % 3  # collisions: equal hashes, different ids
@@ -95,7 +99,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
 def test_long_tied_blocks_are_merge_sorted_by_id():
     rng = np.random.default_rng(5)
     values = np.array([f"d{i}" for i in rng.permutation(500)], dtype=object)
-    ids = trec._Ids.of_strings(values)
+    ids = trec.IdBytes.of_strings(values)
     order = np.arange(500)
     k.order_ties_by_id(order, np.zeros(500), np.array([0, 500]), ids.data, ids.offsets)
     assert values[order].tolist() == sorted(values.tolist(), reverse=True)
@@ -121,3 +125,15 @@ def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
     with pytest.raises(trec.LetorFormatError, match=re.escape(f"run.txt:401: qid {qid[7]} retrieves docno "
                                                               f"{docid[7]} again (line 8)")):
         trec.load_run(path)
+
+
+def test_ids_of_a_sliced_arrow_column_keep_their_bytes():
+    """An Arrow array's offsets need not start at 0 (a slice): the ids, their join and copies still hold."""
+    pa = pytest.importorskip("pyarrow")
+    column = pa.chunked_array([pa.array(["x", "é1", "bb"]), pa.array(["c", "dd"])])
+    ids = trec.IdBytes.of_arrow(pa.array(["zz", "é1", "bb", "c"]).slice(1))
+    assert ids.offsets[0] > 0 and [ids[i] for i in range(len(ids))] == ["é1", "bb", "c"]
+    assert trec.IdBytes.concat([ids, trec.IdBytes.of_arrow(column)]).objects.tolist() == ["é1", "bb", "c", "x", "é1",
+                                                                                         "bb", "c", "dd"]
+    assert ids.take(np.array([2, 0])).objects.tolist() == ["c", "é1"]
+    assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in ["é1", "bb", "c"]]

@@ -107,6 +107,21 @@ def same_ids(data_a, offsets_a, rows_a, data_b, offsets_b, rows_b):
 
 
 @njit(cache=True)
+def take_ids(data, offsets, rows):
+    """The ids ``rows`` as bytes and offsets of their own."""
+    new = np.empty(rows.shape[0] + 1, dtype=np.int64)
+    new[0] = 0
+    for k in range(rows.shape[0]):
+        new[k + 1] = new[k] + offsets[rows[k] + 1] - offsets[rows[k]]
+    out = np.empty(new[-1], dtype=np.uint8)
+    for k in range(rows.shape[0]):
+        a = offsets[rows[k]]
+        for i in range(new[k + 1] - new[k]):
+            out[new[k] + i] = data[a + i]
+    return out, new
+
+
+@njit(cache=True)
 def rows_by_group(codes, n_groups):
     """The rows ordered by group, file order inside each (a counting sort), and the groups' offsets."""
     offsets = np.zeros(n_groups + 1, dtype=np.int64)

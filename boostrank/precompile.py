@@ -52,7 +52,8 @@ def _metrics():
 
 
 def _trec():
-    """trec_eval's measures on qrels and runs (the judged-list kernels), compare's randomization test."""
+    """TREC files read (the id kernels), trec_eval's measures on qrels and runs (the judged-list kernels),
+    compare's randomization test."""
     import boostrank as br
 
     _, y, qid, s = _data()

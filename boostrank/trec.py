@@ -24,6 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from ._files import write_atomic
+from .compiling import note_first_compile
 from ._kernels import ids as _ki
 from ._kernels import judged as _kj
 from ._kernels.order import sort_within_groups
@@ -151,6 +152,7 @@ def _documents(docid) -> IdBytes:
 
 def _hashes(ids: IdBytes) -> np.ndarray:
     """A 64-bit hash per id, of its bytes: equal ids hash equal; a match is confirmed on the bytes."""
+    note_first_compile("TREC", _ki.hash_ids)  # the first Run or Qrels compiles the id kernels
     return _ki.hash_ids(ids.data, ids.offsets)
 
 
@@ -519,6 +521,7 @@ def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
     raw = read_bytes(path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
+    note_first_compile("TREC", _ki.hash_ids)
     flags = _ki.byte_flags(np.frombuffer(raw, dtype=np.uint8))
     if flags & _ki.LINE_BY_LINE:
         return None

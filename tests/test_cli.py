@@ -201,7 +201,9 @@ def test_demo_console_script():
 @pytest.mark.slow
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
 def test_examples_run(script, capsys, monkeypatch):
-    monkeypatch.setattr(sys, "argv", [str(script)])
+    # the re-ranking example's 10 s default budget serves real data; 3 s runs the same steps on the sample
+    budget = ["--time-limit", "3"] if script.name == "rerank_search_results.py" else []
+    monkeypatch.setattr(sys, "argv", [str(script), *budget])
     runpy.run_path(str(script), run_name="__main__")
     assert capsys.readouterr().out
 
@@ -587,7 +589,7 @@ def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     assert seen == [("RankNCG", series_blocks), ("RankNCG", pair_coefficients)]
 
 
-def test_the_metric_and_mip_compile_notices_check_a_kernel_each_path_runs(tmp_path):
+def test_the_compile_notices_check_a_kernel_each_path_runs(tmp_path):
     """A notice checked on a kernel some paths never call says "compiling" on every warm run of those paths
     (a warm demo did, for the metrics and the MIP): in a fresh process, each path below must have loaded the
     kernel its group's notice checks."""
@@ -613,6 +615,16 @@ with warnings.catch_warnings():
     for kw in (dict(objective="rank_risk", a="dcg@5"), dict(objective="auc")):
         checked.pop("MIP", None); br.MIPRanker(time_limit=2, **kw).fit(X, y > 0, qid=qid)
         assert checked["MIP"].signatures, (kw, checked["MIP"])
+import os, tempfile
+from boostrank import trec
+trec.note_first_compile = compiling.note_first_compile
+folder = tempfile.mkdtemp()
+for name, text in (("qrels", "q 0 d 1\\n"), ("run", "q Q0 d 1 0.5 t\\n")):
+    open(os.path.join(folder, name), "w").write(text)
+for make in (lambda: br.Qrels(["q"], ["d"], [1]), lambda: br.Run(["q"], ["d"], [1.0]),
+             lambda: br.load_qrels(os.path.join(folder, "qrels")), lambda: br.load_run(os.path.join(folder, "run"))):
+    checked.pop("TREC", None); make()
+    assert checked["TREC"].signatures
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)

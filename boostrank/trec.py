@@ -19,6 +19,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping
 
 import numpy as np
@@ -231,7 +232,7 @@ class Qrels:
         grades = self.rel[by_query].astype(np.float64)
         self.ideal = grades[sort_within_groups(grades, self.ideal_offsets, True)]
 
-    @property
+    @cached_property
     def qid(self) -> np.ndarray:
         """Each judgement's query id."""
         return np.array(self.queries, dtype=object)[self._codes]
@@ -320,7 +321,7 @@ class Run:
         self.order = self._trec_order(self.score)
         self._order32 = None
 
-    @property
+    @cached_property
     def qid(self) -> np.ndarray:
         """Each row's query id."""
         return np.array(self.queries, dtype=object)[self._codes]

@@ -218,7 +218,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
 
     rng = random.Random(seed)
     pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x",
-              "0x1", "0x1p3", "1e", "--1", "\uff13", "\u0661", "1.", "+.5e-3", '"q"']
+              "0x1", "0x1p3", "1e", "--1", "\uff13", "\u0661", "1.", "+.5e-3", '"q"', "é", "d\u00a0"]
     for kind in ("run", "qrels"):
         for trial in range(30):
             lines, plain = [], rng.random() < 0.5  # one space between fields: pyarrow's reader; else pandas'
@@ -231,9 +231,9 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
                 if rng.random() < 0.1:
                     fields = fields[:-1] if rng.random() < 0.5 else fields + ["extra"]
                 lines.append((" " if plain else rng.choice([" ", "\t", "  "])).join(fields))
-            text = rng.choice(["\n", "\r\n"]).join(lines) + "\n"
+            text = rng.choice(["\n", "\r\n"]).join(lines) + rng.choice(["\n", "\n", ""])
             if rng.random() < 0.1:
-                text = "# a comment\n" + text
+                text = rng.choice(["# a comment\n", "\n", "\n\n"]) + text  # a run's tag: its first line's
             path = tmp_path / f"{kind}{trial}"
             path.write_bytes(("\ufeff" if rng.random() < 0.1 else "").encode() + text.encode())
             load = br.load_run if kind == "run" else br.load_qrels

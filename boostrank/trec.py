@@ -186,7 +186,25 @@ def _nest(qid, docid, value) -> dict:
     return out
 
 
-class Qrels:
+class _Columns:
+    """What :class:`Qrels` and :class:`Run` share: their query ids coded, their document ids as bytes."""
+
+    queries: list
+    _codes: np.ndarray
+    _ids: IdBytes
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        """Each row's query id."""
+        return np.array(self.queries, dtype=object)[self._codes]
+
+    @property
+    def docid(self) -> np.ndarray:
+        """Each row's document id."""
+        return self._ids.objects
+
+
+class Qrels(_Columns):
     """Relevance judgements: the grade of each judged (query, document).
 
     Parameters
@@ -232,16 +250,6 @@ class Qrels:
         grades = self.rel[by_query].astype(np.float64)
         self.ideal = grades[sort_within_groups(grades, self.ideal_offsets, True)]
 
-    @cached_property
-    def qid(self) -> np.ndarray:
-        """Each judgement's query id."""
-        return np.array(self.queries, dtype=object)[self._codes]
-
-    @property
-    def docid(self) -> np.ndarray:
-        """Each judgement's document id."""
-        return self._ids.objects
-
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From ``{qid: {docid: grade}}``, the layout of pytrec_eval and ranx."""
@@ -272,7 +280,7 @@ class Qrels:
         return f"Qrels({len(self)} judgements of {len(self.queries)} queries from {self.source})"
 
 
-class Run:
+class Run(_Columns):
     """A ranked result list per query: the score of each retrieved (query, document).
 
     Parameters
@@ -320,16 +328,6 @@ class Run:
         self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice)
         self.order = self._trec_order(self.score)
         self._order32 = None
-
-    @cached_property
-    def qid(self) -> np.ndarray:
-        """Each row's query id."""
-        return np.array(self.queries, dtype=object)[self._codes]
-
-    @property
-    def docid(self) -> np.ndarray:
-        """Each row's document id."""
-        return self._ids.objects
 
     def trec_order(self, float32: bool = False) -> np.ndarray:
         """The rows in trec_eval's order; ``float32``: scores compared as trec_eval 9.x compares them, cast to

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from .lambdas import splitmix64
-from .order import merge_order
+from .order import merge_order, tie_end
 
 #: byte_flags bits: a byte the line-by-line reader must see (\\v, \\f, \\r, '#'); fields not split at one
 #: space (a tab, two spaces, a space at a line's start or end); a byte outside ASCII (UTF-8 to check, a BOM)
@@ -165,9 +165,7 @@ def first_duplicate(rows, offsets, hashes, data, id_offsets):
         b = offsets[g + 1]
         s = a
         while s < b:
-            e = s + 1
-            while e < b and hashes[rows[e]] == hashes[rows[s]]:
-                e += 1
+            e = tie_end(hashes, rows, s, b)
             for k in range(s + 1, e):  # a run of equal hashes: equal ids, or (rarely) a collision
                 j = rows[k]
                 if best_j >= 0 and j >= best_j:
@@ -196,9 +194,7 @@ def order_ties_by_id(order, score, offsets, data, id_offsets):
         b = offsets[g + 1]
         s = a
         while s < b:
-            e = s + 1
-            while e < b and score[order[e]] == score[order[s]]:
-                e += 1
+            e = tie_end(score, order, s, b)
             if e - s > 1:
                 _sort_by_id(order, s, e, data, id_offsets)
             s = e

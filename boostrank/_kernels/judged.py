@@ -15,7 +15,7 @@ is ``threshold=0`` on integer grades).  ``k <= 0`` means no cut-off.
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 # the ``measure`` codes of :func:`judged_measure`
 MODE_NDCG = 0
@@ -112,7 +112,7 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def match_sorted(codes, hashes, offsets, sorted_hashes):
     """Where each (list, document hash) occurs among the judged documents.
 
@@ -133,7 +133,7 @@ def match_sorted(codes, hashes, offsets, sorted_hashes):
     """
     n = codes.shape[0]
     out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
+    for i in prange(n):
         c = codes[i]
         if c < 0:
             continue

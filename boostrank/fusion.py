@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._kernels.ids import same_ids
+from ._kernels.ids import by_hash_within_groups, union_by_hash
 from .trec import IdBytes, QueryCodes, Run
 
 __all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS"]
@@ -43,22 +43,16 @@ def _union(runs: Sequence[Run]):
     each run's rank (1-based, trec_eval's order) of its rows."""
     queries = sorted(set().union(*(r.queries for r in runs)))
     where = {q: i for i, q in enumerate(queries)}
-    gq = np.concatenate([np.array([where[q] for q in r.queries], dtype=np.int64)[r._codes] for r in runs])
-    hashes = np.concatenate([r._hash for r in runs])
+    segments = np.zeros((len(queries), len(runs), 2), dtype=np.int64)
+    parts, start = [], 0
+    for i, r in enumerate(runs):  # each run's rows by (query, hash), numbered across the runs
+        parts.append(by_hash_within_groups(r._hash, r._by_query, r.offsets) + start)
+        mine = np.array([where[q] for q in r.queries], dtype=np.int64)
+        segments[mine, i, 0], segments[mine, i, 1] = start + r.offsets[:-1], start + r.offsets[1:]
+        start += len(r)
     ids = IdBytes.concat([r._ids for r in runs])
-    with np.errstate(over="ignore"):  # one 64-bit key per (query, document); the ids confirm each match below
-        key = hashes.view(np.uint64) ^ (gq.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    order = np.argsort(key)
-    k = key[order]
-    new = np.r_[True, k[1:] != k[:-1]]
-    inverse = np.empty(order.shape[0], dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    first = order[new]
-    if not ((gq == gq[first][inverse]).all()
-            and same_ids(ids.data, ids.offsets, np.arange(gq.shape[0]), ids.data, ids.offsets, first[inverse])):
-        keys: dict = {}  # keys collide: the strings decide
-        inverse = np.array([keys.setdefault((q, d), len(keys)) for q, d in zip(gq.tolist(), ids.objects.tolist())])
-        first = np.array(sorted({v: i for i, v in reversed(list(enumerate(inverse.tolist())))}.values()))
+    inverse, first, entry_query = union_by_hash(segments, np.concatenate(parts), np.concatenate([r._hash for r in runs]),
+                                                ids.data, ids.offsets)
     cuts = np.cumsum([0] + [len(r) for r in runs])
     index = [inverse[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
     ranks = []
@@ -66,7 +60,7 @@ def _union(runs: Sequence[Run]):
         rank = np.empty(len(r), dtype=np.int64)
         rank[r.order] = np.arange(len(r)) - np.repeat(r.offsets[:-1], np.diff(r.offsets)) + 1
         ranks.append(rank)
-    return index, queries, ids.take(first), gq[first], ranks
+    return index, queries, ids.take(first), entry_query, ranks
 
 
 def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:

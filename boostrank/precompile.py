@@ -53,8 +53,9 @@ def _metrics():
 
 def _trec():
     """TREC files read (the id kernels), trec_eval's measures on qrels and runs (the judged-list kernels),
-    compare's randomization test."""
+    compare's randomization test, a fusion of runs."""
     import boostrank as br
+    from boostrank.fusion import fuse
 
     _, y, qid, s = _data()
     docid = np.arange(len(y)).astype(str)
@@ -64,7 +65,9 @@ def _trec():
         br.save_run(os.path.join(folder, "run"), run)
         qrels, run = br.load_qrels(os.path.join(folder, "qrels")), br.load_run(os.path.join(folder, "run"))
     br.evaluate(qrels, run, "all_trec")
-    br.compare(qrels, [run, br.Run(qid.astype(str), docid, -s, name="b")], "map", test="randomization")
+    other = br.Run(qid.astype(str), docid, -s, name="b")
+    br.compare(qrels, [run, other], "map", test="randomization")
+    fuse([run, other], "rrf")
 
 
 def _objectives():

@@ -137,3 +137,27 @@ def test_ids_of_a_sliced_arrow_column_keep_their_bytes():
                                                                                          "bb", "c", "dd"]
     assert ids.take(np.array([2, 0])).objects.tolist() == ["c", "é1"]
     assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in ["é1", "bb", "c"]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_union_of_runs_is_the_union_of_their_pairs(seed, monkeypatch):
+    """Fusion's join of several runs' (query, document) pairs against a dict, hash collisions forced on half."""
+    from boostrank import fusion
+
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        real = trec._hashes
+        monkeypatch.setattr(trec, "_hashes", lambda ids: real(ids) % 3)
+    runs = []
+    for i in range(int(rng.integers(2, 5))):
+        n = int(rng.integers(0, 40)) if i else int(rng.integers(1, 40))
+        pairs = {(f"q{rng.integers(0, 5)}", str(v)) for v in random_ids(rng, n)}
+        qid, docid = zip(*sorted(pairs)) if pairs else ((), ())
+        runs.append(trec.Run(list(qid), list(docid), rng.normal(size=len(qid)), name=f"r{i}"))
+    index, queries, ids, entry_query, _ = fusion._union(runs)
+    pairs = [(q, d) for r in runs for q, d in zip(r.qid.tolist(), r.docid.tolist())]
+    inverse = np.concatenate(index)
+    assert len(set(inverse.tolist())) == len(set(pairs)) == len(ids) == entry_query.size
+    for (q, d), e in zip(pairs, inverse.tolist()):
+        assert queries[entry_query[e]] == q and ids[e] == d
+    assert (np.diff(entry_query) >= 0).all()  # entries by query

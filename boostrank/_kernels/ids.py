@@ -232,3 +232,59 @@ def _sort_by_id(order, a, b, data, id_offsets):
         width *= 2
     for k in range(n):
         order[a + k] = src[k]
+
+
+@njit(cache=True)
+def union_by_hash(segments, rows, hashes, data, id_offsets):
+    """The distinct (query, document) entries of several runs: each row's entry, each entry's first row and query.
+
+    ``rows`` holds every run's rows (numbered across the runs) by (query, hash), as
+    :func:`by_hash_within_groups` orders one run's; ``segments[u, i]`` is the (start, end) in ``rows`` of run i's
+    rows of union query u.  Each query's runs are merged on the hash; rows of equal hash are one entry when their
+    ids' bytes are equal.  Entries are numbered by query, then hash.
+    """
+    n_queries, n_runs = segments.shape[0], segments.shape[1]
+    widest = 0
+    for u in range(n_queries):
+        size = 0
+        for i in range(n_runs):
+            size += segments[u, i, 1] - segments[u, i, 0]
+        widest = max(widest, size)
+    inverse = np.empty(hashes.shape[0], dtype=np.int64)
+    first = np.empty(rows.shape[0], dtype=np.int64)
+    entry_query = np.empty(rows.shape[0], dtype=np.int64)
+    block = np.empty(widest, dtype=np.int64)
+    at = np.empty(n_runs, dtype=np.int64)
+    n_entries = 0
+    for u in range(n_queries):
+        for i in range(n_runs):
+            at[i] = segments[u, i, 0]
+        while True:
+            found = False
+            h = hashes[0] if hashes.shape[0] else 0
+            for i in range(n_runs):
+                if at[i] < segments[u, i, 1] and (not found or hashes[rows[at[i]]] < h):
+                    h = hashes[rows[at[i]]]
+                    found = True
+            if not found:
+                break
+            m = 0
+            for i in range(n_runs):  # every row of this hash: the same id in several runs, or (rarely) a collision
+                while at[i] < segments[u, i, 1] and hashes[rows[at[i]]] == h:
+                    block[m] = rows[at[i]]
+                    m += 1
+                    at[i] += 1
+            for a in range(m):
+                r = block[a]
+                e = -1
+                for b in range(a):
+                    if compare_ids(data, id_offsets, block[b], data, id_offsets, r) == 0:
+                        e = inverse[block[b]]
+                        break
+                if e < 0:
+                    e = n_entries
+                    first[e] = r
+                    entry_query[e] = u
+                    n_entries += 1
+                inverse[r] = e
+    return inverse, first[:n_entries], entry_query[:n_entries]

@@ -163,3 +163,29 @@ def test_the_union_of_runs_is_the_union_of_their_pairs(seed, monkeypatch):
     for (q, d), e in zip(pairs, inverse.tolist()):
         assert queries[entry_query[e]] == q and ids[e] == d
     assert (np.diff(entry_query) >= 0).all()  # entries by query
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_ids_made_to_collide_are_sorted_not_paired(repeat, monkeypatch):
+    """A file whose ids all hash alike (FNV-1a collisions can be made): the duplicate check and fusion's join
+    still give the references' answers, through a sort of each run of equal hashes."""
+    from boostrank import fusion
+
+    rng = np.random.default_rng(int(repeat))
+    values = np.array([f"d{i}" for i in rng.permutation(400)], dtype=object)
+    if repeat:
+        values[350] = values[17]
+    codes = np.zeros(400, dtype=np.int64)
+    ids = trec.IdBytes.of_strings(values)
+    hashes = np.zeros(400, dtype=np.int64)
+    rows, offsets = k.rows_by_group(codes, 1)
+    by_hash = k.by_hash_within_groups(hashes, rows, offsets)
+    got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
+    assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
+    monkeypatch.setattr(trec, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
+    keep = values[:300]
+    runs = [trec.Run(["q"] * 300, keep, rng.normal(size=300), name="a"),
+            trec.Run(["q"] * 200, keep[100:], rng.normal(size=200), name="b")]
+    index, queries, union, entry_query, _ = fusion._union(runs)
+    assert len(union) == 300 and sorted(union.objects.tolist()) == sorted(keep.tolist())
+    assert [union[e] for e in index[1].tolist()] == keep[100:].tolist()

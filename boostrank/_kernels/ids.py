@@ -157,6 +157,7 @@ def first_duplicate(rows, offsets, hashes, data, id_offsets):
     earlier row ``i`` of its group (the earliest such ``i``); (−1, −1) when no group repeats one.
 
     ``rows`` are :func:`by_hash_within_groups`' order: a repeat sits in a run of equal hashes, rows ascending.
+    Each run is sorted by id, so ids made to collide cost O(m log m) comparisons, not O(m²).
     """
     best_i = -1
     best_j = -1
@@ -166,17 +167,26 @@ def first_duplicate(rows, offsets, hashes, data, id_offsets):
         s = a
         while s < b:
             e = tie_end(hashes, rows, s, b)
-            for k in range(s + 1, e):  # a run of equal hashes: equal ids, or (rarely) a collision
-                j = rows[k]
-                if best_j >= 0 and j >= best_j:
-                    break
-                for m in range(s, k):
-                    if compare_ids(data, id_offsets, rows[m], data, id_offsets, j) == 0:
-                        best_i = rows[m]
-                        best_j = j
-                        break
+            if e - s > 1:  # equal hashes: equal ids, or a collision (which a file may be made of: sorted, not paired)
+                run = rows[s:e].copy()
+                _sort_by_id(run, 0, e - s, data, id_offsets)  # stable: each id's rows stay ascending
+                t = 0
+                while t < e - s:
+                    u = _same_id_end(run, t, e - s, data, id_offsets)
+                    if u - t > 1 and (best_j < 0 or run[t + 1] < best_j):
+                        best_i, best_j = run[t], run[t + 1]
+                    t = u
             s = e
     return best_i, best_j
+
+
+@njit(cache=True)
+def _same_id_end(rows, t, n, data, id_offsets):
+    """One past the last position u < n with the id of ``rows[t]``, in rows sorted by id."""
+    u = t + 1
+    while u < n and compare_ids(data, id_offsets, rows[u], data, id_offsets, rows[t]) == 0:
+        u += 1
+    return u
 
 
 @njit(cache=True)
@@ -274,17 +284,15 @@ def union_by_hash(segments, rows, hashes, data, id_offsets):
                     block[m] = rows[at[i]]
                     m += 1
                     at[i] += 1
-            for a in range(m):
-                r = block[a]
-                e = -1
-                for b in range(a):
-                    if compare_ids(data, id_offsets, block[b], data, id_offsets, r) == 0:
-                        e = inverse[block[b]]
-                        break
-                if e < 0:
-                    e = n_entries
-                    first[e] = r
-                    entry_query[e] = u
-                    n_entries += 1
-                inverse[r] = e
+            if m > 1:  # sorted by id, stably (a file may be made of colliding ids: sorted, not paired)
+                _sort_by_id(block, 0, m, data, id_offsets)
+            t = 0
+            while t < m:
+                end = _same_id_end(block, t, m, data, id_offsets)
+                first[n_entries] = block[t]
+                entry_query[n_entries] = u
+                for v in range(t, end):
+                    inverse[block[v]] = n_entries
+                n_entries += 1
+                t = end
     return inverse, first[:n_entries], entry_query[:n_entries]

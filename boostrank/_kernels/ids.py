@@ -36,8 +36,9 @@ def byte_flags(buf):
 
 @njit(cache=True)
 def first_not_number(data, offsets, integer):
-    """The first id that is not one whole number as trec_eval's ``atol`` (``integer``) or ``atof`` reads it:
-    ``[+-]?[0-9]+``, or ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)([eE][+-]?[0-9]+)?``; −1 when every one is."""
+    """The first id that is not one whole number as trec_eval's ``atol`` (``integer``) or ``atof`` reads it
+    (``trec._INTEGER``, ``trec._DECIMAL``): an optional sign and ASCII digits; for ``atof`` also a decimal point
+    (digits on at least one side) and an exponent with digits; −1 when every one is."""
     for r in range(offsets.shape[0] - 1):
         i = offsets[r]
         b = offsets[r + 1]

@@ -1,4 +1,5 @@
-"""One clock for a fit that must end: the seconds left of ``time_limit`` and each stage's share of them."""
+"""The time limit of a fit: the seconds left of ``time_limit`` and the most each stage may use of them (every
+stage ends by its own count of work first; the clock only caps it)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from numba.core import event
 __all__ = ["TimeBudget", "BNB_SHARE", "work_clock"]
 
 BNB_SHARE = 0.4
-"""Share of the time left after the search that the branch and bound may use (30 s
-without a time limit); the MIP gets the rest when nothing is proven.  When no MIP
-can follow (one list with more than ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
+"""Share of the time left after the search that the branch and bound may use at most; the
+MIP gets the rest when nothing is proven.  When no MIP can follow (one list with more than
+``MAX_MIP_PAIRS`` pairs) it gets all of it."""
 
 
 class _CompileSeconds(event.Listener):
@@ -49,13 +50,14 @@ def work_clock() -> float:
 
 
 class TimeBudget:
-    """One clock for a fit: the seconds left of ``time_limit`` and each stage's share of them.
+    """One clock for a fit: the seconds left of ``time_limit`` and the most each stage may use of them.
 
-    Without a time limit every stage gets a fixed allowance instead (``UNLIMITED``), so a
-    fit without one still ends.  Seconds are :func:`work_clock`'s: Numba compiles do not count.
+    Every stage ends by its own count of work (the search's rounds and restarts, the branch
+    and bound's boxes, the solver's nodes), the same on every machine; these shares only cap
+    a stage whose work would take longer, and None (no time limit) caps nothing.  Seconds are
+    :func:`work_clock`'s: Numba compiles do not count.
     """
 
-    UNLIMITED = {"search": 10.0, "search before bnb": 2.0, "bnb": 30.0, "search after bnb": 8.0}
     #: the search's share of the time before the branch and bound (which often proves in well
     #: under a second) and before the MIP; never less than ``MIN_SEARCH`` seconds
     SEARCH_SHARE = {"before bnb": 0.1, "before mip": 0.25}
@@ -77,23 +79,19 @@ class TimeBudget:
         left = self.left()
         return left is not None and left < floor
 
-    def search_share(self, alone: bool, before_bnb: bool) -> float:
+    def search_share(self, alone: bool, before_bnb: bool):
         left = self.left()
-        if left is None:
-            return self.UNLIMITED["search before bnb" if before_bnb else "search"]
-        if alone:
+        if left is None or alone:
             return left
         return max(self.SEARCH_SHARE["before bnb" if before_bnb else "before mip"] * left, self.MIN_SEARCH)
 
-    def bnb_share(self, mip_follows: bool) -> float:
+    def bnb_share(self, mip_follows: bool):
         left = self.left()
-        return self.UNLIMITED["bnb"] if left is None else (BNB_SHARE if mip_follows else 1.0) * left
+        return None if left is None else (BNB_SHARE if mip_follows else 1.0) * left
 
-    def search_after_bnb(self, mip_follows: bool) -> float:
+    def search_after_bnb(self, mip_follows: bool):
         left = self.left()
-        if left is None:
-            return self.UNLIMITED["search after bnb"]
-        return left * (0.25 / (1 - BNB_SHARE) if mip_follows else 1.0)
+        return None if left is None else left * (0.25 / (1 - BNB_SHARE) if mip_follows else 1.0)
 
     def rest(self, floor: float):
         """All the time left (at least ``floor``), or None without a time limit."""

@@ -36,7 +36,7 @@ from .gate import choose
 from .metrics import auc, query_mean, rank_risk
 from .mip._data import STATISTICS
 from .mip.estimator import MIPRanker, NothingToRankWarning
-from .mip.solvers import SOLVERS
+from .mip.solvers import MIP_NODES, SOLVERS
 from .queries import list_index, offsets_of, row_folds, subset
 from .weights import weight_family
 
@@ -133,6 +133,7 @@ class _Choice:
     best: tuple
     gains: dict = field(default_factory=dict)
     p_value: float | None = None
+    time_limited: bool = False  # the clock cut one of the gate's fits
 
     def rejected(self, alpha) -> bool:
         """The gate ran and the best candidate did not win on held-out lists."""
@@ -144,7 +145,7 @@ class _Choice:
                   f"{self.gains[self.best]:+.6g} over {gate} folds, paired one-sided p = {self.p_value:.3g} "
                   f"(needs a gain with p < {alpha})")
         return RerankResult("base order", reason, k, l0, self.gains, cross_fitted=cross_fitted, seconds=seconds,
-                            model=kind, p_value=self.p_value)
+                            model=kind, p_value=self.p_value, gate_time_limited=self.time_limited)
 
 
 @dataclass
@@ -179,6 +180,8 @@ class RerankResult:
     mip : MIPResult or None
         The final fit's result.
     seconds : float
+    gate_time_limited : bool
+        ``time_limit`` cut one of the gate's fits before its own count of work ended it.
     """
 
     status: str
@@ -193,21 +196,26 @@ class RerankResult:
     seconds: float = 0.0
     model: str = "exact"
     p_value: float | None = None
+    gate_time_limited: bool = False
 
     @property
     def repeatable(self) -> tuple[bool, str]:
         """Whether a fit with the same ``random_state`` on the same data gives this result again, and why not.
 
-        Folds, starts and the engines are seeded; what is not is a search cut by the clock: a MIP
-        stopped at its time limit keeps the incumbent it reached, which a faster or busier
-        machine (or another run) reaches differently.
+        Folds, starts and the engines are seeded, and every stage of an exact fit ends by its
+        own count of work; what is not repeatable is a stage cut by ``time_limit``, which keeps
+        whatever it had reached, and a faster or busier machine (or another run) reaches
+        another.
         """
         mip = self.mip
-        if mip is not None and self.model != "logistic" and getattr(mip, "status", "optimal") != "optimal":
-            return False, (f"the exact fit stopped at its time limit (status {mip.status}): a time-limited search "
-                           f"keeps whichever incumbent it reached, which depends on the machine's speed and load; "
-                           f"a larger time_limit that proves the optimum makes the fit repeatable")
-        return True, "every exact fit that decided proved its optimum; folds, starts and engines are seeded"
+        if self.gate_time_limited:
+            return False, ("time_limit cut a gate fit short: its held-out gains, and so the choice, depend on the "
+                           "machine's speed and load; a larger time_limit (or None) makes the fit repeatable")
+        if mip is not None and self.model != "logistic" and getattr(mip, "time_limited", False):
+            return False, ("time_limit cut the final exact fit short (status " + mip.status + "): it keeps "
+                           "whichever w it had reached, which depends on the machine's speed and load; a larger "
+                           "time_limit (or None) makes the fit repeatable")
+        return True, "every exact fit ended by its own count of work or a proof; folds, starts and engines are seeded"
 
     def summary(self) -> str:
         """One line: the decision, its reason, and the MIP's summary."""
@@ -253,14 +261,18 @@ class TopKReranker(RankingEstimator):
         pass a one-sided paired t-test at this level, Bonferroni-corrected for the
         number of candidates compared (choosing the best of several makes a bare
         positive sum optimistic).
-    margin, solver, n_jobs, mip_gap, init
+    margin, solver, n_jobs, mip_gap, max_nodes, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
-        Seconds for the whole fit, cross-fitting included (Numba's compiles on a first run
-        do not count, as in :class:`MIPRanker`): the gate's fits share half
-        (each what is left of it, divided by the fits left), the final fit gets the rest.
-        Every MIP fit gets at least 0.1 s, so a budget spent before the gate (a slow
-        ``base_estimator``) is exceeded by about that much per fit.
+        Seconds the whole fit may take at most, cross-fitting included (Numba's compiles on
+        a first run do not count, as in :class:`MIPRanker`).  The gate's fits are the
+        search (and for pair statistics the branch and bound) without the MIP solver; the
+        final fit adds the MIP.  Every stage ends by its own count of work, so the same data
+        and ``random_state`` give the same model on every machine; the time limit caps the
+        gate's fits at half of it (each what is left of that half, divided by the fits
+        left) and the final fit at the rest, and ``result_.repeatable`` says whether it cut
+        one.  Every exact fit gets at least 0.1 s, so a budget spent before the gate (a
+        slow ``base_estimator``) is exceeded by about that much per fit.
     random_state : int or None, default=None
         Seeds the folds and the searches (None: a fixed default seed, 0).
     verbose : int, default=0
@@ -301,6 +313,7 @@ class TopKReranker(RankingEstimator):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Interval(Integral, 1, None, closed="left"), None],
         "mip_gap": [Interval(Real, 0, None, closed="left"), None],
+        "max_nodes": [Interval(Integral, 0, None, closed="left")],
         "init": [StrOptions({"auto", "logistic"}), "array-like", None],
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
@@ -310,7 +323,7 @@ class TopKReranker(RankingEstimator):
 
     def __init__(self, *, k=20, objective="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, margin=1e-4, solver="highs", time_limit=60.0, n_jobs=None,
-                 mip_gap=None, init="auto", random_state=None, verbose=0, gain="auto",
+                 mip_gap=None, max_nodes=MIP_NODES, init="auto", random_state=None, verbose=0, gain="auto",
                  gate_alpha=0.05):
         self.k = k
         self.objective = objective
@@ -326,6 +339,7 @@ class TopKReranker(RankingEstimator):
         self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.mip_gap = mip_gap
+        self.max_nodes = max_nodes
         self.init = init
         self.random_state = random_state
         self.verbose = verbose
@@ -373,6 +387,7 @@ class TopKReranker(RankingEstimator):
     def _mip(self, l0, time_limit):
         return MIPRanker(objective=self.objective, a=self.a, rank=self.rank, l0=l0, margin=self.margin,
                          solver=self.solver, time_limit=time_limit, n_jobs=self.n_jobs, mip_gap=self.mip_gap,
+                         max_nodes=self.max_nodes,
                          init=self.init, verbose=2 if int(self.verbose) >= 2 else 0,
                          random_state=seed_of(self.random_state), gain=self._gain())
 
@@ -494,6 +509,7 @@ class TopKReranker(RankingEstimator):
         row_fold = row_folds(prob.offsets, gate, seed_of(self.random_state) + 1)
         per_list = {c: [] for c in cands}
         fits_left = n_exact
+        clocked = False
         for f in range(gate):
             tr_rows, tr_off = subset(prob.offsets, row_fold != f)
             te_rows, te_off = subset(prob.offsets, row_fold == f)
@@ -504,6 +520,7 @@ class TopKReranker(RankingEstimator):
                 if kind == "exact":
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
                     w = self._fit_w(prob, tr_rows, tr_off, k, l0, self._gate_time(clock, fits_left))
+                    clocked = clocked or getattr(getattr(self._last_mip, "result_", None), "time_limited", False)
                     fits_left -= 1
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} {self._progress_text()}",
                                         refresh=False)
@@ -515,7 +532,7 @@ class TopKReranker(RankingEstimator):
                 fitted[(kind, k, l0)] = w
                 new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
                 per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
-        return _Choice(*choose({c: np.concatenate(v) for c, v in per_list.items()}))
+        return _Choice(*choose({c: np.concatenate(v) for c, v in per_list.items()}), time_limited=clocked)
 
     def _final_fit(self, prob, best, clock, bar):
         """The chosen second stage fitted on every training list (exact fits get the time left)."""
@@ -542,7 +559,7 @@ class TopKReranker(RankingEstimator):
         res = RerankResult("base order", "", k, l0, choice.gains,
                            train_base=self._list_value(prob.y[rows], prob.base_rank[rows], sub_off),
                            cross_fitted=prob.cross_fitted, mip=None if self.ranker_ is None else self.ranker_.result_,
-                           model=kind, p_value=choice.p_value)
+                           model=kind, p_value=choice.p_value, gate_time_limited=choice.time_limited)
         if w is None:
             res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
         elif not np.any(w):
@@ -576,6 +593,8 @@ class TopKReranker(RankingEstimator):
         if self.include_base:
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
+        if not keep:  # a gate fit: the search (and for pair statistics the branch and bound), not the MIP
+            mip.set_params(algorithm="search")
         self._last_mip = mip
         init = self.init
         if self.include_base and isinstance(init, str) and init in ("auto", "logistic"):

@@ -194,7 +194,7 @@ def test_demo_console_script():
     # in words: what was kept, and the held-out gain in the unit it is measured in (#47 item 2)
     assert len(line) < 200 and ("re-orders each list's top 3" in line and "DCG@5" in line or "kept the base order" in line), line
     # the steps as they go, and which split the table is measured on
-    assert "[1/7] random" in proc.stdout and "[7/7] LR + MIP re-rank top 3" in proc.stdout
+    assert "[1/7] random" in proc.stdout and "[7/7] LR + re-rank top 3" in proc.stdout
     assert "measured on the bundled sample's test split (2560 rows, 150 queries)" in proc.stdout
 
 

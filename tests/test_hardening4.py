@@ -678,14 +678,16 @@ def test_a_rerank_result_says_whether_the_same_seed_repeats_it():
 
     X, y, qid = _lists(18, n_q=10, size=12)
     base = X[:, 1]
-    small = br.TopKReranker(k=3, time_limit=30, gate=0, random_state=1).fit(X, y, qid=qid, base_scores=base)
-    again = br.TopKReranker(k=3, time_limit=30, gate=0, random_state=1).fit(X, y, qid=qid, base_scores=base)
-    if small.result_.mip is not None and small.result_.mip.status == "optimal":
-        assert small.result_.repeatable[0]
-        np.testing.assert_array_equal(small.coef_, again.coef_)
-    cut = RerankResult("re-ranked", "", 3, 0.0, mip=type("M", (), {"status": "feasible", "summary": lambda s: ""})())
-    ok, why = cut.repeatable
-    assert not ok and "time limit" in why and "not repeatable" in cut.summary()
+    kw = dict(k=3, time_limit=None, max_nodes=5, random_state=1)
+    fits = [br.TopKReranker(**kw).fit(X, y, qid=qid, base_scores=base) for _ in range(2)]
+    assert fits[0].result_.repeatable[0] and not fits[0].result_.gate_time_limited
+    assert fits[0].result_.heldout_gain == fits[1].result_.heldout_gain
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    final = type("M", (), {"status": "feasible", "time_limited": True, "summary": lambda s: ""})()
+    for cut in (RerankResult("re-ranked", "", 3, 0.0, mip=final), RerankResult("re-ranked", "", 3, 0.0,
+                                                                               gate_time_limited=True)):
+        ok, why = cut.repeatable
+        assert not ok and "time_limit cut" in why and "not repeatable" in cut.summary()
 
 
 @pytest.mark.slow

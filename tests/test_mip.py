@@ -598,3 +598,59 @@ def test_numba_compiles_do_not_count_against_a_time_limit():
     while time.perf_counter() - t < 0.05:  # the clock still runs between compiles
         pass
     assert clock.elapsed() >= 0.05
+
+
+# ------------------------------------------------------------------ work limits, not the clock
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_a_node_limited_solve_repeats_and_a_clocked_one_says_so(solver):
+    X, y = br.datasets.make_roc_flexibility(250, random_state=2)
+    model = build_problem(X / np.abs(X).max(0), y.astype(float))
+    first, second = (solve(model, solver, threads=1, node_limit=5, time_limit=60) for _ in range(2))
+    assert first.status == "feasible" and not first.clocked and not second.clocked
+    np.testing.assert_array_equal(first.x, second.x)
+    assert first.bound == second.bound
+    cut = solve(model, solver, threads=1, time_limit=0.2)
+    assert cut.clocked and cut.status in ("feasible", "no solution")
+
+
+def test_the_search_and_the_branch_and_bound_end_by_counts_and_say_when_the_clock_cut_them():
+    from boostrank.mip.search import search
+
+    X, y = br.datasets.make_roc_flexibility(120, n_distinct=12, n_features=4, random_state=1)
+    data = rank_data(X / np.abs(X).max(0), y.astype(float), np.zeros(len(y), dtype=np.int64), np.ones(len(y)), "auc")
+    starts = {"feature 0": np.eye(4)[0], "feature 1": np.eye(4)[1]}
+    runs = [search(data, starts, random_state=3) for _ in range(2)]
+    assert not runs[0].clocked and runs[0].lines == runs[1].lines
+    np.testing.assert_array_equal(runs[0].w, runs[1].w)
+    assert search(data, starts, time_budget=0.0).clocked
+    few = [branch_and_bound(data, max_nodes=40) for _ in range(2)]
+    assert not few[0].proven and not few[0].clocked and few[0].nodes <= 40 + 1
+    np.testing.assert_array_equal(few[0].w, few[1].w)
+    assert few[0].bound == few[1].bound
+    full = branch_and_bound(data)
+    assert full.proven and not full.clocked and full.bound <= few[0].bound + 1e-9
+    cut = branch_and_bound(data, time_budget=0.0)
+    assert cut.proven or cut.clocked
+
+
+def _risk_lists(seed, n_q=30, size=8, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_q * size, d))
+    y = np.clip(np.round(X @ rng.normal(size=d) * 0.6 + rng.normal(size=n_q * size)), 0, 3).astype(int)
+    return X, y, np.repeat(np.arange(n_q), size)
+
+
+def test_a_mip_ranker_without_a_time_limit_repeats_its_fit_and_a_cut_one_says_so():
+    X, y, qid = _risk_lists(5, n_q=8, size=5, d=3)  # 128 binaries: not proven within 5 nodes
+    kw = dict(objective="rank_risk", a="dcg@5", max_nodes=5, time_limit=None)
+    fits = [br.MIPRanker(**kw).fit(X, y, qid=qid) for _ in range(2)]
+    assert fits[0].result_.solver_status == "feasible" and not fits[0].result_.time_limited
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert fits[0].result_.bound == fits[1].result_.bound
+    no_mip = br.MIPRanker(**{**kw, "max_nodes": 0}).fit(X, y, qid=qid).result_
+    assert no_mip.solver_status is None and no_mip.n_binaries == 0 and not no_mip.time_limited
+    cut = br.MIPRanker(**{**kw, "time_limit": 1e-3}).fit(X, y, qid=qid).result_
+    assert cut.time_limited == (cut.status != "optimal")
+    assert cut.time_limited and "time-limited" in cut.summary()

@@ -30,7 +30,7 @@ from .formulations import build_problem
 from ..budget import TimeBudget
 from ..queries import list_index, list_subset
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
-from .solvers import SOLVERS, solve, write_model
+from .solvers import MIP_NODES, SOLVERS, solve, write_model
 
 __all__ = ["MIPRanker", "MIPResult", "NothingToRankWarning"]
 
@@ -90,9 +90,11 @@ class _Outcome:
     subset: object = None
     mip_possible: bool = True
     pair_bnb: bool = False
+    solver_follows: bool = True
     logistic_value: float | None = None
     search_time: float = 0.0
     build_time: float = 0.0
+    clocked: bool = False  # the time limit cut or skipped a stage
 
 
 @dataclass
@@ -149,6 +151,11 @@ class MIPResult:
         Rows the MIP saw: all of them, or a random subset of lists when the data has
         more than ``MAX_MIP_PAIRS`` compared pairs (then no objective or bound is
         reported: they would be the subset's).
+    time_limited : bool
+        ``time_limit`` cut or skipped a stage before its own count of work ended it (the
+        search's restarts, the branch and bound's boxes, the solver's ``MIP_NODES``
+        nodes).  Only then can the same fit return another w on another run or machine:
+        a proven optimum or a fit that ended by its counts is repeatable.
     """
 
     w: np.ndarray
@@ -175,6 +182,7 @@ class MIPResult:
     trace: list = field(default_factory=list)
     bnb_time: float = 0.0
     bnb_bound: float | None = None
+    time_limited: bool = False
 
     def summary(self) -> str:
         """One line: status, source, values, bound, gap and sizes."""
@@ -184,7 +192,7 @@ class MIPResult:
                 f"objective={f(self.objective)} bound={f(self.bound)} gap={f(self.gap)} "
                 f"logistic={f(self.logistic_statistic)} delta={f(self.delta)} time={self.solve_time:.2f}s "
                 f"rows={self.n_rows} distinct={self.n_distinct_rows} binaries={self.n_binaries}")
-        return text
+        return text + (" time-limited" if self.time_limited else "")
 
 
 def _logistic_starts(Xs, X, y, scale, sw):
@@ -236,13 +244,21 @@ class MIPRanker(RankingEstimator):
         ``pulp.CPLEX_CMD()``, ``pulp.SCIP_CMD()``, ...) solves the same model through PuLP,
         under the fit's time limit.
     time_limit : float or None, default=60.0
-        Seconds for the whole fit (search and solver), not counting Numba's compiles on a
-        first run (:func:`boostrank.budget.work_clock`); None: the search runs to
-        convergence and the solver to optimality.
+        Seconds the whole fit may take at most, not counting Numba's compiles on a first run
+        (:func:`boostrank.budget.work_clock`).  Each stage ends by its own count of work (the
+        search's rounds and restarts, the branch and bound's ``BNB_MAX_NODES`` boxes, the
+        solver's ``MIP_NODES`` nodes), so a fit gives the same w on every machine; the time
+        limit only cuts a stage whose work would take longer, and ``result_.time_limited``
+        says so.  None: no cap.
     n_jobs : int, default=None
         Solver threads (the solver's default).
     mip_gap : float, default=None
         Relative gap at which the solver stops.
+    max_nodes : int, default=MIP_NODES
+        Branch-and-bound nodes the MIP solver explores at most (HiGHS ``mip_max_nodes``,
+        CBC ``-maxNodes``; a PuLP solver object keeps its own): the solver's count of work,
+        the same on every machine.  0: no MIP solve (the search, and for pair statistics
+        the branch and bound, decide alone).
     merge_duplicates : bool, default=True
         Merge identical rows of a list (same optimum, fewer binaries).
     init : "auto", "logistic", None or array-like, default="auto"
@@ -253,7 +269,7 @@ class MIPRanker(RankingEstimator):
         ``"auto"``: exact sweep for d ≤ 2; else the search, then (AUC, AUC_π without
         ``l0``) the branch and bound over directions, then the MIP unless the optimum
         is proven; ``"mip"``: the MIP alone (with ``init``); ``"search"``: the
-        search alone, no solver.
+        search and the branch and bound, no MIP solver.
     verbose : int, default=0
         1: a progress bar over the fit's stages; 2: also the solver's log.
     random_state : int or None, default=None
@@ -290,6 +306,7 @@ class MIPRanker(RankingEstimator):
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Interval(Integral, 1, None, closed="left"), None],
         "mip_gap": [Interval(Real, 0, None, closed="left"), None],
+        "max_nodes": [Interval(Integral, 0, None, closed="left")],
         "merge_duplicates": ["boolean"],
         "init": [StrOptions({"auto", "logistic"}), "array-like", None],
         "algorithm": [StrOptions(set(ALGORITHMS))],
@@ -299,8 +316,8 @@ class MIPRanker(RankingEstimator):
     }
 
     def __init__(self, *, objective="auc", a=None, rank="min", l0=0.0, margin=1e-4, relax=False, solver="highs",
-                 time_limit=60.0, n_jobs=None, mip_gap=None, merge_duplicates=True, init="auto",
-                 algorithm="auto", verbose=0, random_state=None, gain="auto"):
+                 time_limit=60.0, n_jobs=None, mip_gap=None, max_nodes=MIP_NODES, merge_duplicates=True,
+                 init="auto", algorithm="auto", verbose=0, random_state=None, gain="auto"):
         self.objective = objective
         self.a = a
         self.rank = rank
@@ -311,6 +328,7 @@ class MIPRanker(RankingEstimator):
         self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.mip_gap = mip_gap
+        self.max_nodes = max_nodes
         self.merge_duplicates = merge_duplicates
         self.init = init
         self.algorithm = algorithm
@@ -379,7 +397,9 @@ class MIPRanker(RankingEstimator):
                 bar.update(1)
                 self._solver_stage(prob, settings, clock, out)
             bar.update(4 - bar.n)
-        return self._report(prob, settings, clock, out)
+        self._report(prob, settings, clock, out)
+        self.result_.time_limited = out.clocked and self.result_.status != "optimal"  # a proof repeats anywhere
+        return self
 
     def write_model(self, path, X, y, *, qid=None, group=None, sample_weight=None, pairs=None) -> None:
         """Write the MIP a fit on ``X, y`` would solve, as MPS (``.mps``) or LP (``.lp``).
@@ -459,7 +479,8 @@ class MIPRanker(RankingEstimator):
                 starts[f"-feature {j}"] = -np.eye(d)[j]
         out.logistic_value = max((penalised(prob.data, w / max(np.abs(w).max(), 1e-300), self.l0)
                                   for w in logistic.values()), default=None)
-        out.pair_bnb = (settings.algorithm == "auto" and d > 2 and self.l0 == 0
+        out.solver_follows = settings.algorithm != "search" and self.max_nodes > 0
+        out.pair_bnb = (settings.algorithm != "mip" and d > 2 and self.l0 == 0
                         and prob.data.mode == MODE_PAIRS)
         return starts
 
@@ -475,10 +496,11 @@ class MIPRanker(RankingEstimator):
             return
         t0 = time.perf_counter()
         if settings.algorithm == "mip":
-            out.found = search(prob.data, starts, l0=self.l0, time_budget=0.0, max_rounds=0, patience=0)
+            out.found = search(prob.data, starts, l0=self.l0, max_rounds=0, patience=0)
         else:
-            budget = clock.search_share(alone=settings.algorithm == "search", before_bnb=out.pair_bnb)
+            budget = clock.search_share(alone=not (out.solver_follows or out.pair_bnb), before_bnb=out.pair_bnb)
             out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=seed_of(self.random_state))
+            out.clocked |= out.found.clocked
         out.search_time += time.perf_counter() - t0
 
     def _bnb_stage(self, prob, clock, starts, out) -> None:
@@ -486,21 +508,30 @@ class MIPRanker(RankingEstimator):
         out.subset = list_subset(prob.data.offsets, prob.data.pu, prob.groups, MAX_MIP_PAIRS, seed_of(self.random_state)) if prob.data.pu.size > MAX_MIP_PAIRS \
             else None
         out.mip_possible = prob.data.pu.size <= MAX_MIP_PAIRS or out.subset is not None
-        if not out.pair_bnb or clock.expired(0.05):
+        if not out.pair_bnb:
             return
-        # without a MIP to follow (one list past MAX_MIP_PAIRS) it has all the time left
+        if clock.expired(0.05):
+            out.clocked = True
+            return
+        mip_follows = out.mip_possible and out.solver_follows
+        # without a MIP to follow it has all the time left
         bnb = branch_and_bound(prob.data, None if out.found is None else out.found.w,
-                               time_budget=clock.bnb_share(out.mip_possible))
+                               time_budget=clock.bnb_share(mip_follows))
         if bnb is None:  # too many pairs for the budget or the memory: the search's result stands
             return
         out.bnb = bnb
+        out.clocked |= bnb.clocked
         if bnb.improved or out.found is None:
             out.found = SearchResult(bnb.w, bnb.value, "branch and bound", bnb.improved, bnb.proven, bnb.seconds, 0)
-        if bnb.proven or not starts or clock.expired(0.1):
+        if bnb.proven or not starts:
+            return
+        if clock.expired(0.1):
+            out.clocked = True
             return
         t0 = time.perf_counter()
         more = search(prob.data, {out.found.origin: out.found.w}, l0=self.l0,
-                      time_budget=clock.search_after_bnb(out.mip_possible), random_state=seed_of(self.random_state))
+                      time_budget=clock.search_after_bnb(mip_follows), random_state=seed_of(self.random_state))
+        out.clocked |= more.clocked
         if more.value > out.found.value + 1e-12 * (1 + abs(out.found.value)):
             out.found = SearchResult(more.w, more.value, "search", True, False, more.seconds, more.lines)
         out.search_time += time.perf_counter() - t0
@@ -508,7 +539,10 @@ class MIPRanker(RankingEstimator):
     def _solver_stage(self, prob, settings, clock, out) -> None:
         """The MIP, warm-started from the best w so far, unless an optimum is proven or no time is left."""
         proven = out.bnb is not None and out.bnb.proven
-        if settings.algorithm == "search" or proven or clock.expired(0.05) or not out.mip_possible:
+        if not out.solver_follows or proven or not out.mip_possible:
+            return
+        if clock.expired(0.05):
+            out.clocked = True
             return
         t0 = time.perf_counter()
         rows = slice(None) if out.subset is None else out.subset
@@ -520,7 +554,8 @@ class MIPRanker(RankingEstimator):
         out.build_time = time.perf_counter() - t0
         start = out.model.start(out.found.w) if out.found is not None else None
         out.sol = solve(out.model, self.solver, time_limit=clock.rest(floor=0.05), threads=settings.n_jobs,
-                        mip_gap=self.mip_gap, verbose=int(self.verbose) >= 2, start=start)
+                        mip_gap=self.mip_gap, verbose=int(self.verbose) >= 2, start=start, node_limit=self.max_nodes)
+        out.clocked |= out.sol.clocked
 
     # ------------------------------------------------------ selection and report
 

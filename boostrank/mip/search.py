@@ -4,8 +4,9 @@ The statistic of U(w + t·v) is piecewise constant in t with breakpoints at the 
 sign changes; :func:`~boostrank._kernels.rank_sweep.line_sweep` finds its best
 interval exactly.  The search walks coordinate and random directions from every
 start (logistic regression, the warm start, each feature alone, the class-mean
-difference), accepting strict improvements, until a full round improves nothing or
-the time budget is spent.  In 2-D the angular sweep is an exact solver; in 1-D the
+difference), accepting strict improvements, until a full round improves nothing and
+perturbed restarts stop improving: a count of work, so the same data and seed give the same
+direction on every machine; a time budget only caps it.  In 2-D the angular sweep is an exact solver; in 1-D the
 two signs of w are.
 """
 
@@ -23,6 +24,11 @@ from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import RankData
 
 __all__ = ["SearchResult", "BoundResult", "search", "exact_low_dimension", "branch_and_bound", "widest_margin"]
+
+BNB_MAX_NODES = 2_000_000
+"""Boxes the branch and bound over directions examines at most (each nested local problem as
+many): its limit of work, the same on every machine."""
+_CHUNK_WORK = 4_000_000  # pair-coordinates per chunk of boxes: chunks of milliseconds to tens of them
 
 
 @dataclass
@@ -44,6 +50,9 @@ class SearchResult:
     seconds : float
     lines : int
         Line sweeps made.
+    clocked : bool
+        The time budget stopped the search before its counts did (the direction depends
+        on the machine's speed).
     """
 
     w: np.ndarray
@@ -53,6 +62,7 @@ class SearchResult:
     exact: bool
     seconds: float
     lines: int
+    clocked: bool = False
 
 
 def _normalise(w):
@@ -90,7 +100,7 @@ def exact_low_dimension(data: RankData, l0: float = 0.0) -> SearchResult | None:
                         work_clock() - t0, 1)
 
 
-def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float = 10.0, random_state=0,
+def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float | None = None, random_state=0,
            max_rounds: int = 50, patience: int = 30) -> SearchResult:
     """Local search on the exact statistic from named starting directions.
 
@@ -100,8 +110,9 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
     starts : dict of str -> ndarray (d,)
         Starting directions on the scaled features.
     l0 : float, default=0.0
-    time_budget : float, default=10.0
-        Seconds; the search stops at its first full round without improvement or here.
+    time_budget : float or None, default=None
+        Seconds that cap the search (None: none); it ends by its counts, ``max_rounds``
+        and ``patience``, when they come first.
     random_state : int, default=0
     max_rounds : int, default=50
         Rounds of line sweeps per walk.
@@ -125,7 +136,8 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
     order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
     best_val, best_name, best_w = scored[order[0]]
     improved_any = False
-    walker = _Walker(data, l0, np.random.default_rng(random_state), t0 + time_budget, max_rounds,
+    walker = _Walker(data, l0, np.random.default_rng(random_state),
+                     None if time_budget is None else t0 + time_budget, max_rounds,
                      [s[2] for s in scored])
     # every start walks to a local optimum (best starts first) ...
     for i in order:
@@ -146,7 +158,8 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
             best_val, best_w, improved_any, misses = val, w, True, 0
         else:
             misses += 1
-    return SearchResult(best_w, best_val, best_name, improved_any, False, work_clock() - t0, walker.lines)
+    return SearchResult(best_w, best_val, best_name, improved_any, False, work_clock() - t0, walker.lines,
+                        walker.clocked)
 
 
 def _better(a, b) -> bool:
@@ -160,9 +173,12 @@ class _Walker:
     def __init__(self, data, l0, rng, deadline, max_rounds, others):
         self.data, self.l0, self.rng, self.deadline = data, l0, rng, deadline
         self.max_rounds, self.others, self.lines = max_rounds, others, 0
+        self.clocked = False
 
     def out_of_time(self) -> bool:
-        return work_clock() > self.deadline
+        if self.deadline is not None and work_clock() > self.deadline:
+            self.clocked = True
+        return self.clocked
 
     def walk(self, w, val):
         """(w, value, whether it moved) at the local optimum reached from ``w``."""
@@ -231,6 +247,8 @@ class BoundResult:
     hyperplanes : int
         Distinct hyperplanes w·D = 0 after merging parallel pair differences.
     seconds : float
+    clocked : bool
+        The time budget ended it before the proof or ``max_nodes`` did.
     """
 
     w: np.ndarray
@@ -241,6 +259,7 @@ class BoundResult:
     nodes: int
     hyperplanes: int
     seconds: float
+    clocked: bool = False
 
 
 def _merge_parallel(D, c_plus, c_minus):
@@ -287,7 +306,7 @@ def _local_problem(D, c_plus, c_minus, sub, free, w_star, deadline, min_width, t
         local_bound = max(vals)
     else:
         _, delta, local_bound, _ = _arrangement_search(Dl, a, b, 0.0, np.zeros(free.size), deadline,
-                                                       min_width, tol)
+                                                       min_width, tol, max_nodes=BNB_MAX_NODES)
     best_w, best_value = None, -np.inf
     top = np.abs(delta).max()
     if top > 0:
@@ -409,13 +428,18 @@ class _BoxSearch:
         return float(ub[ub > self.best[0] + tol].max(initial=-np.inf))
 
 
-def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol, *, pool=None, records=None,
-                        stack=None):
+def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, tol, *, max_nodes=BNB_MAX_NODES,
+                        pool=None, records=None, stack=None):
     """Drive :func:`~boostrank._kernels.direction_bnb.direction_bnb` on one arrangement.
 
     Returns (best value, its w, bound, boxes examined), in the kernel's units (sums
     of credits over the rows of D).  ``pool``, ``records`` and ``stack`` set the
     initial sizes of the work arrays (they grow on demand).
+
+    The kernel runs in chunks of boxes, and the narrow boxes each chunk closes are
+    resolved between chunks, which can raise the incumbent that prunes the next ones: the
+    chunk size is a function of the arrangement's size, never of the clock, so the boxes
+    examined and the direction returned are the same on every machine.
     """
     P, d = D.shape
     if P == 0:
@@ -423,10 +447,12 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     run = _BoxSearch(D, c_plus, c_minus, best, w_best, pool=pool, records=records, stack=stack)
     closed = -np.inf
     cache = {}
-    chunk = 64
+    chunk = int(np.clip(_CHUNK_WORK // (P * d), 16, 4096))  # a box costs O(P d) near the root
     while True:
-        c0 = work_clock()
-        status = run.run(chunk, min_width, tol)
+        left = max_nodes - int(run.counters[BNB_NODES])
+        if left <= 0:
+            break
+        status = run.run(min(chunk, left), min_width, tol)
         if status == _kb.POOL:
             run.grow()
             continue
@@ -441,13 +467,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
                 run.best[0] = value_r
                 run.w_best[:] = w_r
         run.reset_records(2 * P if status == _kb.RECORDS else 0)
-        if status == _kb.DONE:
+        if status == _kb.DONE or (deadline is not None and work_clock() >= deadline):
             break
-        now = work_clock()
-        if deadline is not None and now >= deadline:
-            break
-        if status == _kb.BUDGET:  # chunks of about 10–50 ms: a box costs O(P d) near the root
-            chunk = chunk * 2 if now - c0 < 0.01 else (max(16, chunk // 2) if now - c0 > 0.05 else chunk)
     best = float(run.best[0])
     return best, run.w_best, max(best, closed, run.open_bound(tol)), int(run.counters[BNB_NODES])
 
@@ -458,17 +479,17 @@ sorts them to merge parallel ones (10⁴ rows, 2.5·10⁷ pairs: 5.4 GB before t
 _MERGE_SECONDS_PER_PAIR = 2e-6  # measured: 2.5·10⁷ pairs, d = 3, merged in 53 s
 
 
-def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.0,
-                     min_width: float = 1e-9) -> BoundResult | None:
+def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = None,
+                     max_nodes: int = BNB_MAX_NODES, min_width: float = 1e-9) -> BoundResult | None:
     """The exact optimum of a pair statistic over all directions, or a bound on it.
 
     Depth-first branch and bound over boxes on the facets of the cube |w|∞ = 1
     (:mod:`boostrank._kernels.direction_bnb`): a box's bound counts every pair whose
     sign the box fixes, plus the larger credit of every other pair; its centre is a
     candidate.  Boxes narrowed to ``min_width`` around a point where hyperplanes meet
-    are solved as the homogeneous problem one dimension down.  Within the time
-    budget it either exhausts the directions (``proven``) or returns the largest
-    bound of the boxes left open.  Pair statistics only (AUC, AUC_π;
+    are solved as the homogeneous problem one dimension down.  It either exhausts the
+    directions (``proven``) or, after ``max_nodes`` boxes (or the time budget, when that
+    comes first), returns the largest bound of the boxes left open.  Pair statistics only (AUC, AUC_π;
     ``data.mode == MODE_PAIRS``); rank risk returns None.
 
     This is the exact problem the MIP (thesis (2.6)) approximates with a margin ε:
@@ -480,8 +501,10 @@ def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.
     data : RankData
     w0 : ndarray (d,), default=None
         Incumbent direction (the search's best); prunes from the start.
-    time_budget : float or None, default=10.0
-        Seconds; None runs to the end.
+    time_budget : float or None, default=None
+        Seconds that cap it (None: none).
+    max_nodes : int, default=BNB_MAX_NODES
+        Boxes examined at most.
     min_width : float, default=1e-9
         Boxes are not split below this width.
 
@@ -501,15 +524,16 @@ def branch_and_bound(data: RankData, w0=None, *, time_budget: float | None = 10.
     tol = 1e-11 * max(1.0, abs(total))
     deadline = None if time_budget is None else t0 + time_budget
     found, w_found, bound, nodes = _arrangement_search(D, c_plus, c_minus, _credit(D, c_plus, c_minus, w_best),
-                                                       w_best, deadline, min_width, tol)
+                                                       w_best, deadline, min_width, tol, max_nodes=max_nodes)
     improved = False
     cand = _normalise(w_found)
     cand_value = float(data.value(cand))
     if cand_value > value:  # re-scored on the rows: the kernel sums merged hyperplanes
         w_best, value, improved = cand, cand_value, True
     bound = max(bound, value)
-    return BoundResult(w_best, value, bound, bound <= value + tol, improved, nodes, D.shape[0],
-                       work_clock() - t0)
+    proven = bound <= value + tol
+    clocked = not proven and nodes < max_nodes and deadline is not None and work_clock() >= deadline
+    return BoundResult(w_best, value, bound, proven, improved, nodes, D.shape[0], work_clock() - t0, clocked)
 
 
 def widest_margin(data: RankData, w, max_pairs: int = 50_000):

@@ -61,6 +61,9 @@ class SolverResult:
     trace : list of (seconds, incumbent, bound)
         The search as it went (CBC's log; HiGHS's improving-solution callback), in the
         minimised units.
+    clocked : bool
+        The time limit stopped it (not an optimum, not the node limit): the incumbent
+        is whichever it had reached by then, which depends on the machine's speed.
     """
 
     status: str
@@ -70,6 +73,12 @@ class SolverResult:
     seconds: float
     log: str = ""
     trace: list = field(default_factory=list)
+    clocked: bool = False
+
+
+MIP_NODES = 10_000
+"""Branch-and-bound nodes a MIP solve may explore (HiGHS ``mip_max_nodes``, CBC ``-maxNodes``):
+a limit of work, not of time, so a solve it ends returns the same incumbent on every machine."""
 
 
 #: A solver's "optimal" is called optimal only within these gaps (HiGHS's default ``mip_rel_gap`` and
@@ -394,7 +403,8 @@ def _held_owner(folder: str):
         os.close(fd)
 
 
-def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
+def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None,
+              node_limit=None):
     """Run CBC on the model; see :class:`SolverResult`."""
     t0 = time.perf_counter()
     has_int = bool(model.integer.any())
@@ -405,18 +415,19 @@ def solve_cbc(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, v
         if start is not None and has_int:
             _write_start(start, mst)
         args = _cbc_args(mps, sol, mst if start is not None and has_int else None, has_int, time_limit, threads,
-                         mip_gap)
+                         mip_gap, node_limit)
         log, interrupted, ran = _run_cbc(args, time_limit, verbose)
         secs = time.perf_counter() - t0
         if not ran or not os.path.exists(sol):
             status = "no solution" if interrupted else "error"
             return SolverResult(status, None, None, None, secs, log + ("\n[boostrank] CBC overran its time limit "
-                                                                      "and was stopped\n" if interrupted else ""))
+                                                                      "and was stopped\n" if interrupted else ""),
+                                clocked=interrupted)
         header, x = read_cbc_solution(sol, model.c.shape[0])
     return _cbc_result(model, header, x, log, has_int, time_limit, secs)
 
 
-def _cbc_args(mps, sol, mst, has_int, time_limit, threads, mip_gap) -> list:
+def _cbc_args(mps, sol, mst, has_int, time_limit, threads, mip_gap, node_limit=None) -> list:
     """CBC's command line for the model file ``mps``, its solution to ``sol``, a start from ``mst``."""
     args = [cbc_path(), mps]
     if mst is not None:
@@ -427,6 +438,8 @@ def _cbc_args(mps, sol, mst, has_int, time_limit, threads, mip_gap) -> list:
         args += ["-threads", str(int(threads))]
     if mip_gap is not None:
         args += ["-ratio", _fmt(mip_gap)]
+    if node_limit is not None:
+        args += ["-maxNodes", str(int(node_limit))]
     return args + ["-solve" if has_int else "-initialSolve", "-solution", sol]
 
 
@@ -457,9 +470,11 @@ def _cbc_result(model, header, x, log, has_int, time_limit, secs) -> SolverResul
         # CBC 2.10 reports infeasible when its preprocessing runs out of time
         status = "no solution"
     bounds = _CBC_BOUND.findall(log)
+    # the solution file's first line: "Stopped on time ..." (its own limit) against "Stopped on nodes ..."
+    clocked = header.lower().startswith("stopped on time")
     if status in ("infeasible", "no solution", "error"):
         bound = float(bounds[-1]) if bounds and status == "no solution" else None
-        return SolverResult(status, None, None, bound, secs, log, cbc_trace(log))
+        return SolverResult(status, None, None, bound, secs, log, cbc_trace(log), clocked)
     objective = float(model.c @ x)
     try:
         bound = float(bounds[-1]) if bounds else None
@@ -473,7 +488,7 @@ def _cbc_result(model, header, x, log, has_int, time_limit, secs) -> SolverResul
         bound = objective if bound is None else min(bound, objective)
         if not proven(objective, bound):
             status = "feasible"
-    return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log))
+    return SolverResult(status, x, objective, bound, secs, log, cbc_trace(log), clocked)
 
 
 def _silent(make):
@@ -497,12 +512,13 @@ def _silent(make):
         os.close(null)
 
 
-def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None):
+def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None, verbose=False, start=None,
+                node_limit=None):
     """Solve with HiGHS (highspy) from arrays; see :class:`SolverResult`."""
     import highspy
 
     t0 = time.perf_counter()
-    h = _highs(highspy, time_limit, threads, mip_gap, verbose)
+    h = _highs(highspy, time_limit, threads, mip_gap, verbose, node_limit)
     has_int = _pass_model(highspy, h, model)
     trace = []
     deadline = None if time_limit is None else t0 + float(time_limit) + 0.5
@@ -528,16 +544,17 @@ def solve_highs(model: MIPModel, *, time_limit=None, threads=None, mip_gap=None,
     return _highs_result(highspy, h, model, has_int, time.perf_counter() - t0, trace)
 
 
-def _highs(highspy, time_limit, threads, mip_gap, verbose):
+def _highs(highspy, time_limit, threads, mip_gap, verbose, node_limit=None):
     """A HiGHS instance with the fit's options (silent unless ``verbose``)."""
     if threads is not None:
         # HiGHS keeps one scheduler per process: a new thread count needs a reset
         highspy.Highs.resetGlobalScheduler(True)
     h = highspy.Highs() if verbose else _silent(highspy.Highs)
     h.setOptionValue("output_flag", bool(verbose))
-    for name, value in (("time_limit", time_limit), ("threads", threads), ("mip_rel_gap", mip_gap)):
+    for name, value in (("time_limit", time_limit), ("threads", threads), ("mip_rel_gap", mip_gap),
+                        ("mip_max_nodes", node_limit)):
         if value is not None:
-            h.setOptionValue(name, int(value) if name == "threads" else float(value))
+            h.setOptionValue(name, int(value) if name in ("threads", "mip_max_nodes") else float(value))
     return h
 
 
@@ -582,9 +599,10 @@ def _highs_result(highspy, h, model, has_int, secs, trace) -> SolverResult:
     has_sol = info.primal_solution_status == 2
     status = _highs_status(highspy, st, has_sol)
     text = h.modelStatusToString(st)
+    clocked = st in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt)
     if not has_sol or status == "infeasible":
         bound = info.mip_dual_bound if has_int and math.isfinite(info.mip_dual_bound) else None
-        return SolverResult(status, None, None, bound, secs, text, trace)
+        return SolverResult(status, None, None, bound, secs, text, trace, clocked)
     x = np.asarray(h.getSolution().col_value, dtype=np.float64)
     objective = float(model.c @ x)
     if not has_int:
@@ -593,7 +611,7 @@ def _highs_result(highspy, h, model, has_int, secs, trace) -> SolverResult:
         bound = min(info.mip_dual_bound, objective) if math.isfinite(info.mip_dual_bound) else None
         if status == "optimal" and not proven(objective, bound):
             status = "feasible"  # kOptimal within the user's mip_rel_gap is not a proof
-    return SolverResult(status, x, objective, bound, secs, text, trace)
+    return SolverResult(status, x, objective, bound, secs, text, trace, clocked)
 
 
 def is_pulp_solver(solver) -> bool:
@@ -639,12 +657,14 @@ def to_pulp(model: MIPModel):
 
 
 def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_gap=None, verbose=False,
-               start=None):
+               start=None, node_limit=None):
     """Solve with a PuLP solver object (a copy: the caller's object keeps its options); see :class:`SolverResult`.
 
     The fit's time limit caps the solver's own ``timeLimit``; ``threads`` and ``mip_gap``
     fill its ``threads`` and ``gapRel`` when the object leaves them unset; a start is
-    passed as initial values with ``warmStart`` where the solver takes one.
+    passed as initial values with ``warmStart`` where the solver takes one.  PuLP has no
+    common node limit: ``node_limit`` is not passed on, and a solve that ends short of an
+    optimum under a time limit counts as stopped by the clock.
     """
     import pulp
 
@@ -662,8 +682,10 @@ def solve_pulp(model: MIPModel, solver, *, time_limit=None, threads=None, mip_ga
     if outcome == "overran":
         return SolverResult("no solution", None, None, None, time.perf_counter() - t0,
                             f"[boostrank] {type(solver).__name__} overran the time limit of {time_limit:g} s and was "
-                            f"stopped (its own timeLimit was not kept)")
-    return _pulp_result(model, problem, cols, s, time.perf_counter() - t0)
+                            f"stopped (its own timeLimit was not kept)", clocked=True)
+    out = _pulp_result(model, problem, cols, s, time.perf_counter() - t0)
+    out.clocked = time_limit is not None and out.status in ("feasible", "no solution")
+    return out
 
 
 def _pulp_solver(solver, time_limit, threads, mip_gap, verbose):

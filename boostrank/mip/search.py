@@ -28,7 +28,7 @@ __all__ = ["SearchResult", "BoundResult", "search", "exact_low_dimension", "bran
 BNB_MAX_NODES = 2_000_000
 """Boxes the branch and bound over directions examines at most (each nested local problem as
 many): its limit of work, the same on every machine."""
-_CHUNK_WORK = 4_000_000  # pair-coordinates per chunk of boxes: chunks of milliseconds to tens of them
+_CHUNK_WORK = 200_000_000  # pair-coordinates of a chunk's boxes at the root; deeper boxes hold fewer
 
 
 @dataclass
@@ -438,8 +438,9 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
 
     The kernel runs in chunks of boxes, and the narrow boxes each chunk closes are
     resolved between chunks, which can raise the incumbent that prunes the next ones: the
-    chunk size is a function of the arrangement's size, never of the clock, so the boxes
-    examined and the direction returned are the same on every machine.
+    chunk sizes (64 boxes, doubling up to a cap set by the arrangement's size) never depend
+    on the clock, so the boxes examined and the direction returned are the same on every
+    machine.
     """
     P, d = D.shape
     if P == 0:
@@ -447,7 +448,9 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
     run = _BoxSearch(D, c_plus, c_minus, best, w_best, pool=pool, records=records, stack=stack)
     closed = -np.inf
     cache = {}
-    chunk = int(np.clip(_CHUNK_WORK // (P * d), 16, 4096))  # a box costs O(P d) near the root
+    # the first chunks are small (an early incumbent from the closed boxes prunes the most), then each doubles up
+    # to a cap set by the arrangement's size (a box costs O(P d) near the root)
+    chunk, cap = 64, int(np.clip(_CHUNK_WORK // (P * d), 64, 1 << 16))
     while True:
         left = max_nodes - int(run.counters[BNB_NODES])
         if left <= 0:
@@ -469,6 +472,8 @@ def _arrangement_search(D, c_plus, c_minus, best, w_best, deadline, min_width, t
         run.reset_records(2 * P if status == _kb.RECORDS else 0)
         if status == _kb.DONE or (deadline is not None and work_clock() >= deadline):
             break
+        if status == _kb.BUDGET:
+            chunk = min(2 * chunk, cap)
     best = float(run.best[0])
     return best, run.w_best, max(best, closed, run.open_bound(tol)), int(run.counters[BNB_NODES])
 

@@ -153,7 +153,7 @@ class MIPResult:
         reported: they would be the subset's).
     time_limited : bool
         ``time_limit`` cut or skipped a stage before its own count of work ended it (the
-        search's restarts, the branch and bound's boxes, the solver's ``MIP_NODES``
+        search's restarts, the branch and bound's boxes, the solver's ``max_nodes``
         nodes).  Only then can the same fit return another w on another run or machine:
         a proven optimum or a fit that ended by its counts is repeatable.
     """

@@ -6,8 +6,8 @@ interval exactly.  The search walks coordinate and random directions from every
 start (logistic regression, the warm start, each feature alone, the class-mean
 difference), accepting strict improvements, until a full round improves nothing and
 perturbed restarts stop improving: a count of work, so the same data and seed give the same
-direction on every machine; a time budget only caps it.  In 2-D the angular sweep is an exact solver; in 1-D the
-two signs of w are.
+direction on every machine; a time budget only caps it.  In 2-D the angular sweep is an
+exact solver; in 1-D the two signs of w are.
 """
 
 from __future__ import annotations

@@ -470,7 +470,8 @@ def _cbc_result(model, header, x, log, has_int, time_limit, secs) -> SolverResul
         # CBC 2.10 reports infeasible when its preprocessing runs out of time
         status = "no solution"
     bounds = _CBC_BOUND.findall(log)
-    # the solution file's first line (CBC 2.10.3): "Stopped on time ..." at -sec, "Stopped on iterations ..." at -maxNodes
+    # the solution file's first line (CBC 2.10.3): "Stopped on time ..." at -sec, "Stopped on iterations ..."
+    # at -maxNodes
     clocked = header.lower().startswith("stopped on time")
     if status in ("infeasible", "no solution", "error"):
         bound = float(bounds[-1]) if bounds and status == "no solution" else None

@@ -9,8 +9,15 @@ median of ``--repeat`` calls after a warm-up call, and the ratio to the first tr
 * ``λ-AUC``: one objective call, probit link, default eps, one list;
 * ``erfc_sum``: N = M targets and sources, eps 1e-6.
 
+``--under-load``: training, not kernels.  MQ2008 vali, 100 rounds at learning rate 0.05, the engine
+on one thread and its Dataset/DMatrix built before training (so the objective is not told the engine's
+thread count), each engine's own ranking objective against λ-AUC with the defaults, idle and with one
+busy-looping process per core beside it: the ratio λ-AUC ÷ the engine's objective (the goal under load
+is ≤ 1.2×), median of ``--rounds`` interleaved fits.
+
 Run:  python benchmarks/threads.py [--threads 1 2] [--rows 1000000 10000000]
                                    [--compare-tree ../other/checkout] [--json out.json]
+      python benchmarks/threads.py --under-load [--rounds 5]
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import write_json
+from _common import DATA, write_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -72,6 +79,67 @@ def run(tree: Path, threads: int, rows, repeat, erfc_n) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _fits():
+    """(engine, its objective's fit, λ-AUC's fit): functions that train 100 rounds on MQ2008 vali and return seconds."""
+    import time
+
+    import lightgbm as lgb
+    import xgboost as xgb
+
+    import boostrank as br
+
+    vali = br.load_letor(DATA / "mq2008" / "vali.txt", sparse=False)
+    ds = lgb.Dataset(vali.X, vali.y, group=vali.group_sizes, free_raw_data=False).construct()
+    dm = xgb.DMatrix(vali.X, vali.y, group=vali.group_sizes)
+    lgb_params = {"num_threads": 1, "verbose": -1, "metric": "None", "learning_rate": 0.05, "num_leaves": 31}
+    xgb_params = {"nthread": 1, "eta": 0.05, "tree_method": "hist", "disable_default_eval_metric": 1}
+
+    def timed(train):
+        def fit():
+            t = time.perf_counter()
+            train()
+            return time.perf_counter() - t
+        return fit
+
+    return [
+        ("LightGBM", "lambdarank",
+         timed(lambda: lgb.train({**lgb_params, "objective": "lambdarank"}, ds, 100)),
+         timed(lambda: lgb.train({**lgb_params, "objective": br.lightgbm_objective("auc")}, ds, 100))),
+        ("XGBoost", "rank:pairwise",
+         timed(lambda: xgb.train({**xgb_params, "objective": "rank:pairwise"}, dm, 100)),
+         timed(lambda: xgb.train(xgb_params, dm, 100, obj=br.xgboost_objective("auc")))),
+    ]
+
+
+def under_load(rounds: int) -> dict:
+    """The ``--under-load`` table: idle and with one busy loop per core."""
+    import numpy as np
+
+    fits = _fits()
+    for _, _, base, ours in fits:  # compile and warm up
+        base()
+        ours()
+    table = {}
+    for busy in (0, os.cpu_count() or 1):
+        loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+        try:
+            for engine, name, base, ours in fits:
+                times = {"base": [], "ours": []}
+                for _ in range(rounds):
+                    times["base"].append(base())
+                    times["ours"].append(ours())
+                b, o = float(np.median(times["base"])), float(np.median(times["ours"]))
+                table[f"{engine}, {busy} busy loop(s)"] = {"objective": name, "engine s": b, "λ-AUC s": o,
+                                                            "ratio": o / b}
+        finally:
+            for loop in loops:
+                loop.kill()
+    print(f"{'':28s}{'objective':>15s}{'its s':>9s}{'λ-AUC s':>9s}{'λ-AUC ÷ it':>12s}")
+    for label, row in table.items():
+        print(f"{label:28s}{row['objective']:>15s}{row['engine s']:9.3f}{row['λ-AUC s']:9.3f}{row['ratio']:11.2f}x")
+    return table
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -81,7 +149,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved runs per configuration; the median")
     ap.add_argument("--compare-tree", type=Path, default=None, help="another checkout, measured in the same run")
     ap.add_argument("--json", default=str(HERE / "results" / "threads.json"))
+    ap.add_argument("--under-load", action="store_true",
+                    help="MQ2008 vali training, idle and beside one busy loop per core, both engines")
     args = ap.parse_args()
+    if args.under_load:
+        json_path = args.json if args.json != str(HERE / "results" / "threads.json") else \
+            str(HERE / "results" / "threads_under_load.json")
+        write_json(json_path, {"args": {k: str(v) for k, v in vars(args).items()},
+                               "table": under_load(max(args.rounds, 5))})
+        return
     trees = {"this tree": HERE.parent}
     if args.compare_tree is not None:
         trees["compared"] = args.compare_tree.resolve()

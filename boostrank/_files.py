@@ -1,12 +1,183 @@
-"""Output files that are whole or absent: atomic replacement of regular files, write-through to the rest."""
+"""Files other people give us and files we write.
+
+Input: the bytes of a file, decompressed as a stream (gzip, bzip2, xz by content) under a cap on what
+the caller can hold, with a check of the first lines before the rest is read; the error type that
+names a file and line.  Output: files that are whole or absent (atomic replacement of regular files,
+write-through to the rest).
+"""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import stat
 import tempfile
-from typing import Callable
+from typing import Callable, Iterator
+
+
+class LetorFormatError(ValueError):
+    """A LETOR/SVMlight (or TREC) file is malformed; the message names the file and line."""
+
+    def __init__(self, path, line: int | None, message: str):
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+        self.path = str(path)
+        self.line = line
+
+
+#: bytes read (or decompressed) per step
+_CHUNK = 1 << 20
+#: the first lines :func:`read_bytes` hands to its ``head`` check: up to the last line end within this many bytes
+_HEAD = 1 << 16
+#: a first line longer than this is not waited for: the head check is skipped and the whole file read
+_HEAD_MAX = 1 << 24
+#: the compressed formats, by their first bytes
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+
+
+def default_max_bytes() -> int:
+    """The most bytes of text a reader takes by default: a quarter of this machine's physical memory.
+
+    The readers hold the text and what they parse from it (a few times its size), so a file
+    that decompresses past this would exhaust memory before its first error could be told.
+    At least 1 GiB where the memory size cannot be read.
+    """
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        total = 0
+    return max(total // 4, 1 << 30)
+
+
+def check_max_bytes(max_bytes) -> int:
+    """``max_bytes`` as an int: None is :func:`default_max_bytes`; else a positive integer."""
+    if max_bytes is None:
+        return default_max_bytes()
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive integer or None, got {max_bytes!r}")
+    return max_bytes
+
+
+def _opener(path, fh):
+    """(name, a reader of the decompressed stream) of an open file, by its first bytes; ("", fh) when plain."""
+    start = fh.peek(8)[:8]
+    for magic, name in _COMPRESSED:
+        if start.startswith(magic):
+            import importlib
+
+            module = importlib.import_module(name)
+            opened = {"gzip": lambda: module.GzipFile(fileobj=fh, mode="rb"),
+                      "bz2": lambda: module.BZ2File(fh, mode="rb"),
+                      "lzma": lambda: module.LZMAFile(fh, mode="rb")}[name]()
+            return name, opened
+    return "", fh
+
+
+def _too_big(path, limit: int, compressed: str) -> LetorFormatError:
+    what = f"decompresses ({compressed}) to" if compressed else "holds"
+    return LetorFormatError(path, None, f"{what} more than {limit} bytes, the most a reader takes by default "
+                                        f"(a quarter of this machine's memory); pass max_bytes= to read it")
+
+
+def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], object] | None = None) -> bytes:
+    """The bytes of a file, decompressed when it is gzip, bzip2 or xz (by content, not name).
+
+    Read as a stream: nothing past ``max_bytes`` of text is held, and ``head`` (when given)
+    is called on the file's first lines (whole lines, about the first 64 KiB) before the
+    rest is read, so a reader's check of its first lines fails at once on a file whose
+    bad first line is followed by gigabytes (a compression bomb).
+
+    Parameters
+    ----------
+    path : str or path-like
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to take; None: :func:`default_max_bytes`.
+    head : callable, default=None
+        Called with the first whole lines; raises to refuse the file.
+
+    Raises
+    ------
+    LetorFormatError
+        Damaged compressed data, or more text than ``max_bytes`` (file named).
+    """
+    limit = check_max_bytes(max_bytes)
+    import zlib
+
+    with open(path, "rb") as fh:
+        name, stream = _opener(path, fh)
+        if not name:
+            try:
+                size = os.fstat(fh.fileno()).st_size if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
+            except OSError:
+                size = None
+            if size is not None and size > limit:
+                raise _too_big(path, limit, "")
+        errors = (OSError, EOFError, ValueError, zlib.error)
+        if name == "lzma":
+            import lzma
+
+            errors += (lzma.LZMAError,)
+        try:
+            return _read_capped(path, stream, limit, head, name)
+        except LetorFormatError:
+            raise
+        except errors as exc:  # gzip raises zlib.error on a damaged stream (the compressed-file fuzz test)
+            if not name:
+                raise
+            raise LetorFormatError(path, None, f"damaged {name} data: {exc}") from None
+        finally:
+            if stream is not fh:
+                stream.close()
+
+
+def _read_capped(path, stream, limit: int, head, name: str) -> bytes:
+    out = io.BytesIO()
+    pending = b"" if head is not None else None  # the bytes read before the head check ran
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        out.write(chunk)
+        if out.tell() > limit:
+            raise _too_big(path, limit, name)
+        if pending is not None:
+            pending += chunk
+            first = pending.find(b"\n")
+            if first >= 0:
+                head(pending[:max(first + 1, pending.rfind(b"\n", 0, _HEAD) + 1)])
+                pending = None
+            elif len(pending) >= _HEAD_MAX:  # no line end yet: the whole file's checks will tell
+                pending = None
+    if pending is not None:
+        head(pending)
+    return out.getvalue()
+
+
+def lines_of(path, raw: bytes) -> Iterator[tuple[int, bytes]]:
+    """(number, bytes) of each line of ``raw`` with a character other than white space, lines ending at
+    ``\\n``; a final ``\\r`` (CRLF) dropped.
+
+    Blank lines are skipped in a kernel, never made (a file of a billion newlines costs no list).
+
+    Raises
+    ------
+    LetorFormatError
+        A ``\\r`` inside a line (file and line named): lone CR line ends (an old Mac file, two
+        files joined) would otherwise run several lines into one and drop all but the first.
+    """
+    import numpy as np
+
+    from ._kernels.ids import line_spans
+
+    starts, ends, numbers, bad_cr = line_spans(np.frombuffer(raw, dtype=np.uint8))
+    stop = np.searchsorted(numbers, bad_cr) if bad_cr else numbers.shape[0]
+    for start, end, number in zip(starts[:stop].tolist(), ends[:stop].tolist(), numbers[:stop].tolist()):
+        yield number, raw[start:end]
+    if bad_cr:
+        raise LetorFormatError(path, bad_cr, "a carriage return (\\r) inside the line: lone \\r line ends (an old "
+                                             "Mac file, or two files joined) would run lines together; convert "
+                                             "them to \\n")
 
 
 def _special(path: str) -> bool:
@@ -60,6 +231,8 @@ def write_atomic(out, write: Callable[[str], object]) -> None:
             write(tmp)
             with open(tmp, "rb") as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)
+        except OSError as exc:
+            raise _naming(exc, out) from exc
         finally:
             os.unlink(tmp)
         return
@@ -77,7 +250,17 @@ def write_atomic(out, write: Callable[[str], object]) -> None:
         write(tmp)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _naming(exc, out) from exc
         raise
+
+
+def _naming(exc: OSError, out) -> OSError:
+    """``exc`` naming the output: a full disk says "No space left on device" of a temporary file, or of none."""
+    if exc.filename is not None and os.fspath(exc.filename) == os.fspath(out):
+        return exc
+    message = f"cannot write {out}: {exc.strerror or exc}"
+    return type(exc)(exc.errno, message) if exc.errno else OSError(message)

@@ -74,25 +74,39 @@ def _save_scores(out, scores) -> None:
     _write_atomic(out, lambda tmp: np.savetxt(tmp, scores, fmt="%.17g"))
 
 
+def _once_each(paths) -> None:
+    twice = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    if twice is not None:
+        raise ValueError(f"run file {twice} is named twice")
+
+
+def _load_runs(paths) -> dict:
+    """Run files by name: a run's tag, as trec_eval names it; its path when it has none or shares it."""
+    from .trec import load_run
+
+    _once_each(paths)
+    runs = [load_run(p) for p in paths]
+    tags = [r.name if r.name != os.path.basename(p) else None for r, p in zip(runs, paths)]
+    names = [t if t is not None and tags.count(t) == 1 else p for t, p in zip(tags, paths)]
+    if len(set(names)) < len(names):  # a tag that is another run's path
+        names = list(paths)
+    for run, name in zip(runs, names):
+        run.name = name
+    return dict(zip(names, runs))
+
+
 def _judgements_and_runs(args):
     """The judgements (qrels or a LETOR file) and the named runs of ``evaluate``/``compare``."""
-    from .trec import load_qrels, load_run, read_scores
+    from .trec import load_qrels, read_scores
 
     if (args.qrels is None) == (args.data is None):
         raise ValueError("give the judgements as --qrels FILE (TREC qrels) or --data FILE (LETOR), one of them")
     paths = list(args.runs) + list(args.scores or [])
     if not paths:
         raise ValueError("name the runs to evaluate (run files after the options, or --scores with --data)")
-    if len(set(paths)) < len(paths):
-        raise ValueError("a run file is named twice")
     if args.qrels is not None:
-        runs = [load_run(p) for p in paths]
-        # a run is named by its tag, as trec_eval names it; by its path when it has none or shares it
-        tags = [r.name if r.name != os.path.basename(p) else None for r, p in zip(runs, paths)]
-        names = [t if t is not None and tags.count(t) == 1 else p for t, p in zip(tags, paths)]
-        for run, name in zip(runs, names):
-            run.name = name
-        return load_qrels(args.qrels), dict(zip(names, runs))
+        return load_qrels(args.qrels), _load_runs(paths)
+    _once_each(paths)
     names = list(paths)
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     report = (lambda note: print(f"boostrank {args.command}: warning: {note}", file=sys.stderr))
@@ -245,14 +259,10 @@ def cmd_compare(args) -> int:
 
 def cmd_fuse(args) -> int:
     from .fusion import FUSIONS, fuse, optimize_fusion
-    from .trec import load_qrels, load_run, save_run
+    from .trec import load_qrels, save_run
 
     _check_out(args.out, *args.runs, option="--out")
-    runs = {}
-    for path in args.runs:
-        run = load_run(path)
-        run.name = path if run.name in runs or run.name == os.path.basename(path) else run.name
-        runs[run.name] = run
+    runs = _load_runs(list(args.runs))
     if len(runs) < 2:
         raise ValueError("fuse needs at least two runs")
     method = args.method or ("wsum" if args.optimize else "rrf")

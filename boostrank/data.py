@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ._files import write_atomic
+from ._files import LetorFormatError, check_max_bytes, lines_of, read_bytes, write_atomic
 from ._validation import group_offsets, repeated_query
 
 __all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor"]
@@ -34,16 +34,6 @@ MAX_FEATURES = 2 ** 20
 """Largest feature index :func:`load_letor` accepts by default: LightGBM spends about 1 KB per
 feature column, empty or not (2**20 columns: 1 GB for a 4-row file; 2**24: 13 GB)."""
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-class LetorFormatError(ValueError):
-    """A LETOR/SVMlight file is malformed; the message names the file and line."""
-
-    def __init__(self, path, line: int | None, message: str):
-        where = f"{path}:{line}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
-        self.path = str(path)
-        self.line = line
 
 
 @dataclass
@@ -142,7 +132,7 @@ def _strip_comment(raw: str):
 def _scan(path, text_lines):
     """Comments, line numbers and the qid layout of the data lines."""
     lines, comments, has_qid = [], [], []
-    for number, raw in enumerate(text_lines, start=1):
+    for number, raw in text_lines:
         body, comment = _strip_comment(raw)
         if not body:
             continue
@@ -158,69 +148,67 @@ def _scan(path, text_lines):
 
 def _diagnose(path, text_lines, zero_based: bool) -> None:
     """Find the first malformed line and raise a LetorFormatError naming it."""
-    for number, raw in enumerate(text_lines, start=1):
+    for number, raw in text_lines:
         body, _ = _strip_comment(raw)
         if not body:
             continue
-        tokens = body.split()
+        _check_line(path, number, body, zero_based)
+
+
+def _check_line(path, number: int, body: str, zero_based: bool) -> None:
+    """Raise a LetorFormatError naming ``number`` when a data line (its comment stripped) is malformed."""
+    tokens = body.split()
+    try:
+        float(tokens[0])
+    except ValueError:
+        raise LetorFormatError(path, number, f"label {tokens[0]!r} is not a number") from None
+    rest = tokens[1:]
+    if rest and rest[0].startswith("qid"):
+        if not rest[0].startswith("qid:"):
+            raise LetorFormatError(path, number, f"malformed query id {rest[0]!r}; expected qid:<integer>")
+        q = rest[0][4:]
+        if not re.fullmatch(r"-?\d+", q):
+            raise LetorFormatError(path, number, f"qid {q!r} is not an integer")
+        if not -(2**63) <= int(q) < 2**63:
+            raise LetorFormatError(path, number, f"qid {q} is outside the 64-bit integer range")
+        rest = rest[1:]
+    last = -1
+    for tok in rest:
+        m = _TOKEN.match(tok)
+        if m is None:
+            raise LetorFormatError(path, number, f"expected <index>:<value>, got {tok!r}")
+        index = int(m.group(1))
+        if index >= 2**31 - 1:
+            raise LetorFormatError(path, number, f"feature index {index} is beyond what a reader can index")
         try:
-            float(tokens[0])
+            float(m.group(2))
         except ValueError:
-            raise LetorFormatError(path, number, f"label {tokens[0]!r} is not a number") from None
-        rest = tokens[1:]
-        if rest and rest[0].startswith("qid:"):
-            q = rest[0][4:]
-            if not re.fullmatch(r"-?\d+", q):
-                raise LetorFormatError(path, number, f"qid {q!r} is not an integer")
-            if not -(2**63) <= int(q) < 2**63:
-                raise LetorFormatError(path, number, f"qid {q} is outside the 64-bit integer range")
-            rest = rest[1:]
-        last = -1
-        for tok in rest:
-            m = _TOKEN.match(tok)
-            if m is None:
-                raise LetorFormatError(path, number, f"expected <index>:<value>, got {tok!r}")
-            index = int(m.group(1))
-            if index >= 2**31 - 1:
-                raise LetorFormatError(path, number, f"feature index {index} is beyond what a reader can index")
-            try:
-                float(m.group(2))
-            except ValueError:
-                raise LetorFormatError(
-                    path, number, f"feature {index} has non-numeric value {m.group(2)!r}"
-                ) from None
-            if index == 0 and not zero_based:
-                raise LetorFormatError(path, number, "feature index 0 in a 1-based file (files from scikit-learn's "
-                                                     "dump_svmlight_file start at 0: zero_based=True or 'auto', "
-                                                     "--zero-based on the command line)")
-            if index <= last:
-                raise LetorFormatError(
-                    path, number, f"feature indices must increase; {index} follows {last}"
-                )
-            last = index
+            raise LetorFormatError(
+                path, number, f"feature {index} has non-numeric value {m.group(2)!r}"
+            ) from None
+        if index == 0 and not zero_based:
+            raise LetorFormatError(path, number, "feature index 0 in a 1-based file (files from scikit-learn's "
+                                                 "dump_svmlight_file start at 0: zero_based=True or 'auto', "
+                                                 "--zero-based on the command line)")
+        if index <= last:
+            raise LetorFormatError(
+                path, number, f"feature indices must increase; {index} follows {last}"
+            )
+        last = index
 
 
-_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+def _head_check(path, zero_based: bool):
+    """The checks of the whole file, on its first lines, run before the rest is read (:func:`read_bytes`): a
+    file whose first line is bad fails at once, with the error the whole file would give."""
+    def check(head: bytes) -> None:
+        _scan(path, _text_lines(path, head))
+        try:
+            from sklearn.datasets import load_svmlight_file
 
-
-def read_bytes(path) -> bytes:
-    """The bytes of a file, decompressed when it is gzip, bzip2 or xz (by content, not name)."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    for magic, module in _COMPRESSED:
-        if raw.startswith(magic):
-            import importlib
-
-            codec = importlib.import_module(module)
-            import zlib
-
-            # gzip raises zlib.error on a damaged stream (found by the compressed-file fuzz test)
-            errors = (OSError, EOFError, ValueError, zlib.error) + ((codec.LZMAError,) if module == "lzma" else ())
-            try:
-                return codec.decompress(raw)
-            except errors as exc:
-                raise LetorFormatError(path, None, f"damaged {module} data: {exc}") from None
-    return raw
+            load_svmlight_file(io.BytesIO(head), query_id=True, zero_based=zero_based, dtype=np.float64)
+        except (ValueError, OverflowError):
+            _diagnose(path, _text_lines(path, head), zero_based)
+    return check
 
 
 def _read_sizes(path) -> np.ndarray:
@@ -247,6 +235,7 @@ def load_letor(
     query_file=None,
     as_frame: bool = False,
     max_features: int = MAX_FEATURES,
+    max_bytes: int | None = None,
 ):
     """Read a LETOR / SVMlight ranking file.
 
@@ -278,6 +267,9 @@ def load_letor(
         every dense copy of X, and the engines' per-feature bookkeeping (about 1 KB a
         column in LightGBM), allocate for millions of empty columns. Raise it for
         genuinely wider data.
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to read; None: a quarter of this
+        machine's memory.  Past it the file is refused before it exhausts memory.
 
     Returns
     -------
@@ -291,14 +283,13 @@ def load_letor(
         ``regroup``, or group sizes that do not add up to the rows.
     """
     path = os.fspath(path)
-    raw = read_bytes(path)
-    text_lines = _text_lines(raw)
-    line_no, comments, has_qid = _scan(path, text_lines)
+    if isinstance(zero_based, str) and zero_based != "auto":
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    raw = read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=_head_check(path, zero_based is not False))
+    line_no, comments, has_qid = _scan(path, _text_lines(path, raw))
     if isinstance(zero_based, str):
-        if zero_based != "auto":
-            raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
         # decided here, not by scikit-learn, so that errors and widths use the same numbering
-        zero_based = any(_ZERO_INDEX.search(_strip_comment(line)[0]) for line in text_lines)
+        zero_based = any(_ZERO_INDEX.search(_strip_comment(line)[0]) for _, line in _text_lines(path, raw))
     if has_qid.size and has_qid.any() and not has_qid.all():
         bad = int(np.flatnonzero(~has_qid)[0])
         raise LetorFormatError(
@@ -307,7 +298,7 @@ def load_letor(
     n_rows = line_no.shape[0]
     if n_rows == 0:
         raise LetorFormatError(path, None, "file has no data rows")
-    X, y, qid = _svmlight_rows(path, raw, text_lines, line_no, zero_based, n_features, max_features)
+    X, y, qid = _svmlight_rows(path, raw, line_no, zero_based, n_features, max_features)
     _check_letor_values(path, X, y, line_no, allow_nonfinite)
     if not has_qid.any():
         qid = _side_file_qids(path, query_file, n_rows)
@@ -335,28 +326,26 @@ def load_letor(
     return data.to_frame() if as_frame else data
 
 
-def _text_lines(raw: bytes) -> list:
-    """The file's lines as scikit-learn's reader splits them."""
+def _text_lines(path, raw: bytes):
+    """(number, text) of the file's lines with a character, as scikit-learn's reader splits them."""
     # lines end at "\n" only, as in scikit-learn's reader (str.splitlines also breaks at \x0c, \x85,
     # U+2028 ..., which would shift line numbers and cut docids); undecodable bytes survive a
     # save_letor round trip as surrogates
-    text_lines = raw.decode("utf-8", errors="surrogateescape").split("\n")
-    if text_lines and text_lines[-1] == "":
-        text_lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in text_lines]
+    for number, line in lines_of(path, raw):
+        yield number, line.decode("utf-8", errors="surrogateescape")
 
 
-def _svmlight_rows(path, raw, text_lines, line_no, zero_based, n_features, max_features):
+def _svmlight_rows(path, raw, line_no, zero_based, n_features, max_features):
     """(X as CSR, y, qid) by scikit-learn's reader, with its errors and an over-wide file named by line."""
     try:
         kwargs = {"n_features": n_features} if n_features is not None else {}
         from sklearn.datasets import load_svmlight_file  # slow to import: only when reading
 
         X, y, qid = load_svmlight_file(
-            io.BytesIO(raw), query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
+            io.BytesIO(_data_rows(raw, line_no)), query_id=True, zero_based=zero_based, dtype=np.float64, **kwargs
         )
     except (ValueError, OverflowError) as exc:
-        _diagnose(path, text_lines, zero_based)
+        _diagnose(path, _text_lines(path, raw), zero_based)
         raise LetorFormatError(path, None, str(exc)) from exc
     if X.shape[1] > max(int(max_features), n_features or 0):
         X = X.tocsr()
@@ -368,6 +357,22 @@ def _svmlight_rows(path, raw, text_lines, line_no, zero_based, n_features, max_f
     if X.shape[0] != line_no.shape[0]:  # pragma: no cover - guards against reader drift
         raise LetorFormatError(path, None, f"read {X.shape[0]} rows, expected {line_no.shape[0]}")
     return X.tocsr(), y, qid
+
+
+#: more lines than data rows by this much, and scikit-learn's reader is given the data rows alone
+_BLANK_LINES_TO_DROP = 10_000
+
+
+def _data_rows(raw: bytes, line_no: np.ndarray) -> bytes:
+    """``raw``, or its data rows alone when most of its lines are blank: scikit-learn's reader steps through a
+    blank line in about 50 ns, so 10⁹ newlines would cost a minute."""
+    if raw.count(b"\n") < 2 * line_no.shape[0] + _BLANK_LINES_TO_DROP:
+        return raw
+    from ._kernels.ids import line_spans
+
+    starts, ends, numbers, _ = line_spans(np.frombuffer(raw, dtype=np.uint8))
+    at = np.searchsorted(numbers, line_no)
+    return b"\n".join([raw[a:b] for a, b in zip(starts[at].tolist(), ends[at].tolist())]) + b"\n"
 
 
 def _check_letor_values(path, X, y, line_no, allow_nonfinite) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -392,6 +393,15 @@ def _p_text(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:#.3g}"
 
 
+#: ASCII punctuation that Markdown (CommonMark, GitHub's tables) reads as markup: escaped by a backslash
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+!|~^$&]")
+#: what each character LaTeX reads as markup becomes in text mode ("<" alone prints as "¡" in OT1)
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "Δ": r"$\Delta$"}
+_LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX_ESCAPES))
+
+
 @dataclass
 class Comparison:
     """Runs compared on each metric: means, 95 % intervals, paired tests, wins/ties/losses.
@@ -480,25 +490,25 @@ class Comparison:
         return "\n".join(out)
 
     def to_markdown(self) -> str:
-        """A Markdown table per metric."""
+        """A Markdown table per metric; run and metric names escaped (a ``|`` would add a cell, ``<b>`` be HTML)."""
+        def esc(text):
+            return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", text)
+
         out = []
         for m, rows in self._rows():
-            out.append(f"**{m}** ({self.summary[m][self.runs[0]]['n']} queries; {self.test} test, "
+            out.append(f"**{esc(m)}** ({self.summary[m][self.runs[0]]['n']} queries; {self.test} test, "
                        f"{self.correction or 'no'} correction)\n")
-            out.append("| " + " | ".join(self._header()) + " |")
+            out.append("| " + " | ".join(esc(h) for h in self._header()) + " |")
             out.append("|" + "---|" * len(self._header()))
-            out.extend("| " + " | ".join([r] + self._cells(s, pair, _p_text)) + " |"
+            out.extend("| " + " | ".join([esc(r)] + [esc(c) for c in self._cells(s, pair, _p_text)]) + " |"
                        for r, s, pair in rows)
             out.append("")
         return "\n".join(out).rstrip() + "\n"
 
     def to_latex(self) -> str:
-        """A LaTeX ``tabular`` per metric (booktabs rules)."""
+        """A LaTeX ``tabular`` per metric (booktabs rules); every character LaTeX reads as markup escaped."""
         def esc(text):
-            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
-                         ("$", r"\$"), ("Δ", r"$\Delta$")):
-                text = text.replace(a, b)
-            return text
+            return _LATEX_SPECIAL.sub(lambda m: _LATEX_ESCAPES[m.group(0)], text)
 
         out = []
         for m, rows in self._rows():

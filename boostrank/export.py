@@ -687,7 +687,9 @@ def _solr_files(forest, plans, names, name, absent) -> dict:
 
 def _vespa_files(forest, plans, names, name, absent) -> dict:
     """``models/<name>.json`` for ``xgboost()`` and ``<name>.profile`` adding the base margin."""
-    trees = [_xgboost_json_tree(tree, p, names, True) for tree, p in zip(forest.trees, plans)]
+    # a forest of no trees (XGBoost at 0 rounds) as one leaf of 0: Vespa's importer has no expression for "[]"
+    trees = [_xgboost_json_tree(tree, p, names, True) for tree, p in zip(forest.trees, plans)] or [
+        {"nodeid": 0, "leaf": 0.0}]
     expression = f'xgboost("{name}.json")'
     if forest.base != 0.0:
         expression += f" + {float(forest.base)!r}"

@@ -85,8 +85,9 @@ def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:
         sd = np.sqrt(np.bincount(codes, weights=(s - mean) ** 2, minlength=n_q)[codes] / count)
         return np.where(sd > 0, (s - mean) / np.where(sd > 0, sd, 1.0), 0.0)
     low, high = per_query(s, np.minimum), per_query(s, np.maximum)
-    if norm == "max":
-        return np.where(high != 0, s / np.where(high != 0, high, 1.0), 0.0)
+    if norm == "max":  # s / max|s|: ranx's s / max on non-negative scores; kept in order when some are negative
+        top = np.maximum(high, -low)
+        return np.where(top > 0, s / np.where(top > 0, top, 1.0), 0.0)
     if norm == "sum":
         shifted = s - low
         total = np.bincount(codes, weights=shifted, minlength=n_q)[codes]
@@ -146,7 +147,8 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         Σ wᵢ / rᵢ² times the number of runs that retrieved the document, or its logarithm).
     norm : {"min-max", "max", "sum", "zmuv", "rank", None}, default="min-max"
         Of each run's scores per query, before a score fusion (ranx's definitions; rank fusions use the
-        ranks).
+        ranks), except ``"max"``: s / max|s|, which is ranx's s / max on non-negative scores and keeps the
+        order of a run with negative ones (log-probabilities, negative distances), which s / max reverses.
     weights : sequence of float, default=None
         One per run (all 1); they multiply each run's term.
     k : float, default=60.0

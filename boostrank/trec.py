@@ -29,7 +29,8 @@ from .compiling import note_first_compile
 from ._kernels import ids as _ki
 from ._kernels import judged as _kj
 from ._kernels.order import sort_within_groups
-from .data import LetorData, LetorFormatError, read_bytes
+from ._files import LetorFormatError, check_max_bytes, lines_of, read_bytes
+from .data import LetorData
 
 __all__ = ["Qrels", "Run", "JudgedLists", "load_qrels", "load_run", "save_qrels", "save_run", "judged_lists",
            "read_scores", "read_run"]
@@ -475,38 +476,73 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def _fields(path):
-    """(line number, fields) of each line with a field, split as trec_eval splits them (``get_qrels.c``,
-    ``get_results.c``: lines end at ``\\n``, fields at C's ``isspace`` — space, tab, ``\\v``, ``\\f``, ``\\r`` —
-    so a no-break space or another Unicode space is part of a field).  A UTF-8 byte-order mark at the start of
-    the file is dropped (an editor's, not part of the first qid); one anywhere else is refused."""
-    raw = read_bytes(path)
+def _fields(path, raw: bytes):
+    """(line number, fields, line) of each line with a field, split as trec_eval splits them (``get_qrels.c``,
+    ``get_results.c``: lines end at ``\\n``, fields at C's ``isspace`` — space, tab, ``\\v``, ``\\f`` — so a
+    no-break space or another Unicode space is part of a field).  A ``\\r`` before ``\\n`` ends the line (CRLF);
+    one inside a line is an error, where trec_eval would read a file with lone-CR line ends as one line.  A UTF-8
+    byte-order mark at the start of the file is dropped (an editor's, not part of the first qid); one anywhere
+    else is refused."""
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LetorFormatError(path, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text") from None
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        fields = line.split()  # bytes.split(): C's isspace in the C locale
-        if not fields:
-            continue
+    for number, line in lines_of(path, raw):
         if _BOM in line:
             raise LetorFormatError(path, number, "a byte-order mark (U+FEFF) inside the file: files joined "
                                                  "after an editor saved them? Remove it")
-        yield number, [f.decode("utf-8") for f in fields], line
+        yield number, [f.decode("utf-8") for f in line.split()], line
 
 
 def _number(path, number: int, what: str, text: str, integer: bool):
     """``text`` as trec_eval reads it when it is one whole number; refused otherwise (trec_eval's atol/atof
-    would read a prefix of it)."""
+    would read a prefix of it, and a grade past a 64-bit integer would wrap)."""
     if not (_INTEGER if integer else _DECIMAL).fullmatch(text):
         raise LetorFormatError(path, number, f"{what} {text!r} is not {'an integer' if integer else 'a number'} "
                                              f"(ASCII digits; trec_eval would read only a prefix of it)")
-    return int(text) if integer else float(text)
+    if not integer:
+        return float(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise LetorFormatError(path, number, f"{what} {text} is outside the 64-bit integer range")
+    return value
 
 
-def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
+def _qrels_line(path, number: int, fields: list, line: bytes) -> tuple:
+    """(qid, docno, grade) of one qrels line, or an error naming it."""
+    if len(fields) != 4:
+        raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields separated by "
+                                             f"spaces or tabs), got {len(fields)}: {line.decode('utf-8').strip()[:80]!r}")
+    return fields[0], fields[2], _number(path, number, "grade", fields[3], integer=True)
+
+
+def _run_line(path, number: int, fields: list, line: bytes) -> tuple | None:
+    """(qid, docno, score, tag or None) of one run line; None for a comment line; an error naming a bad one."""
+    if fields[0].startswith("#"):
+        return None
+    if len(fields) < 5:  # fields after the tag are ignored, as trec_eval ignores them
+        raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
+                                             f"by spaces or tabs), got {len(fields)} fields: {line.decode('utf-8').strip()[:80]!r}")
+    if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+    value = _number(path, number, "score", fields[4], integer=False)
+    if not math.isfinite(value):
+        raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+    return fields[0], fields[2], value, fields[5] if len(fields) >= 6 else None
+
+
+def _read(path, parse, max_bytes) -> bytes:
+    """A TREC file's bytes, its first lines parsed line by line before the rest is read (:func:`read_bytes`)."""
+    def head(first: bytes) -> None:
+        for number, fields, line in _fields(path, first):
+            parse(path, number, fields, line)
+
+    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head)
+
+
+def _table(raw: bytes, names: list, numbers: dict, keep: list) -> dict | None:
     """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`IdBytes`,
     ``numbers`` as their dtypes; read by pyarrow's CSV reader (one space between fields) or pandas' C parser
     when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
@@ -517,7 +553,6 @@ def _table(path, names: list, numbers: dict, keep: list) -> dict | None:
     mark (:func:`._kernels.ids.byte_flags`).  Fields split at spaces and tabs, as trec_eval's (``bytes.split``)
     on such files.
     """
-    raw = read_bytes(path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     note_first_compile("TREC", _ki.hash_ids)
@@ -609,12 +644,14 @@ def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
     return out
 
 
-def load_qrels(path) -> Qrels:
+def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
     """Read a TREC qrels file (``qid iter docno rel``; gzip, bzip2 or xz by content).
 
     Parameters
     ----------
     path : str or path-like
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
 
     Returns
     -------
@@ -624,28 +661,27 @@ def load_qrels(path) -> Qrels:
     ------
     LetorFormatError
         A line without four fields or with a grade that is not an integer (file and line named),
-        or a (qid, docno) judged twice.
+        a ``\\r`` inside a line, a (qid, docno) judged twice, or more text than ``max_bytes``.
 
     Notes
     -----
     Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
     byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
-    digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1).
+    digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1); lone-CR line ends
+    are refused, where trec_eval reads such a file as one line.
     """
-    table = _table(path, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
+    raw = _read(path, _qrels_line, max_bytes)
+    table = _table(raw, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
     if table is not None:
         try:
             return Qrels(table["qid"], table["docno"], table["rel"], source=str(path))
         except (_Duplicate, OverflowError, ValueError):
             pass  # the line-by-line reader names the lines
     qid, docid, rel, numbers = [], [], [], []
-    for number, fields, raw in _fields(path):
-        if len(fields) != 4:
-            raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields separated by "
-                                                 f"spaces or tabs), got {len(fields)}: {raw.decode('utf-8').strip()[:80]!r}")
-        grade = _number(path, number, "grade", fields[3], integer=True)
-        qid.append(fields[0])
-        docid.append(fields[2])
+    for number, fields, line in _fields(path, raw):
+        q, d, grade = _qrels_line(path, number, fields, line)
+        qid.append(q)
+        docid.append(d)
         rel.append(grade)
         numbers.append(number)
     try:
@@ -657,7 +693,7 @@ def load_qrels(path) -> Qrels:
                                                  f"{numbers[i]})") from None
 
 
-def load_run(path, name: str | None = None) -> Run:
+def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``; gzip, bzip2 or xz by content).
 
     Parameters
@@ -665,6 +701,8 @@ def load_run(path, name: str | None = None) -> Run:
     path : str or path-like
     name : str, default=None
         The run's name; by default the tag of its first line (else the file name).
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
 
     Returns
     -------
@@ -673,8 +711,8 @@ def load_run(path, name: str | None = None) -> Run:
     Raises
     ------
     LetorFormatError
-        A line that is not a run line, a NaN/inf score, or a document retrieved twice for a
-        query (file and both lines named).
+        A line that is not a run line, a NaN/inf score, a ``\\r`` inside a line, a document
+        retrieved twice for a query (file and both lines named), or more text than ``max_bytes``.
 
     Notes
     -----
@@ -682,9 +720,11 @@ def load_run(path, name: str | None = None) -> Run:
     byte-order mark at the start is dropped.  Fields after the tag are ignored, as trec_eval ignores
     them (``get_trec_results.c`` at f425365: "Any field following run_id is ignored"; its test
     corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
-    number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0).
+    number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0); lone-CR
+    line ends are refused, where trec_eval reads such a file as one line and keeps its first document.
     """
-    table = _table(path, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
+    raw = _read(path, _run_line, max_bytes)
+    table = _table(raw, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
                    ["qid", "docno", "score", "tag"])
     if table is not None and np.isfinite(table["score"]).all():
         tags = table["tag"]
@@ -697,21 +737,15 @@ def load_run(path, name: str | None = None) -> Run:
             pass  # the line-by-line reader names both lines
     qid, docid, score, numbers = [], [], [], []
     tag = None
-    for number, fields, raw in _fields(path):
-        if fields[0].startswith("#"):
+    for number, fields, line in _fields(path, raw):
+        parsed = _run_line(path, number, fields, line)
+        if parsed is None:
             continue
-        if len(fields) < 5:  # fields after the tag are ignored, as trec_eval ignores them
-            raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
-                                                 f"by spaces or tabs), got {len(fields)} fields: {raw.decode('utf-8').strip()[:80]!r}")
-        if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
-        value = _number(path, number, "score", fields[4], integer=False)
-        if not math.isfinite(value):
-            raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
-        if tag is None and len(fields) >= 6:
-            tag = fields[5]
-        qid.append(fields[0])
-        docid.append(fields[2])
+        q, d, value, line_tag = parsed
+        if tag is None:
+            tag = line_tag
+        qid.append(q)
+        docid.append(d)
         score.append(value)
         numbers.append(number)
     name = name or tag or os.path.basename(os.fspath(path))

@@ -619,6 +619,21 @@ def byte_flags_reference(raw: bytes) -> int:
     return flags
 
 
+def line_spans_reference(raw: bytes) -> tuple:
+    """(lines, bad_cr) of :func:`boostrank._kernels.ids.line_spans`: (number, bytes) of every line (split at
+    ``\\n``) holding a byte other than space, tab, ``\\v``, ``\\f``, ``\\r``, a final ``\\r`` dropped; the number of the
+    first line with another ``\\r`` (0: none)."""
+    lines, bad_cr = [], 0
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if b"\r" in line and not bad_cr:
+            bad_cr = number
+        if line.strip(b" \t\x0b\x0c\r"):
+            lines.append((number, line))
+    return lines, bad_cr
+
+
 def id_hash_reference(text: str) -> int:
     """FNV-1a of the UTF-8 bytes, then SplitMix64's output function, as a signed 64-bit integer."""
     h = 0xCBF29CE484222325

@@ -290,3 +290,33 @@ def test_save_letor_that_fails_midway_leaves_the_old_file(tmp_path):
         br.save_letor(path, data.X, data.y, data.qid, docid=docid)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+@pytest.mark.parametrize("module", ["gzip", "bz2", "lzma"])
+def test_a_compressed_bomb_is_refused_at_its_first_line_and_blank_lines_cost_no_list(tmp_path, module):
+    """Hardening 6 #1: a bad line then 32 MiB of newlines; a good file padded with them reads as its rows."""
+    import importlib
+
+    codec = importlib.import_module(module)
+    bad = tmp_path / "bad"
+    bad.write_bytes(codec.compress(b"1 qid:1 1:x\n" + b"\n" * (32 << 20)))
+    with pytest.raises(br.LetorFormatError, match=r"bad:1: feature 1 has non-numeric value 'x'"):
+        br.load_letor(bad, max_bytes=4 << 20)  # the head check fails before the cap would be reached
+    padded = tmp_path / "padded"
+    padded.write_bytes(codec.compress(b"1 qid:1 1:0.5\n" + b"\n" * (8 << 20) + b"0 qid:1 1:0.25\n"))
+    data = br.load_letor(padded)
+    assert data.line.tolist() == [1, (8 << 20) + 2] and data.X.ravel().tolist() == [0.5, 0.25]
+    with pytest.raises(br.LetorFormatError, match="more than 1000000 bytes"):
+        br.load_letor(padded, max_bytes=1_000_000)
+
+
+def test_a_lone_carriage_return_in_a_letor_file_is_named_and_crlf_reads(tmp_path):
+    """Hardening 6 #2: lone CR line ends ran rows together."""
+    cr = tmp_path / "cr.txt"
+    cr.write_bytes(b"1 qid:1 1:0.5\n0 qid:1 1:0.25\r1 qid:2 1:1\n")
+    with pytest.raises(br.LetorFormatError, match=r"cr.txt:2: a carriage return"):
+        br.load_letor(cr)
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(b"1 qid:1 1:0.5 # docid = a\r\n0 qid:1 1:0.25 # docid = b\r\n")
+    data = br.load_letor(crlf)
+    assert data.docid.tolist() == ["a", "b"] and data.y.tolist() == [1, 0]

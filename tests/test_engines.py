@@ -304,12 +304,12 @@ def _spy_threads(monkeypatch):
 
 
 @pytest.mark.parametrize("constructed", [False, True])  # a Dataset built before lgb.train keeps its own params
-@pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {-1})])
+@pytest.mark.parametrize("params, expected", [({"num_threads": 1}, {1}), ({"n_jobs": 2}, {2}), ({}, {None})])
 def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatch, params, expected, constructed):
-    """#47 item 4: all of Numba's threads beside one engine thread waited for descheduled threads under load.
-    lgb.train hands its parameters to a Dataset it constructs; a constructed Dataset and LGBMRanker's
-    four-argument form hand none, so there the objective's own n_jobs counts (and LambdaRanker passes its n_jobs
-    as a value)."""
+    """#47 item 4, hardening 6 #5: all of Numba's threads beside one engine thread waited for descheduled threads
+    under load.  lgb.train hands its parameters to a Dataset it constructs; a constructed Dataset and
+    LGBMRanker's four-argument form hand none, so there the objective's own n_jobs counts, by default the size
+    rule (one thread for small batches); LambdaRanker passes its n_jobs as a value."""
     import lightgbm as lgb
 
     seen = _spy_threads(monkeypatch)
@@ -319,7 +319,7 @@ def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatc
     if constructed:
         data.construct()
     lgb.train({"objective": br.lightgbm_objective("auc"), "verbose": -1, **params}, data, 2)
-    assert seen == ({-1} if constructed else expected)  # a constructed Dataset keeps its own parameters
+    assert seen == ({None} if constructed else expected)  # a constructed Dataset keeps its own parameters
     n_jobs = params.get("num_threads", params.get("n_jobs"))
     seen.clear()
     lgb.train({"objective": br.lightgbm_objective("auc", n_jobs=n_jobs), "verbose": -1}, data, 2)

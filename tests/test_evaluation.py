@@ -251,12 +251,14 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
             assert outcomes[0] == outcomes[1], (text, outcomes)
     for text in ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\n", "q1 Q0 d1 1 0.5 t\nq1\tQ0  d2 2 0.25\n"):  # arrow, pandas
         (tmp_path / "clean").write_text(text)
-        table = trec._table(tmp_path / "clean", ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
+        table = trec._table((tmp_path / "clean").read_bytes(), ["qid", "q0", "docno", "rank", "score", "tag"],
+                            {"score": np.float64},
                             ["docno", "score"])
         assert table is not None and table["score"].tolist() == [0.5, 0.25] and table["docno"].objects.tolist() == ["d1", "d2"]
         (tmp_path / "clean").write_text(text.replace("Q0", "0").replace(" 1 0.5 t", " 2").replace(" 2 0.25", " 0")
                                         .replace(" t\n", "\n"))
-        table = trec._table(tmp_path / "clean", ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["rel"])
+        table = trec._table((tmp_path / "clean").read_bytes(), ["qid", "iter", "docno", "rel"], {"rel": np.int64},
+                            ["rel"])
         assert table is not None and table["rel"].tolist() == [2, 0]
 
 
@@ -492,6 +494,23 @@ def test_comparison_reports_as_text_markdown_latex_and_json():
     data = json.loads(cmp.to_json())
     assert data["summary"]["P_5"]["base"]["n"] == 20
     assert {p["run"] for p in data["pairs"]["P_5"]} == {"better", "same"}
+
+
+def test_reports_escape_run_names_and_latex_prints_p_below_a_thousandth():
+    """Hardening 6 #6: `bm25|rm3` added a Markdown cell, `^ ~ {` broke pdflatex, `<0.001` printed as "¡0.001"."""
+    qrels, runs = three_runs(30)
+    odd = {"bm25|rm3": runs["base"], "a^b~{c}_<b>": runs["better"], "x & 50%": runs["same"]}
+    cmp = br.compare(qrels, odd, ["P_5"], baseline="bm25|rm3", test="randomization")
+    md = cmp.to_markdown()
+    rows = [line for line in md.splitlines() if line.startswith("| ")]
+    cells = [len([c for c in __import__("re").split(r"(?<!\\)\|", line)]) for line in rows]
+    assert len(set(cells)) == 1  # every row has the header's cells
+    assert r"bm25\|rm3" in md and "<b>" not in md and r"\<b\>" in md
+    tex = cmp.to_latex()
+    assert r"bm25\textbar{}rm3" in tex and r"a\textasciicircum{}b\textasciitilde{}\{c\}\_\textless{}b\textgreater{}" in tex
+    assert r"x \& 50\%" in tex and "<" not in tex.replace(r"\textless{}", "")
+    if any(p["p"] < 0.001 for p in cmp.pairs["P_5"]):
+        assert r"\textless{}0.001" in tex
 
 
 def test_compare_pairs_only_queries_every_run_has():

@@ -228,6 +228,18 @@ def test_the_xgboost_base_score_is_exported_exactly():
     assert leaves.shape == (X.shape[0], len(export.node_ids))
 
 
+@pytest.mark.parametrize("fmt", TREE_FORMATS)
+def test_a_model_of_no_trees_exports_its_base_score_to_every_target(fmt):
+    """Hardening 6 #8: an XGBoost model of 0 rounds exported to Vespa as "[]", which nothing could score."""
+    X, y, _ = nan_data(7, n=50)
+    model = xgb.train({"objective": "binary:logistic", "base_score": 0.3}, xgb.DMatrix(X, y > 0), 0)
+    export = export_model(model, fmt)
+    want = model.predict(xgb.DMatrix(X), output_margin=True)
+    np.testing.assert_allclose(score_export(export, X), want, rtol=1e-6)
+    if export.format.startswith("vespa"):
+        assert json.loads(export.files["models/boostrank.json"]) == [{"nodeid": 0, "leaf": 0.0}]
+
+
 def test_the_absent_field_value_is_an_explicit_choice():
     model = xgb.train({}, xgb.DMatrix(*nan_data(7, n=300)[:2]), 2)
     zero = json.loads(export_model(model, "opensearch-ltr").files["featureset.json"])["featureset"]["features"]

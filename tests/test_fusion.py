@@ -110,3 +110,26 @@ def test_the_command_line_fuses_and_compares(tmp_path, capsys):
     assert "weights" in err and br.load_run(out).name == "tuned"
     assert main(["compare", "--qrels", str(qpath), *paths, str(out), "--baseline", "good"]) == 0
     assert "tuned" in capsys.readouterr().out
+
+
+def test_max_normalisation_keeps_the_order_of_negative_scores():
+    """Hardening 6 #3: s / max reversed log-probabilities; a run fused with itself came back reversed."""
+    logp = br.Run.from_dict({"q": {"a": -0.1, "b": -2.0, "c": -5.0}, "z": {"a": 0.0, "b": -1.0}}, name="logp")
+    fused = fuse({"one": logp, "two": logp}, "combsum", norm="max").to_dict()
+    assert fused["q"] == pytest.approx({"a": -0.04, "b": -0.8, "c": -2.0})  # s / max|s|, twice
+    assert fused["z"] == pytest.approx({"a": 0.0, "b": -2.0})  # a query whose maximum is 0 keeps its order
+    for q, scores in fused.items():
+        assert sorted(scores, key=scores.get) == sorted(scores, key=logp.to_dict()[q].get)
+    zeros = br.Run.from_dict({"q": {"a": 0.0, "b": 0.0}}, name="zeros")
+    assert fuse([zeros, logp], "combsum", norm="max").to_dict()["q"]["a"] == pytest.approx(-0.02)
+
+
+def test_the_command_line_refuses_a_run_file_named_twice(tmp_path, capsys):
+    """Hardening 6 #9: `fuse a.run a.run a.run` fused two runs without a word."""
+    from boostrank.cli import main
+
+    path = tmp_path / "a.run"
+    br.save_run(path, A)
+    assert main(["fuse", str(path), str(path), str(path), "--out", str(tmp_path / "f.run")]) == 2
+    assert f"run file {path} is named twice" in capsys.readouterr().err
+    assert not (tmp_path / "f.run").exists()

@@ -7,7 +7,7 @@ import pytest
 
 from boostrank import trec
 from boostrank._kernels import ids as k
-from tests.reference import (byte_flags_reference, first_duplicate_reference, id_hash_reference,
+from tests.reference import (byte_flags_reference, line_spans_reference, first_duplicate_reference, id_hash_reference,
                              trec_order_reference)
 
 #: ids with multi-byte characters, a prefix of another id, and one character long
@@ -27,6 +27,21 @@ def test_byte_flags_equal_the_reference(seed):
     for n in (0, 1, 2, 5, 30):
         raw = b"".join(pieces[i] for i in rng.choice(len(pieces), n, p=weights / weights.sum()))
         assert k.byte_flags(np.frombuffer(raw, dtype=np.uint8)) == byte_flags_reference(raw), raw
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_line_spans_equal_the_reference(seed):
+    """The lines a reader sees: blank ones skipped, CRLF ends dropped, the first lone CR's line found."""
+    rng = np.random.default_rng(seed)
+    alphabet = b"ab \t\n\n\n\r\x0b\x0c#\xc3\xa9"
+    for n in (0, 1, 2, 5, 40, 400):
+        raw = bytes(rng.choice(list(alphabet), size=n).tolist())
+        if seed % 3 == 0:
+            raw = raw.replace(b"\r", b"\r\n")  # CRLF files: no lone CR
+        starts, ends, numbers, bad_cr = k.line_spans(np.frombuffer(raw, dtype=np.uint8))
+        lines, want_cr = line_spans_reference(raw)
+        assert [(int(m), raw[a:b]) for a, b, m in zip(starts, ends, numbers)] == lines, raw
+        assert bad_cr == want_cr, raw
 
 
 @pytest.mark.parametrize("integer", [True, False])

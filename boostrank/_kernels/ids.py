@@ -35,6 +35,57 @@ def byte_flags(buf):
 
 
 @njit(cache=True)
+def _line_pass(buf, starts, ends, numbers, fill):
+    """One pass of :func:`line_spans`: counts the lines with a character (and fills the arrays when ``fill``)."""
+    n = buf.shape[0]
+    count = 0
+    bad_cr = 0
+    number = 1
+    start = 0
+    i = 0
+    while i <= n:
+        if i == n or buf[i] == 10:
+            end = i
+            if end > start and buf[end - 1] == 13:
+                end -= 1
+            blank = True
+            for j in range(start, end):
+                c = buf[j]
+                if c == 13 and bad_cr == 0:
+                    bad_cr = number
+                if not (c == 32 or c == 9 or c == 11 or c == 12 or c == 13):
+                    blank = False
+            if not blank:
+                if fill:
+                    starts[count] = start
+                    ends[count] = end
+                    numbers[count] = number
+                count += 1
+            number += 1
+            start = i + 1
+        i += 1
+    return count, bad_cr
+
+
+@njit(cache=True)
+def line_spans(buf):
+    """The lines of a file's bytes that hold a character other than white space, lines ending at ``\\n``.
+
+    Returns ``(starts, ends, numbers, bad_cr)``: each such line is ``buf[starts[i]:ends[i]]`` (a ``\\r``
+    before its ``\\n`` left out, so CRLF files read as LF ones), ``numbers[i]`` its 1-based line number;
+    ``bad_cr`` the number of the first line with a ``\\r`` elsewhere (0: none), which lone-CR line ends
+    would otherwise run into one line.  White space is space, ``\\t``, ``\\v``, ``\\f`` and ``\\r``.
+    """
+    empty = np.empty(0, dtype=np.int64)
+    count, bad_cr = _line_pass(buf, empty, empty, empty, False)
+    starts = np.empty(count, dtype=np.int64)
+    ends = np.empty(count, dtype=np.int64)
+    numbers = np.empty(count, dtype=np.int64)
+    _line_pass(buf, starts, ends, numbers, True)
+    return starts, ends, numbers, bad_cr
+
+
+@njit(cache=True)
 def first_not_number(data, offsets, integer):
     """The first id that is not one whole number as trec_eval's ``atol`` (``integer``) or ``atof`` reads it
     (``trec._INTEGER``, ``trec._DECIMAL``): an optional sign and ASCII digits; for ``atof`` also a decimal point

@@ -44,18 +44,18 @@ def _unpack(a, b, c, d):
     return a, b, load
 
 
-#: λ kernel threads under LightGBM: all of Numba's (both share one OpenMP runtime; see lightgbm_objective)
-OBJECTIVE_THREADS = -1
+#: λ kernel threads under LightGBM when neither the user nor the Dataset sets a count: the objective's size rule
+#: (one thread below ``PARALLEL_MIN_ROWS`` rows, all of Numba's above; benchmarks/threads.py, "under load")
+OBJECTIVE_THREADS = None
 
 
 #: LightGBM's names of its thread count
 _THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 
 
-def objective_threads(n_jobs) -> int:
-    """The λ kernels' threads under LightGBM: the engine's own count when the user set one, else all of Numba's
-    (under load, all of Numba's threads against one engine thread make each short call wait for descheduled
-    threads: MEASUREMENTS.md, "threads")."""
+def objective_threads(n_jobs) -> int | None:
+    """The λ kernels' threads under LightGBM: the engine's own count when the user set one, else the objective's
+    size rule (a list batch too small to split waits, under load, for descheduled threads each round)."""
     return int(n_jobs) if _positive(n_jobs) else OBJECTIVE_THREADS
 
 
@@ -120,8 +120,10 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
-        ``n_jobs`` defaults to −1 (all of Numba's threads): LightGBM and Numba share one
-        OpenMP runtime, so the kernels' threads do not compete with LightGBM's.
+        ``n_jobs``: the λ kernels' threads.  By default the ``num_threads`` that ``lgb.train``
+        gives the Dataset, when it gives one (a Dataset constructed beforehand keeps none: pass
+        ``n_jobs`` with your ``num_threads`` then), else one thread below 200 000 rows and
+        all of Numba's above.
 
     Returns
     -------
@@ -139,8 +141,6 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
-    if kw.get("n_jobs") is None:
-        kw["n_jobs"] = OBJECTIVE_THREADS
     return LightGBMObjective(LambdaObjective(metric, **kw))
 
 

@@ -478,7 +478,7 @@ def cmd_train(args) -> int:
             params[key] = getattr(args, key)
     model = LambdaRanker(
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
-        link=args.link, method=args.method, learning_rate=args.learning_rate,
+        link=args.link, method=args.method, learning_rate=args.learning_rate, anchor=args.anchor,
         eval_metric=_split_metrics(args.eval_metric) if args.eval_metric else None,
         early_stopping_rounds=args.early_stopping or None,
         validation_fraction=0.2 if args.validation_fraction is None else args.validation_fraction,
@@ -740,6 +740,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=["exact", "fast", "auto"], default="auto",
                     help="probit link: pair sums, the linear-time erfc series, or fast for lists of "
                          "128+ rows (a file without qid is one list)")
+    tr.add_argument("--anchor", type=float, default=None,
+                    help="auc/mauc: weight of the pointwise log-loss added to the λs, which learns across queries "
+                         "(default: the objective's; 0: the λs alone)")
     tr.add_argument("--rounds", type=int, default=100, help="boosting rounds (at most, with early stopping)")
     tr.add_argument("--learning-rate", type=float, default=0.05, help="shrinkage")
     tr.add_argument("--num-leaves", type=int, default=None, help="leaves per tree (engine default)")

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._validation import group_offsets
 from .eval_metric import EvalMetric
-from .objectives import LambdaObjective
+from .objectives import LambdaObjective, label_mass
 from .ranker import ENGINES, LambdaRanker
 
 __all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes"]
@@ -201,10 +201,12 @@ def _attach(part, columns, cuts, partition_info=None):
     return part.assign(**{name: col[cuts[k]:cuts[k + 1]] for name, col in columns.items()})
 
 
-def _labels_ok(part, objective):
-    y = part[_LABEL].to_numpy(dtype=np.float64)
-    objective.bind(y, group_offsets(y.shape[0], qid=part[_QID].to_numpy()))
-    return True
+def _labels_ok(part, objective, held):
+    """This partition's labels checked as its worker's objective will bind them; their mass for the anchor."""
+    y = held(part[_LABEL].to_numpy(dtype=np.float64))
+    weight = held(part[_WEIGHT].to_numpy(dtype=np.float64)) if _WEIGHT in part.columns else None
+    objective.bind(y, group_offsets(y.shape[0], qid=part[_QID].to_numpy()), weight)
+    return label_mass(y, weight)
 
 
 def _metric_sums(part, booster, features, engine, names, n_rounds):
@@ -291,7 +293,14 @@ class DaskLambdaRanker(LambdaRanker):
         objective = self.objective
         if objective_kw is not None:
             objective = LambdaObjective(self.objective, n_jobs=adapter.objective_threads(None), **objective_kw)
-            client.compute([_delayed(_labels_ok)(p, objective) for p in train.to_delayed()], sync=True)
+            masses = client.compute([_delayed(_labels_ok)(p, objective, adapter.held_labels)
+                                     for p in train.to_delayed()], sync=True)
+            total: dict = {}
+            for mass in masses:
+                for value, weight in mass.items():
+                    total[value] = total.get(value, 0.0) + weight
+            # the anchor starts every worker from the base rates of all the data, as one machine's fit does
+            objective.anchor_base = objective.anchor_base_of(total)
         self._features = features
         try:
             booster = adapter.dask_train(client, train, features, (_LABEL, _QID, _WEIGHT), group_sizes,

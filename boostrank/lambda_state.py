@@ -14,7 +14,8 @@ import numba
 import numpy as np
 
 from ._kernels.config import NORM_QUERY, PARALLEL_MIN_ROWS, LambdaSetting
-from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables, lambda_ndcg_kernel
+from ._kernels.lambdas import (add_anchor, lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables,
+                               lambda_ndcg_kernel)
 from ._validation import as_1d_float
 from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
 from .threads import numba_threads
@@ -132,10 +133,13 @@ class LambdaState:
     weight : ndarray or None
     n_jobs : int or None
         The λ kernels' threads (None: the objective's rule).
+    anchor : tuple or None
+        (α, class of each row, bias of each threshold) of the pointwise log-loss added to the
+        λs (:func:`~boostrank._kernels.lambdas.add_anchor`); None: the λs alone.
     """
 
     def __init__(self, objective, labels, offsets, weight, kernel: Callable, *, gain=None, uniform=False, stride=1,
-                 tables=None, n_jobs=None):
+                 tables=None, n_jobs=None, anchor=None):
         self.objective = objective
         self.labels, self.offsets, self.weight, self.gain = labels, offsets, weight, gain
         self.kernel = kernel
@@ -146,6 +150,7 @@ class LambdaState:
         #: λ-AUC's class layout (start, weights): computed from the labels on first use
         self.tables = tables
         self.n_jobs = n_jobs
+        self.anchor = anchor
         n = labels.shape[0]
         self.grad, self.hess = np.empty(n), np.empty(n)
         #: each list's last score order (the next round re-sorts it in near-linear time)
@@ -186,12 +191,17 @@ class LambdaState:
             # as it scatters them: no float64 buffers to fill and copy
             if self.weight is None and self.kernel is probit and self.uniform and self._series_only():
                 grad, hess = out
+        if self.anchor is not None:  # on the engines' scale: a λ of the papers' (scaled=False) gets α / scale
+            alpha, classes, bias = self.anchor
+            alpha = alpha if scaled else alpha / self.hessian_scale()  # (before the λs: it uses their buffers)
         scale = self._run_kernel(s, grad, hess, scaled)
-        if self.weight is not None:
-            grad, hess = grad * self.weight, hess * self.weight
-        if scale != 1.0:  # in place: grad and hess are this state's own buffers (or weighted copies)
+        if scale != 1.0:  # in place: grad and hess are this state's own buffers
             grad *= scale
             hess *= scale
+        if self.anchor is not None:
+            add_anchor(s, classes, bias, alpha, grad, hess)
+        if self.weight is not None:
+            grad, hess = grad * self.weight, hess * self.weight
         if out is None:
             return grad, hess
         if grad is not out[0]:

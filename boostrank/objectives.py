@@ -101,6 +101,12 @@ MAX_GRADED_CLASSES = 32
 #: (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "graded λ-AUC")
 GRADE_WEIGHT = 0.5
 
+#: anchor=None's value per metric: the weight of the pointwise log-loss beside the λs, chosen by inner
+#: cross-validation across the real and calibrated sets (benchmarks/anchor.py; MEASUREMENTS.md, "the anchor");
+#: for λ-MAUC an option: its mean gain there was within noise
+ANCHOR = {"auc": 0.3, "mauc": 0.0, "ndcg": 0.0}
+ANCHOR_FORMS = ("ordinal", "binary")
+
 
 def graded_auc_weights(start, cut, grade_weight):
     """Class weights ω of graded λ-AUC, one row per query, for :func:`lambda_auc_kernel`.
@@ -258,12 +264,27 @@ class LambdaObjective:
     random_state : int, default=None
         Seed of the pair sampling (None: 0, so the same data trains the same model, as
         LightGBM's and XGBoost's own seeds do).
+    anchor : float, default=None
+        ``"auc"`` and ``"mauc"``: weight α of a pointwise log-loss added to the λs
+        (:func:`~boostrank._kernels.lambdas.add_anchor`): g = g_λ + α (σ(s + b) − [y > t]),
+        hessians alike, with b the logit of the share of rows above t, so the first round
+        starts from the base rate.  The λs compare documents within each query only; the
+        anchor also learns which documents are relevant at all, across queries, which
+        short, mostly relevant lists on features of a global scale need.  None: 0.3 for
+        ``"auc"``, 0 for ``"mauc"`` (``ANCHOR``, chosen by inner cross-validation:
+        benchmarks/anchor.py); 0: the λs alone.
+    anchor_form : {"ordinal", "binary"}, default="ordinal"
+        The anchor's targets: ``"ordinal"``, every grade boundary y > g (the mean log-loss
+        over the cumulative targets, each from its own base rate), which keeps the grades;
+        ``"binary"``, y > ``threshold`` alone.  The same on binary labels and on real-valued
+        labels (more than 32 values: the AUC cut).
     n_jobs : int, default=None
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
-        ``PARALLEL_MIN_ROWS`` (200 000) rows, all above — a parallel region's idle
-        threads spin against an engine that runs its own OpenMP runtime: the XGBoost
-        adapter passes 1; LightGBM shares Numba's runtime and its adapter passes −1
-        (MEASUREMENTS.md, "threads").
+        ``PARALLEL_MIN_ROWS`` (200 000) rows, all above: a parallel region over small
+        lists costs more than it splits, and on a busy machine each call waits for
+        descheduled threads.  The XGBoost adapter passes 1 (its bundled OpenMP runtime and
+        Numba's spin against each other); the LightGBM adapter passes the engine's
+        ``num_threads`` when it knows it (benchmarks/threads.py, "under load").
 
     Notes
     -----
@@ -280,7 +301,8 @@ class LambdaObjective:
                  truncation_level: int = 30, norm: bool | str | None = None, label_gain=None,
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
-                 pair_fraction: float | None = None, random_state: int | None = None):
+                 pair_fraction: float | None = None, random_state: int | None = None, anchor: float | None = None,
+                 anchor_form: str = "ordinal"):
         link = _resolve_link(metric, link, method, norm, grade_weight, pair_fraction)
         if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
             raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
@@ -290,6 +312,10 @@ class LambdaObjective:
         self.pair_stride = _pair_stride(pair_fraction, metric)
         self.pair_fraction = None if pair_fraction is None else float(pair_fraction)
         self.random_state = _check_seed(random_state)
+        self.anchor = _check_anchor(anchor, metric)
+        self.anchor_form = _check_anchor_form(anchor_form, metric)
+        #: (thresholds, biases) of the anchor fixed for every bind (a distributed fit's), else None: each bind's own
+        self.anchor_base = None
         self.metric = metric
         self.grade_weight = (GRADE_WEIGHT if link != "probit" and metric == "auc" else 0.0) \
             if grade_weight is None else float(grade_weight)
@@ -340,6 +366,7 @@ class LambdaObjective:
             _note_compile(lambda_ndcg_kernel)
             return LambdaState(self, y, offsets, weight, self._kernel, gain=self._gain(y), n_jobs=n_jobs)
         self._check_two_classes(y, offsets)
+        anchor = self._anchor(raw, y, weight)
         kernel = self._choose_kernel(y, offsets)
         tables = None
         if self.metric == "auc" and self.grade_weight > 0 and kernel is not probit:
@@ -350,7 +377,37 @@ class LambdaObjective:
         if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
             stride = 1 if kernel is probit or uniform else round(1 / PAIR_FRACTION)
         return LambdaState(self, y, offsets, weight, kernel, uniform=uniform, stride=stride, tables=tables,
-                           n_jobs=n_jobs)
+                           n_jobs=n_jobs, anchor=anchor)
+
+    def _anchor(self, raw, y, weight):
+        """(α, class of each row, bias of each threshold) of the pointwise anchor, or None when α is 0."""
+        if self.anchor == 0.0:
+            return None
+        thresholds, bias = self.anchor_base if self.anchor_base is not None else \
+            self.anchor_base_of(label_mass(raw, weight))
+        if thresholds.size == 0:
+            return None  # no row on one side of a threshold (zero weights): nothing to learn across queries
+        classes = np.searchsorted(thresholds, raw, side="left").astype(np.int64)  # thresholds below y
+        return self.anchor, classes, bias
+
+    def anchor_base_of(self, mass: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The anchor's thresholds t_k (its targets are y > t_k) and biases (the logit of each target's weighted
+        share) from the label mass of the training rows ({label: total weight}, :func:`label_mass`).
+
+        A fit spread over workers sums the workers' masses and sets ``anchor_base`` to the result, so each
+        worker starts from the base rates of all the data, as one machine would."""
+        values = np.array(sorted(mass), dtype=np.float64)
+        weights = np.array([mass[v] for v in values.tolist()], dtype=np.float64)
+        if self.anchor_form == "ordinal" and values.size <= MAX_GRADED_CLASSES:  # every grade boundary
+            thresholds = values[:-1]
+        else:  # the AUC cut (real-valued labels have more values than grades)
+            thresholds = np.array([self.threshold])
+        total = weights.sum()
+        above = np.array([weights[values > t].sum() for t in thresholds]) / total if total > 0 else np.zeros(0)
+        keep = (above > 0) & (above < 1)
+        if above.size == 0 or not keep.all():
+            return np.zeros(0), np.zeros(0)
+        return thresholds, np.log(above / (1.0 - above))
 
     def _gain(self, y):
         """NDCG's gain of each grade: ``label_gain`` or 2^l − 1, checked against the labels."""
@@ -411,8 +468,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
                      *, threshold: float = 0.0, weight=None, truncation_level: int = 30,
                      norm: bool | str | None = None, label_gain=None, link: str = "auto", method: str = "auto",
                      eps: float = 1e-4, grade_weight: float | None = None, pair_weight: str = "auto",
-                     pair_fraction: float | None = 1.0, random_state: int | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     pair_fraction: float | None = 1.0, random_state: int | None = None,
+                     anchor: float | None = 0.0, anchor_form: str = "ordinal") -> tuple[np.ndarray, np.ndarray]:
     """λ-gradients and hessians of LambdaMART for AUC, MAUC or NDCG (Welleck §4).
 
     Parameters
@@ -444,6 +501,11 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
         Every pair (the exact λ).  :class:`LambdaObjective` trains with 0.5 by default;
         ``None`` gives its default here too, and ``random_state`` seeds the sample (this
         call is the objective's first round).
+    anchor : float, default=0.0
+        The λs alone (the papers'); α adds the pointwise log-loss on the engines' scale,
+        divided by the data set's hessian scale (:class:`LambdaObjective`'s ``anchor``);
+        ``None``: the objective's default.
+    anchor_form : {"ordinal", "binary"}, default="ordinal"
 
     Returns
     -------
@@ -472,7 +534,7 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     obj = LambdaObjective(metric, sigma=sigma, threshold=threshold, truncation_level=truncation_level,
                           norm=norm, label_gain=label_gain, link=link, method=method, eps=eps,
                           grade_weight=grade_weight, pair_weight=pair_weight, pair_fraction=pair_fraction,
-                          random_state=random_state)
+                          random_state=random_state, anchor=anchor, anchor_form=anchor_form)
     s = as_1d_float(scores, "scores")
     n = s.shape[0]
     shape = np.shape(labels)
@@ -480,6 +542,13 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
         raise ValueError(f"labels must be 1-D with one entry per score ({n}), got shape {shape}")
     grad, hess = obj.bind(labels, group_offsets, weight).gradients(s, scaled=False)
     return grad.copy(), hess.copy()
+
+
+def label_mass(labels, weight=None) -> dict:
+    """{label value: total weight (rows when unweighted)}: what :meth:`LambdaObjective.anchor_base_of` reads."""
+    values, inverse = np.unique(as_1d_float(labels, "labels"), return_inverse=True)
+    mass = np.bincount(inverse.reshape(-1), weights=weight, minlength=values.size)
+    return dict(zip(values.tolist(), mass.tolist()))
 
 
 def _row_weights(weight, n):
@@ -584,6 +653,23 @@ def _check_seed(random_state) -> int:
             or not 0 <= int(random_state) < 2**63:
         raise ValueError(f"random_state must be None or an integer in [0, 2**63), got {random_state!r}")
     return int(random_state)
+
+
+def _check_anchor(anchor, metric) -> float:
+    """anchor: None (the metric's default), or a finite number >= 0 that the AUC and MAUC λs read."""
+    if anchor is None:
+        return ANCHOR[metric] if metric in ANCHOR else 0.0
+    if not _is_real(anchor) or not (np.isfinite(anchor) and anchor >= 0):
+        raise ValueError(f"anchor must be a finite number >= 0, got {anchor!r}")
+    if anchor > 0 and metric == "ndcg":
+        raise ValueError("anchor is a parameter of metric='auc' and 'mauc' (λ-NDCG is LightGBM's lambdarank)")
+    return float(anchor)
+
+
+def _check_anchor_form(anchor_form, metric) -> str:
+    if anchor_form not in ANCHOR_FORMS:
+        raise ValueError(f"anchor_form must be one of {list(ANCHOR_FORMS)}, got {anchor_form!r}")
+    return anchor_form
 
 
 def _check_grade_weight(grade_weight, metric, link) -> None:

@@ -50,7 +50,8 @@ NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed
 OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
                     "norm": (None, ("auc", "mauc", "ndcg")), "link": ("auto", ("auc", "mauc")),
                     "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",)),
-                    "pair_weight": ("auto", ("auc", "mauc")), "pair_fraction": (None, ("auc", "mauc"))}
+                    "pair_weight": ("auto", ("auc", "mauc")), "pair_fraction": (None, ("auc", "mauc")),
+                    "anchor": (None, ("auc", "mauc"))}
 class LambdaRanker(RankingEstimator):
     """Gradient-boosted ranker trained with a λ objective on LightGBM or XGBoost.
 
@@ -89,6 +90,11 @@ class LambdaRanker(RankingEstimator):
         ``objective="auc"``/``"mauc"`` with the logistic link: the share 1/k of its partners
         each document meets per round (a stochastic λ, seeded by ``random_state``); None:
         0.5 with swap weights, 1 otherwise.
+    anchor : float, default=None
+        ``objective="auc"``/``"mauc"``: weight of a pointwise log-loss added to the λs, so the
+        model also learns which documents are relevant at all, across queries (the λs compare
+        documents within each query only); for ``"mauc"`` over every grade boundary.  None: the
+        default per objective (see :class:`boostrank.LambdaObjective`); 0: the λs alone.
     link, method : str, default="auto", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
         erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
@@ -179,6 +185,7 @@ class LambdaRanker(RankingEstimator):
         "grade_weight": [Interval(Real, 0, None, closed="left"), None],
         "pair_weight": [StrOptions({"auto", "swap", "uniform"})],
         "pair_fraction": [Interval(Real, 0, 1, closed="right"), None],
+        "anchor": [Interval(Real, 0, None, closed="left"), None],
         "eval_metric": [str, list, tuple, None],
         "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
@@ -190,7 +197,7 @@ class LambdaRanker(RankingEstimator):
 
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
-                 pair_weight="auto", pair_fraction=None, eval_metric=None, early_stopping_rounds=None,
+                 pair_weight="auto", pair_fraction=None, anchor=None, eval_metric=None, early_stopping_rounds=None,
                  validation_fraction=0.2, random_state=None, n_jobs=None, verbose=0, **engine_params):
         self.engine = engine
         self.objective = objective
@@ -204,6 +211,7 @@ class LambdaRanker(RankingEstimator):
         self.grade_weight = grade_weight
         self.pair_weight = pair_weight
         self.pair_fraction = pair_fraction
+        self.anchor = anchor
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.validation_fraction = validation_fraction
@@ -246,8 +254,9 @@ class LambdaRanker(RankingEstimator):
         for name in ("n_estimators", "early_stopping_rounds"):  # scikit-learn's integer intervals take True as 1
             if isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        if not math.isfinite(self.learning_rate) or not math.isfinite(self.sigma) or not math.isfinite(self.threshold):
-            raise ValueError("learning_rate, sigma and threshold must be finite")
+        if not all(math.isfinite(v) for v in (self.learning_rate, self.sigma, self.threshold,
+                                               0.0 if self.anchor is None else self.anchor)):
+            raise ValueError("learning_rate, sigma, threshold and anchor must be finite")
         adapter = ENGINES[self.engine]
         if self.objective not in OBJECTIVE_NAMES and self.objective not in adapter.NATIVE_OBJECTIVES:
             raise ValueError(f"objective {self.objective!r} is not available on {self.engine}; choose from "
@@ -285,6 +294,8 @@ class LambdaRanker(RankingEstimator):
         kw["pair_weight"] = self.pair_weight
         if self.pair_fraction is not None:
             kw["pair_fraction"] = self.pair_fraction
+        if self.anchor is not None:
+            kw["anchor"] = self.anchor
         kw["random_state"] = seed_of(self.random_state)  # the pair sample's seed
         if self.link != "auto" or self.method != "auto":
             kw.update(link=self.link, method=self.method)

@@ -657,3 +657,28 @@ def trec_order_reference(codes, score, ids) -> list:
     """Rows by group, score descending, then id descending (``strcmp``: code-point order)."""
     rows = sorted(range(len(ids)), key=lambda r: ids[r], reverse=True)
     return sorted(rows, key=lambda r: (codes[r], -score[r]))
+
+
+def anchor_reference(scores, labels, thresholds, bias, alpha):
+    """(grad, hess) of α × the mean over thresholds t_k of the log-loss of [y > t_k] at log-odds s + b_k."""
+    grad, hess = [], []
+    K = len(thresholds)
+    for s, y in zip(scores, labels):
+        g = h = 0.0
+        for t, b in zip(thresholds, bias):
+            p = 1.0 / (1.0 + math.exp(-(s + b)))
+            g += p - (1.0 if y > t else 0.0)
+            h += p * (1.0 - p)
+        grad.append(alpha * g / K)
+        hess.append(alpha * h / K)
+    return grad, hess
+
+
+def anchor_loss_reference(scores, labels, thresholds, bias, alpha):
+    """α × the mean over thresholds of the log-loss, summed over rows: what the anchor's gradient descends."""
+    total = 0.0
+    for s, y in zip(scores, labels):
+        for t, b in zip(thresholds, bias):
+            z = s + b
+            total += math.log1p(math.exp(-z)) if y > t else math.log1p(math.exp(z))
+    return alpha * total / len(thresholds)

@@ -629,3 +629,19 @@ print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr
+
+
+def test_train_takes_the_anchor(letor_run, tmp_path, capsys):
+    """Issue 70: --anchor reaches the λ objective; 0 is the λs alone."""
+    data, _, data_path, _ = letor_run
+    preds = {}
+    for anchor in ("0", "3"):
+        model = tmp_path / f"m{anchor}.txt"
+        assert main(["train", "--train", str(data_path), "--out", str(model), "--rounds", "5", "--quiet",
+                     "--anchor", anchor]) == 0
+        preds[anchor] = br.load_model(model).predict(data.X)
+        want = br.LambdaRanker(objective="auc", n_estimators=5, anchor=float(anchor)).fit(data.X, data.y, qid=data.qid)
+        np.testing.assert_allclose(preds[anchor], want.predict(data.X), rtol=1e-12)
+    assert not np.allclose(preds["0"], preds["3"])
+    assert main(["train", "--train", str(data_path), "--out", str(tmp_path / "x.txt"), "--anchor", "-1"]) == 2
+    assert "anchor" in capsys.readouterr().err

@@ -302,3 +302,30 @@ def test_filters_that_empty_partitions_train_or_say_why(client, frame, seed):
         assert "no rows to train on" in str(exc) or "one class" in str(exc)
         return
     assert model.booster_.current_iteration() == 3 and len(local) > 0
+
+
+@pytest.mark.parametrize("objective", ["auc", "mauc"])
+def test_every_worker_anchors_to_the_base_rates_of_all_the_data(client, frame, objective, monkeypatch):
+    """Issue 70: the anchor starts from the logit of the base rate; each worker's own would differ."""
+    from boostrank.engines import lightgbm as engine
+    from boostrank.objectives import LambdaObjective
+
+    frame = frame.sort_values("qid").reset_index(drop=True)
+    frame["label"] = np.where(frame["qid"] < frame["qid"].median(), frame["label"] > 0, frame["label"])  # rates differ
+    seen = {}
+
+    def capture(client, train, features, columns, sizes, objective, *args, **kw):
+        seen["objective"] = objective
+        raise RuntimeError("captured")
+
+    monkeypatch.setattr(engine, "dask_train", capture)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    ranker = bd.DaskLambdaRanker(objective=objective, anchor=2.0, n_estimators=2)
+    with pytest.raises(RuntimeError, match="captured"):
+        ranker.fit(ddf[FEATURES], ddf["label"], qid=ddf["qid"])
+    y = frame["label"].to_numpy(dtype=np.float64)
+    local = LambdaObjective(objective, anchor=2.0).bind(y, np.flatnonzero(np.r_[True, np.diff(frame["qid"]) != 0,
+                                                                                 True]))
+    thresholds, bias = seen["objective"].anchor_base
+    np.testing.assert_allclose(bias, local.anchor[2], rtol=1e-12)
+    assert thresholds.shape[0] == len(np.unique(y)) - 1  # every grade boundary

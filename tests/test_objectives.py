@@ -443,7 +443,7 @@ def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride
     y, s, qid = random_ranking(seed, n_queries=6, max_len=14, n_grades=grades, tie_levels=4)
     off = offsets_of(qid)
     obj = LambdaObjective(metric, pair_fraction=1 / stride, random_state=seed + 5, grade_weight=0.0 if metric == "auc"
-                          else None, pair_weight="uniform" if uniform else "swap")
+                          else None, pair_weight="uniform" if uniform else "swap", anchor=0.0)
     prep = obj.bind(y, off)
     rng = np.random.default_rng(seed)
     for call in range(3):
@@ -553,7 +553,7 @@ def test_the_same_random_state_repeats_the_sample_and_another_does_not():
     off = offsets_of(qid)
 
     def run(seed):
-        obj = LambdaObjective("auc", random_state=seed)
+        obj = LambdaObjective("auc", random_state=seed, anchor=0.0)  # the λs alone (the anchor: test_anchor.py)
         prep = obj.bind(y, off)
         return [prep.gradients(s)[0].copy() for _ in range(3)]
 
@@ -564,7 +564,7 @@ def test_the_same_random_state_repeats_the_sample_and_another_does_not():
     # the default objective samples half the pairs, seed 0; lambda_gradients sums every pair unless asked
     assert LambdaObjective("auc").pair_stride is None
     # (to rounding: the per-query factor and the scale multiply in another order)
-    np.testing.assert_allclose(run(0)[0] / LambdaObjective("auc").bind(y, off).hessian_scale(),
+    np.testing.assert_allclose(run(0)[0] / LambdaObjective("auc", anchor=0.0).bind(y, off).hessian_scale(),
                                br.lambda_gradients(s, y, off, pair_fraction=None)[0],
         rtol=1e-14, atol=1e-17)
 
@@ -600,17 +600,17 @@ def test_uniform_logistic_lambdas_are_the_gradient_of_the_smoothed_statistic(sig
 def test_scaled_first_round_hessians_average_a_quarter_per_row(metric, link):
     y, s, qid = random_ranking(3, n_queries=8, max_len=30, n_grades=3, tie_levels=5)
     off = offsets_of(qid)
-    every = LambdaObjective(metric, link=link, pair_fraction=1.0 if link == "logistic" else None)
+    every = LambdaObjective(metric, link=link, pair_fraction=1.0 if link == "logistic" else None, anchor=0.0)
     g0, h0 = every.bind(y, off).gradients(np.zeros(y.shape[0]))
     active = h0 > 0
     assert h0[active].mean() == pytest.approx(0.25, rel=1e-12)
     assert np.all(h0[~active] == 0) and np.all(g0[~active] == 0)
-    obj = LambdaObjective(metric, link=link)  # the default: sampled pairs with the logistic link
+    obj = LambdaObjective(metric, link=link, anchor=0.0)  # the default pairs: sampled with the logistic link
     prep = obj.bind(y, off)
     scale = prep.hessian_scale()
     prep.gradients(np.zeros(y.shape[0]))
     g1, h1 = (v.copy() for v in prep.gradients(s))
-    obj2 = LambdaObjective(metric, link=link)
+    obj2 = LambdaObjective(metric, link=link, anchor=0.0)
     prep2 = obj2.bind(y, off)
     prep2.gradients(np.zeros(y.shape[0]), scaled=False)  # the same calls: the same pairs
     g2, h2 = prep2.gradients(s, scaled=False)

@@ -403,7 +403,7 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
     s = rng.normal(size=3050)
     y = (rng.random(3050) < 0.2).astype(float)
     for pair_weight in ("auto", "swap"):  # auto: the probit link's uniform pair weights
-        obj = br.LambdaObjective("auc", link="probit", pair_weight=pair_weight)
+        obj = br.LambdaObjective("auc", link="probit", pair_weight=pair_weight, anchor=0.0)
         assert obj.method == "auto"
         g, h = obj.bind(y, off).gradients(s, scaled=False)
         uniform = pair_weight == "auto"
@@ -414,7 +414,7 @@ def test_default_method_is_auto_series_on_long_lists_pairs_on_short():
         np.testing.assert_allclose(g[50:], gf[50:], rtol=1e-12, atol=1e-15)
         np.testing.assert_array_equal(g[:50], ge[:50])  # the short one: pair sums
         np.testing.assert_array_equal(h[:50], he[:50])
-    logistic = br.LambdaObjective("auc", link="logistic", pair_fraction=1.0)
+    logistic = br.LambdaObjective("auc", link="logistic", pair_fraction=1.0, anchor=0.0)
     assert logistic.method == "auto"
     np.testing.assert_array_equal(logistic.bind(y, off).gradients(s, scaled=False)[0],
                                   br.lambda_gradients(s, y, off, link="logistic", method="exact")[0])
@@ -505,7 +505,7 @@ def test_series_work_arrays_are_reused_between_calls_without_changing_results(me
     """Work arrays and each list's cached class weights give what fresh calls give."""
     rng = np.random.default_rng(3)
     for pair_weight in ("swap", "uniform"):
-        obj = br.LambdaObjective(metric, link="probit", method="fast", pair_weight=pair_weight)
+        obj = br.LambdaObjective(metric, link="probit", method="fast", pair_weight=pair_weight, anchor=0.0)
         y = rng.integers(0, 3 if metric == "mauc" else 2, size=700).astype(float)
         y[:300] = np.where(y[:300] > 0, 2.0, 0.0) if metric == "mauc" else y[:300]  # lists differ in grades
         prep = obj.bind(y, [0, 300, 300, 700])
@@ -522,7 +522,7 @@ def test_series_work_arrays_are_reused_between_calls_without_changing_results(me
 
 def test_objective_default_accuracy_is_within_its_documented_bound():
     rng = np.random.default_rng(8)
-    obj = br.LambdaObjective("auc", link="probit", method="fast", pair_weight="swap")
+    obj = br.LambdaObjective("auc", link="probit", method="fast", pair_weight="swap", anchor=0.0)
     assert obj.eps == 1e-4
     y = (rng.random(2000) < 0.1).astype(float)
     s = rng.normal(size=2000)

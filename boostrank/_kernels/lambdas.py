@@ -283,6 +283,41 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
 
 
 @njit(cache=True)
+def add_anchor(scores, classes, bias, alpha, grad, hess):
+    """Add ``alpha`` times the gradient and hessian of a pointwise log-loss to ``grad`` and ``hess``, in place.
+
+    Each row i of class c_i (0 … K) meets the K thresholds of the classes: for threshold k
+    the target is ``c_i > k`` and the log-odds are ``s_i + bias[k]`` (``bias[k]`` the logit of
+    the share of rows above k, so the first round, at zero scores, starts from the base
+    rates); the loss is the mean over the thresholds of the log-loss, so
+
+        grad_i += α/K Σ_k (σ(s_i + b_k) − [c_i > k]),   hess_i += α/K Σ_k σ(1 − σ).
+
+    With two classes (K = 1) this is the log-loss of ``binary`` on y > threshold; with K > 1
+    the all-threshold (cumulative-logit) form keeps the grades.  It compares documents
+    across queries, which the λs, each query's own, do not (boostrank issue 70).
+    """
+    n = scores.shape[0]
+    k_count = bias.shape[0]
+    w = alpha / k_count
+    for i in range(n):
+        g = 0.0
+        h = 0.0
+        c = classes[i]
+        for k in range(k_count):
+            z = scores[i] + bias[k]
+            if z >= 0.0:  # σ(z) without overflow on either side
+                p = 1.0 / (1.0 + math.exp(-z))
+            else:
+                e = math.exp(z)
+                p = e / (1.0 + e)
+            g += p - (1.0 if c > k else 0.0)
+            h += p * (1.0 - p)
+        grad[i] += w * g
+        hess[i] += w * h
+
+
+@njit(cache=True)
 def _top_class(st):
     """Highest class present in a query, from its row of bucket starts."""
     top = st.shape[0] - 2

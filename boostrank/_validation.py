@@ -268,7 +268,7 @@ def note_metric_kernels() -> None:
     if "metrics" not in _NOTED:
         _NOTED.add("metrics")
         from ._kernels.order import sort_within_groups
-        from .compiling import note_first_compile
+        from ._kernels.jit import note_first_compile
 
         # every metric kernel's path sorts with it first (checked on a kernel of one path, a warm demo said
         # "compiling" on every run)

@@ -3,9 +3,8 @@ stage ends by its own count of work first; the clock only caps it)."""
 
 from __future__ import annotations
 
-import time
 
-from numba.core import event
+from ._kernels.jit import work_clock
 
 __all__ = ["TimeBudget", "BNB_SHARE", "work_clock"]
 
@@ -13,40 +12,6 @@ BNB_SHARE = 0.4
 """Share of the time left after the search that the branch and bound may use at most; the
 MIP gets the rest when nothing is proven.  When no MIP can follow (one list with more than
 ``MAX_MIP_PAIRS`` pairs) it gets all of it."""
-
-
-class _CompileSeconds(event.Listener):
-    """Seconds this process has spent in Numba compiles (outermost ones: a kernel's callees
-    compile inside it)."""
-
-    def __init__(self):
-        self.total = 0.0
-        self._depth = 0
-        self._start = 0.0
-
-    def on_start(self, ev):
-        self._depth += 1
-        if self._depth == 1:
-            self._start = time.perf_counter()
-
-    def on_end(self, ev):
-        self._depth -= 1
-        if self._depth == 0:
-            self.total += time.perf_counter() - self._start
-
-
-_COMPILES = _CompileSeconds()
-event.register("numba:compile", _COMPILES)
-
-
-def work_clock() -> float:
-    """``time.perf_counter()`` that stands still while Numba compiles.
-
-    A fit's ``time_limit`` is the time it works: a first fit on a fresh cache compiles its kernels
-    inside the fit (seconds), and with the wall clock it would search less and return another model
-    than the same fit a second time (issue 47).  Compiles that are still running count until they end.
-    """
-    return time.perf_counter() - _COMPILES.total
 
 
 class TimeBudget:

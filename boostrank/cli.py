@@ -296,27 +296,26 @@ def cmd_warmup(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    from ._kernels.jit import is_cached
     from ._kernels.lambdas import lambda_auc_kernel
     from ._kernels.metrics import mauc_groups
     from ._kernels.rank_sweep import line_sweep
-    from .compiling import compile_in_background
+    from ._kernels.rankncg import pair_coefficients
 
-    # a first run compiles RankNCG's kernels here while a child compiles the later steps' on the other core
-    background = compile_in_background(_demo_compile_ahead,
-                                       [lambda_auc_kernel, line_sweep, mauc_groups], stages=True)
-    try:
-        return _demo(args, background)
-    finally:  # a demo that failed early leaves no child compiling behind it
-        if background is not None and background.poll() is None:
-            background.kill()
-            background.wait()
+    if not all(is_cached(k) for k in (lambda_auc_kernel, pair_coefficients, line_sweep, mauc_groups)):
+        from .precompile import warm_in_workers
+
+        print("first run on this machine: compiling the kernels the demo uses (the λ objectives, RankNCG, the "
+              "re-ranker's search, the metrics) into Numba's cache, once", file=sys.stderr, flush=True)
+        warm_in_workers({name: f"boostrank.cli:{function.__name__}" for name, function in _DEMO_PARTS.items()},
+                        desc="compiling", progress=True)
+    return _demo(args)
 
 
-def _demo(args, background) -> int:
+def _demo(args) -> int:
     from sklearn.linear_model import LogisticRegression
 
     from .datasets import load_sample
-    from .compiling import wait_for_stage
 
     if args.train:
         train = _load(args, args.train)
@@ -328,9 +327,6 @@ def _demo(args, background) -> int:
     metrics = _split_metrics(args.metrics)
     print(f"train: {len(train)} rows / {train.n_queries} queries;  "
           f"test: {len(test)} rows / {test.n_queries} queries;  {train.n_features} features")
-    if background is not None:
-        print("(first run on this machine: a second process compiles the later steps' kernels meanwhile, so the "
-              "boosted rankers take one thread: the same models)")
     steps = 7
     runs: dict = {}
 
@@ -349,13 +345,9 @@ def _demo(args, background) -> int:
 
     step(3, "RankNCG", "linear, maximises a bound on the per-query WMW statistic (Raykar)",
          lambda: RankNCG().fit(train.X, train.y, qid=train.qid).decision_function(test.X))
-    # otherwise LambdaRanker's defaults; beside a compiling child, LightGBM's two threads would each wait for
-    # the busy core at every parallel region (a 0.1 s fit took 2-4 s)
-    gbm = dict(n_estimators=args.rounds, random_state=0, n_jobs=None if background is None else 1)
+    gbm = dict(n_estimators=args.rounds, random_state=0)  # otherwise LambdaRanker's defaults
 
     def boost(objective):
-        if background is not None and objective != "lambdarank":
-            wait_for_stage(background, "lambda")
         return LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid).predict(test.X)
 
     for i, (name, objective, what) in enumerate([
@@ -367,14 +359,10 @@ def _demo(args, background) -> int:
     label = f"LR + re-rank top {args.rerank_k} (dcg@5)"
 
     def rerank():
-        if background is not None:
-            wait_for_stage(background, "rerank")
         return _demo_rerank(rer, train, test, runs["logistic regression"])
 
     step(7, label, f"a linear model fitted to DCG@5 itself on the logistic regression's top {args.rerank_k} per "
                    f"list, kept only if it gains on held-out training folds", rerank)
-    if background is not None:
-        wait_for_stage(background, "table")
     table = metric_table(test.y, test.qid, runs, metrics)
     print(f"\nmeasured on {where} ({len(test)} rows, {test.n_queries} queries); each row is a ranker fitted on "
           f"the train split; higher is better; auc and mauc are per-query means (queries with one class left out: "
@@ -409,31 +397,50 @@ def _demo_rerank(rer, train, test, base_test):
     return rer.predict(test.X, base_test, qid=test.qid)
 
 
-def _demo_compile_ahead() -> None:
-    """What a first demo's child compiles, in the order the demo's steps need it, printing each stage's name
-    once its kernels are in the cache: the λ kernel of steps 5-6 (on one thread, as the demo runs them
-    then), the re-ranker's of step 7 (on 40 training queries, which take the paths all 300 take) and the
-    table's metrics (on the test split: smaller lists would take NumPy paths).  Not the parallel λ kernel:
-    the next run's boosted steps start its compile, as any first fit on threads does."""
+def _demo_data():
+    """The sample, and 40 of its training queries (they take the paths all 300 take)."""
+    from .datasets import load_sample
+
+    train, test = load_sample()
+    return train.take_queries(np.arange(40)), test
+
+
+def _warm_demo_lambda() -> None:
+    from .ranker import LambdaRanker
+
+    few, _ = _demo_data()
+    for objective in ("auc", "mauc"):
+        LambdaRanker(objective=objective, n_estimators=2).fit(few.X, few.y, qid=few.qid)
+
+
+def _warm_demo_rankncg() -> None:
+    from .datasets import load_sample
+    from .rankncg import RankNCG
+
+    train, _ = load_sample()  # all of it: the sums RankNCG picks depend on the pairs per list
+    RankNCG(max_iter=3).fit(train.X, train.y, qid=train.qid)
+
+
+def _warm_demo_rerank() -> None:
     import warnings
 
     from sklearn.linear_model import LogisticRegression
 
-    from .datasets import load_sample
-    from .ranker import LambdaRanker
-
-    train, test = load_sample()
-    few = train.take_queries(np.arange(40))
-    for objective in ("auc", "mauc"):
-        LambdaRanker(objective=objective, n_estimators=2, n_jobs=1).fit(few.X, few.y, qid=few.qid)
-    print("lambda", flush=True)
+    few, _ = _demo_data()
     lr = LogisticRegression(max_iter=1000).fit(few.X, few.y > 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _demo_rerank(_demo_reranker(3, 0.5), few, few, lr.decision_function(few.X))
-    print("rerank", flush=True)
-    metric_table(test.y, test.qid, {"any": lr.decision_function(test.X)}, _split_metrics(DEFAULT_METRICS))
-    print("table", flush=True)
+
+
+def _warm_demo_table() -> None:
+    _, test = _demo_data()
+    metric_table(test.y, test.qid, {"any": test.X[:, 0]}, _split_metrics(DEFAULT_METRICS))
+
+
+#: what a first demo compiles before its steps, in worker processes side by side (longest first)
+_DEMO_PARTS = {"λ objectives": _warm_demo_lambda, "re-ranker": _warm_demo_rerank, "RankNCG": _warm_demo_rankncg,
+               "metrics": _warm_demo_table}
 
 
 _SECOND_STAGES = {"exact": "a linear fit to DCG@5", "logistic": "a logistic regression on the top rows",
@@ -625,16 +632,21 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
         return super()._get_help_string(action)
 
 
+_DEBUG_HELP = "on an error, print the traceback above the one-line message (for a bug report)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``boostrank`` argument parser (nine subcommands)."""
     from . import __version__
 
     parser = argparse.ArgumentParser(prog="boostrank", description=__doc__, formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"boostrank {__version__}")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, text):
         cmd = sub.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+        cmd.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
         cmd.add_argument("--zero-based", choices=["auto", "true", "false"], default="false",
                          help="feature indices of the LETOR files start at 0 (scikit-learn's dump_svmlight_file "
                               "writes them so); auto: when some index is 0")
@@ -646,6 +658,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "instead of compiling (a fresh install: about 40 s on 2 cores, its groups "
                                       "in parallel processes)",
                           formatter_class=_Formatter)
+    warm.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
     warm.add_argument("--only", help="comma list of groups to compile: metrics, trec, objectives, rankncg, mip")
     warm.add_argument("--n-jobs", type=int, default=None,
                       help="processes compiling groups side by side (default: one per CPU, at most one per group)")
@@ -835,7 +848,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"boostrank {args.command}: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - every failure is one line and rc 2, never a traceback
+    except Exception as exc:  # noqa: BLE001 - every failure is one line and rc 2; --debug shows the traceback
+        if getattr(args, "debug", False):
+            import traceback
+
+            traceback.print_exc()
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
         print(f"boostrank {args.command}: error: {kind}{text}", file=sys.stderr)

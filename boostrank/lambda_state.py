@@ -13,7 +13,8 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ._kernels.config import NORM_QUERY, PARALLEL_MIN_ROWS, LambdaSetting
+from ._kernels.config import PARALLEL_MIN_ROWS, LambdaSetting
+from ._kernels.jit import note_first_compile
 from ._kernels.lambdas import (add_anchor, lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables,
                                lambda_ndcg_kernel)
 from ._validation import as_1d_float
@@ -54,7 +55,7 @@ def query_chunks(start: np.ndarray, n_chunks: int) -> np.ndarray:
     return np.unique(np.r_[0, cuts, n_groups]).astype(np.int64)
 
 
-def logistic_auc(state, s, grad, hess, stride, twin=False):
+def logistic_auc(state, s, grad, hess, stride):
     """λ-AUC / λ-MAUC with the logistic link (Welleck eq. 17, 19): the pair sums of :func:`lambda_auc_kernel`."""
     obj = state.objective
     if state.tables is None:  # labels never change: their class layout is computed once
@@ -68,39 +69,15 @@ def logistic_auc(state, s, grad, hess, stride, twin=False):
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
     args = (s, state.labels, state.offsets, setting, state.tables, grad, hess, (state.order, *state.scratch))
     threads = numba.get_num_threads()
-    # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs), and not here
-    # while a child compiles it (_parallel_twin_ready); ``twin``: that child's call, on any thread count
-    if not twin and (threads == 1 or not _parallel_twin_ready()):
+    if threads == 1:  # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs)
         lambda_auc_kernel(*args, (0, state.offsets.shape[0] - 1))
         return
+    # the same λs as the one-thread kernel, which it runs on chunks of queries; compiled here on first use
+    # unless 'boostrank warmup' (or an earlier process) put it in the cache
+    note_first_compile("parallel λ", lambda_auc_kernel_parallel)
     if state.chunks is None or state.chunks[0] != threads:
         state.chunks = (threads, query_chunks(state.tables[0], CHUNKS_PER_THREAD * threads))
     lambda_auc_kernel_parallel(*args, state.chunks[1])
-
-
-def _parallel_twin_ready() -> bool:
-    """May the λ-AUC kernel run on threads now without compiling for seconds in this process?
-
-    On a fresh cache the parallel twin takes seconds to compile (MEASUREMENTS.md, "first compile"), so a
-    first process compiles the one-thread kernel and runs on it while a child interpreter compiles the twin
-    into the cache on the core this one leaves idle (:func:`~boostrank.compiling.twin_ready`); the rounds
-    after the twin is in the cache load it (the same λs: the twin runs the one-thread kernel on chunks of
-    queries).
-    """
-    from .compiling import twin_ready
-
-    return twin_ready(lambda_auc_kernel_parallel, compile_parallel_twin)
-
-
-def compile_parallel_twin() -> None:
-    """What :func:`_parallel_twin_ready`'s child runs: the parallel λ kernel on a tiny data set."""
-    import types
-
-    # the fields the kernel reads of LambdaObjective("auc", pair_fraction=1.0): the types the engines' rounds pass
-    objective = types.SimpleNamespace(sigma=1.0, norm_bits=NORM_QUERY, random_state=0, metric="auc", n_jobs=None)
-    state = LambdaState(objective, np.array([0, 1, 1, 0, 1, 0, 0, 1], dtype=np.int64), np.array([0, 4, 8]), None,
-                        logistic_auc)
-    logistic_auc(state, np.zeros(8), state.grad, state.hess, 1, twin=True)
 
 
 def logistic_ndcg(state, s, grad, hess, stride):

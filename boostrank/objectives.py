@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
+from ._kernels.jit import note_first_compile
 from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
 from ._validation import as_1d_float, as_int_labels, dense_grades
 from ._warnings import warn_user
@@ -150,26 +151,16 @@ def graded_auc_weights(start, cut, grade_weight):
 #: second partner per round (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "stochastic λ")
 PAIR_FRACTION = 0.5
 
-def _note_compile(kernel, seconds=None):
-    """The once-per-process notice, checked on the kernel this data set's λs run through."""
-    from .compiling import note_first_compile
-
-    note_first_compile("λ", kernel, seconds)
-
-
 def _note_kernel(kernel, uniform: bool) -> None:
-    """:func:`_note_compile` for the AUC/MAUC kernel chosen: the pair sums, or the probit series of the pair
-    weight (lists too short for the series take pair sums, compiled beside)."""
+    """The once-per-process compile notice, checked on the AUC/MAUC kernel chosen: the pair sums, or the
+    probit series of the pair weight (lists too short for the series take pair sums, compiled beside)."""
     if kernel is not probit:
-        _note_compile(lambda_auc_kernel)
+        note_first_compile("λ", lambda_auc_kernel)
         return
     from ._kernels.erfc import uniform_series_lambdas
     from ._kernels.lambda_series import _both_sweeps
 
-    if uniform:
-        _note_compile(uniform_series_lambdas)
-    else:  # the swap-weighted series compiles for ~25 s (MEASUREMENTS.md, "first compile")
-        _note_compile(_both_sweeps, 25)
+    note_first_compile("λ", uniform_series_lambdas if uniform else _both_sweeps)
 
 
 #: The λ kernel of each (metric, link); MAUC's λ is AUC's on class ids (Welleck eq. 19).
@@ -363,7 +354,7 @@ class LambdaObjective:
         y = _PREPARE[self.metric](raw, self.threshold)
         weight = _row_weights(weight, y.shape[0])
         if self.metric == "ndcg":
-            _note_compile(lambda_ndcg_kernel)
+            note_first_compile("λ", lambda_ndcg_kernel)
             return LambdaState(self, y, offsets, weight, self._kernel, gain=self._gain(y), n_jobs=n_jobs)
         self._check_two_classes(y, offsets)
         anchor = self._anchor(raw, y, weight)

@@ -10,16 +10,15 @@ on tiny inputs of the types real data has, so an image or a CI cache step can pa
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ._children import child_command
-from .compiling import mark_compiled
 
-__all__ = ["warmup", "WARMUP_GROUPS"]
+__all__ = ["warmup", "warm_in_workers", "WARMUP_GROUPS"]
 
 def _data(n_queries=4, size=12, seed=0):
     rng = np.random.default_rng(seed)
@@ -91,11 +90,7 @@ def _lambda_kernels():
     br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
     one_list = br.LambdaObjective("auc")  # ... writing the engines' float32 buffers
     one_list.bind(long_y).gradients(rng.normal(size=4000), np.float32)
-    # the λ kernel on the engines' threads (LightGBM's default): its parallel twin, here and not in the child
-    # a first objective round starts for it
-    from ._kernels.lambdas import lambda_auc_kernel_parallel
-
-    mark_compiled(lambda_auc_kernel_parallel)
+    # the λ kernel on several threads (n_jobs, or 200 000 rows and more): its parallel form
     obj = br.LambdaObjective("auc", n_jobs=-1)
     obj.bind(y, off).gradients(s)
 
@@ -181,12 +176,28 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
     >>> sorted(seconds)
     ['metrics']
     """
-    from tqdm.auto import tqdm
-
     names = list(WARMUP_GROUPS) if only is None else list(only)
     unknown = [n for n in names if n not in WARMUP_GROUPS]
     if unknown:
         raise ValueError(f"unknown warm-up group(s) {unknown}; choose from {list(WARMUP_GROUPS)}")
+    parts = {p: f"boostrank.precompile:{_PARTS[p].__name__}" for p in _PARTS if p.split(":")[0] in names}
+    seconds = warm_in_workers(parts, n_jobs=n_jobs, progress=progress, desc="compiling kernels")
+    out: dict = {}
+    for part, t in seconds.items():  # a group's parts add up to the group
+        out[part.split(":")[0]] = out.get(part.split(":")[0], 0.0) + t
+    return {name: out[name] for name in names}
+
+
+def warm_in_workers(parts: dict, *, n_jobs: int | None = None, progress: bool = True,
+                    desc: str = "compiling kernels") -> dict:
+    """Run each of ``parts`` (name -> ``"module:function"``, a function of no arguments that calls what needs
+    compiling), longest first, in worker interpreters side by side; a tqdm bar counts the parts.
+
+    The parts' compile notices come from the first part of each group (``name`` before a colon) only.
+    ``n_jobs``: as :func:`warmup`'s; 1 runs the parts in this process.  Returns seconds per part.
+    """
+    from tqdm.auto import tqdm
+
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))
                                or not (n_jobs >= 1 or n_jobs == -1)):
         raise ValueError(f"n_jobs must be a positive number of processes, -1 or None, got {n_jobs!r}")
@@ -194,50 +205,80 @@ def warmup(only: Sequence[str] | None = None, *, progress: bool = True, n_jobs: 
         import joblib
 
         n_jobs = joblib.cpu_count()
-    parts = [p for p in _PARTS if p.split(":")[0] in names]  # longest first: the last to start is a short one
     jobs = min(n_jobs, len(parts))
     seconds = {}
-    if jobs <= 1:
-        with tqdm(names, desc="compiling kernels", unit="group", disable=not progress) as bar:
-            for name in bar:
+    with tqdm(total=len(parts), desc=desc, unit="part", disable=not progress) as bar:
+        if jobs <= 1:
+            import importlib
+
+            for name, target in parts.items():
                 bar.set_postfix_str(name)
-                seconds[name] = _warm_group(name)
-        return seconds
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
-    # child interpreters, not multiprocessing: its spawn start re-runs the caller's script, so a script calling
-    # br.warmup() at top level without a __main__ guard would start workers from its workers
-    with ThreadPoolExecutor(jobs) as pool, \
-            tqdm(total=len(names), desc="compiling kernels", unit="group", disable=not progress) as bar:
-        futures = {pool.submit(_warm_part_in_child, part): part.split(":")[0] for part in parts}
-        left = {name: sum(g == name for g in futures.values()) for name in names}
-        for done in as_completed(futures):
-            group = futures[done]
-            seconds[group] = seconds.get(group, 0.0) + done.result()
-            left[group] -= 1
-            if not left[group]:
-                bar.set_postfix_str(f"{group} done", refresh=False)
+                module, function = target.split(":")
+                t = time.perf_counter()
+                getattr(importlib.import_module(module), function)()
+                seconds[name] = time.perf_counter() - t
                 bar.update(1)
-    return {name: seconds[name] for name in names}
+            return seconds
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        # child interpreters, not multiprocessing: its spawn start re-runs the caller's script, so a script
+        # calling br.warmup() at top level without a __main__ guard would start workers from its workers
+        with ThreadPoolExecutor(jobs) as pool:
+            futures = {pool.submit(_warm_part_in_child, name, target): name for name, target in parts.items()}
+            for done in as_completed(futures):
+                seconds[futures[done]] = done.result()
+                bar.set_postfix_str(f"{futures[done]} done", refresh=False)
+                bar.update(1)
+    return {name: seconds[name] for name in parts}
 
 
-def _warm_part_in_child(part: str) -> float:
-    """One of :data:`_PARTS` in a fresh interpreter (its notices on this process's stderr); its seconds."""
+def _warm_part_in_child(name: str, target: str) -> float:
+    """One part in a fresh interpreter (its notices on this process's stderr); its seconds."""
     import subprocess
 
+    module, function = target.split(":")
     # a group's notice comes from its first part only ("objectives:swap" compiles the λ kernels too)
-    quiet = "_ANNOUNCED.update(COMPILE_SECONDS); " if ":" in part else ""
-    done = subprocess.run(child_command("import time; from boostrank.precompile import _PARTS; from boostrank.compiling import "
-                                         f"_ANNOUNCED, COMPILE_SECONDS; {quiet}t = time.perf_counter(); _PARTS[sys.argv[3]](); "
-                                         "print(time.perf_counter() - t)", part), stdout=subprocess.PIPE, text=True)
+    quiet = "from boostrank._kernels.jit import quiet_notices; quiet_notices(); " if ":" in name else ""
+    done = subprocess.run(child_command(f"import time; from {module} import {function}; {quiet}"
+                                        f"t = time.perf_counter(); {function}(); "
+                                        "print(time.perf_counter() - t)"), stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"warming up {part.split(':')[0]!r} failed in its process (exit code {done.returncode}); "
+        raise RuntimeError(f"warming up {name.split(':')[0]!r} failed in its process (exit code {done.returncode}); "
                            f"its error is above; 'boostrank warmup --n-jobs 1' runs the groups in this process")
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def _warm_group(name: str) -> float:
-    """Seconds to compile (or load) one warm-up group."""
-    t = time.perf_counter()
-    WARMUP_GROUPS[name]()
-    return time.perf_counter() - t
+# ------------------------------------------------------------------ worker processes: the one place boostrank starts
+# Python processes, because a user asked for them (``boostrank warmup``)
+# Runs first in every child: its parent's death kills it (and if the parent is already gone, it stops), and this
+# process's boostrank is importable after the standard library, ahead of site-packages (an installed copy elsewhere
+# would fill another Numba cache: the cache is keyed by the source file's path)
+_PRELUDE = """\
+import os, sys
+parent = int(sys.argv[2])
+if sys.platform.startswith("linux"):
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:
+        pass
+if os.getppid() != parent:
+    sys.exit(1)
+root = sys.argv[1]
+if root not in sys.path:
+    import site
+    sites = {os.path.abspath(p) for p in site.getsitepackages()}
+    first = next((i for i, p in enumerate(sys.path) if p and os.path.abspath(p) in sites), len(sys.path))
+    sys.path.insert(first, root)  # after the standard library, before site-packages' copies
+del os, parent, root
+"""
+
+
+def child_command(code: str, *args: str) -> list:
+    """``python -I -c code *args``: ``code`` runs after :data:`_PRELUDE` and finds ``args`` at ``sys.argv[3:]``."""
+    return [sys.executable, "-I", "-c", _PRELUDE + code, _package_root(), str(os.getpid()), *args]
+
+
+def _package_root() -> str:
+    """The directory this boostrank is imported from."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

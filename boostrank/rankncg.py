@@ -94,7 +94,7 @@ def _note_compile(method: str) -> None:
     """The once-per-process notice, checked on the kernel the fit's gradient runs through (the erfc series
     for ``method="fast"``, which never calls the pair sums: checked on those, a warm demo printed it every run)."""
     from ._kernels.erfc import series_blocks
-    from .compiling import note_first_compile
+    from ._kernels.jit import note_first_compile
 
     note_first_compile("RankNCG", series_blocks if method == "fast" else pair_coefficients)
 

@@ -25,7 +25,7 @@ from typing import Mapping
 import numpy as np
 
 from ._files import write_atomic
-from .compiling import note_first_compile
+from ._kernels.jit import note_first_compile
 from ._kernels import ids as _ki
 from ._kernels import judged as _kj
 from ._kernels.order import sort_within_groups

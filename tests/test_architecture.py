@@ -39,6 +39,45 @@ def test_kernels_import_nothing_of_the_package():
             assert all(t.startswith("boostrank._kernels") for t, _ in imports), mod
 
 
+#: the modules that may start, signal or find processes, or reach into Numba's machinery (issue 71): Numba's
+#: JIT boundary, the MIP solvers' processes, and the warm-up a user asks for
+BOUNDARY = {"boostrank._kernels.jit": {"numba.core"},
+            "boostrank.mip.processes": {"subprocess", "signal", "ctypes", "fcntl", "/proc", "os.kill"},
+            "boostrank.precompile": {"subprocess"}}
+PROCESS_AND_JIT = {"subprocess", "multiprocessing", "ctypes", "signal", "fcntl", "numba.core", "/proc", "os.kill",
+                   "concurrent.futures.ProcessPoolExecutor"}
+
+
+def _uses(tree) -> set:
+    """What a module's code (not its comments or docstrings) reaches of PROCESS_AND_JIT."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found.add(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "/proc/" in node.value:
+            found.add("/proc")
+        elif isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.Constant) and "/proc/" in str(v.value)
+                                                     for v in node.values):
+            found.add("/proc")
+    return {u for u in found if any(u == name or u.startswith(name + ".") for name in PROCESS_AND_JIT)}
+
+
+def test_processes_and_numbas_internals_live_in_their_boundary_modules():
+    """Issue 71: no module but the JIT boundary, the solvers' processes and the warm-up starts, signals or
+    kills a process, scans /proc, calls C through ctypes or imports numba.core."""
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        name = ".".join(p for p in rel.parts if p != "__init__")
+        used = {u.split(".")[0] if u.split(".")[0] in ("subprocess", "multiprocessing", "ctypes", "signal", "fcntl")
+                else u for u in _uses(ast.parse(path.read_text()))}
+        allowed = BOUNDARY.get(name, set())
+        assert {u for u in used if not any(u == a or u.startswith(a + ".") for a in allowed)} == set(), name
+
+
 def test_no_private_name_crosses_a_module():
     for mod, imports in module_imports().items():
         for target, names in imports:

@@ -510,77 +510,15 @@ def test_warmup_fills_an_empty_cache_saying_so_once_and_later_processes_are_sile
     assert warm.returncode == 0 and "compiling" not in warm.stderr, warm.stderr
 
 
-def test_compile_in_background_runs_only_for_a_cold_cache_and_a_spare_core(monkeypatch, tmp_path):
-    """The demo's last step compiles in a child while the first steps run (#47): only when one of its kernels
-    has no cache and this process may use two CPUs; the child runs the named function of the named module."""
-    import joblib
-
-    from boostrank import compiling
-    from boostrank._kernels.metrics import auc_pair_counts
-
-    import platform
-
-    target = platform.python_version  # the child is isolated (#59): it imports the standard library and boostrank
-    monkeypatch.setattr(compiling, "is_cached", lambda kernel: True)
-    assert compiling.compile_in_background(target, [auc_pair_counts]) is None
-    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
-    monkeypatch.setattr(joblib, "cpu_count", lambda: 1)
-    assert compiling.compile_in_background(target, [auc_pair_counts]) is None
-    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    child = compiling.compile_in_background(print, [auc_pair_counts], stages=True)
-    assert child.wait(timeout=120) == 0 and child.stdout.read() == "\n"  # it ran print()
-
-
-def test_wait_for_stage_returns_at_each_announced_stage_and_at_the_childs_end(monkeypatch, tmp_path):
-    """The demo's child prints a line per stage whose kernels are cached; the demo waits for a stage, not
-    for the whole child, remembers stages it read past, and goes on when the child ended (or failed)."""
-    import joblib
-
-    from boostrank import compiling
-    from boostrank._kernels.metrics import auc_pair_counts
-
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("BOOSTRANK_TEST_GATE", str(gate))
-    (tmp_path / "staged.py").write_text(
-        "import os, time\n"
-        "def run():\n"
-        "    print('first', flush=True); print('second', flush=True)\n"
-        "    while not os.path.exists(os.environ['BOOSTRANK_TEST_GATE']):\n"
-        "        time.sleep(0.01)\n"
-        "    print('third', flush=True)\n")
-    import sys
-
-    # the staging, not the isolation (test_outside.py): this child may import the test's module
-    monkeypatch.setattr(compiling, "child_command", lambda code: [
-        sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {code}"])
-    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
-    monkeypatch.setattr(joblib, "cpu_count", lambda: 2)
-    def run():  # the parent names the child's function: staged.run, importable there
-        pass
-    run.__module__, run.__qualname__ = "staged", "run"
-    child = compiling.compile_in_background(run, [auc_pair_counts], stages=True)
-    try:
-        compiling.wait_for_stage(child, "second")
-        compiling.wait_for_stage(child, "first")  # read past already
-        assert child.poll() is None  # waiting for "second" did not wait for the child
-        gate.write_text("go")
-        compiling.wait_for_stage(child, "third")
-        compiling.wait_for_stage(child, "never printed")  # returns when the child ends
-        assert child.wait(timeout=120) == 0
-    finally:
-        child.kill()
-        child.wait()
-
-
 def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     """RankNCG's default (the erfc series past 2 500 pairs per class pair) never calls the pair sums: checked
     on those, a warm demo printed the notice on every run."""
-    from boostrank import compiling
+    from boostrank._kernels import jit
     from boostrank._kernels.erfc import series_blocks
     from boostrank._kernels.rankncg import pair_coefficients
 
     seen = []
-    monkeypatch.setattr(compiling, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
+    monkeypatch.setattr(jit, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
@@ -598,9 +536,10 @@ def test_the_compile_notices_check_a_kernel_each_path_runs(tmp_path):
 
     code = """
 import warnings, numpy as np, boostrank as br
-from boostrank import _validation, compiling
+from boostrank import _validation
+from boostrank._kernels import jit
 checked = {}
-compiling.note_first_compile = lambda what, kernel, seconds=None: checked.setdefault(what, kernel)
+jit.note_first_compile = lambda what, kernel: checked.setdefault(what, kernel)
 rng = np.random.default_rng(0)
 y = rng.integers(0, 3, 60); s = rng.normal(size=60); qid = np.repeat(np.arange(6), 10)
 for name in ("ndcg@10", "map", "p@5", "mcp@5", "mauc", "wmw", "err@10"):  # (small AUCs: NumPy)
@@ -617,7 +556,7 @@ with warnings.catch_warnings():
         assert checked["MIP"].signatures, (kw, checked["MIP"])
 import os, tempfile
 from boostrank import trec
-trec.note_first_compile = compiling.note_first_compile
+trec.note_first_compile = jit.note_first_compile
 folder = tempfile.mkdtemp()
 for name, text in (("qrels", "q 0 d 1\\n"), ("run", "q Q0 d 1 0.5 t\\n")):
     open(os.path.join(folder, name), "w").write(text)
@@ -645,3 +584,16 @@ def test_train_takes_the_anchor(letor_run, tmp_path, capsys):
     assert not np.allclose(preds["0"], preds["3"])
     assert main(["train", "--train", str(data_path), "--out", str(tmp_path / "x.txt"), "--anchor", "-1"]) == 2
     assert "anchor" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_shows_the_traceback_above_the_one_line_error(tmp_path, capsys, where):
+    """Issue 71: every failure is one line and rc 2; --debug (before or after the command) adds the traceback."""
+    argv = ["evaluate", "--qrels", str(tmp_path / "missing"), str(tmp_path / "run")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().endswith(f"No such file or directory: '{tmp_path / 'missing'}'")
+    assert main(["--debug", *argv] if where == "before" else [*argv, "--debug"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):") and "FileNotFoundError" in err
+    assert err.strip().splitlines()[-1].startswith("boostrank evaluate: error:")

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import boostrank as br
 from boostrank.export import vespa_feature
+from boostrank.mip import processes
 
 # ---------------------------------------------------------------- item 1: Vespa names cannot escape
 
@@ -155,7 +156,7 @@ def test_a_cbc_fit_holds_the_lock_on_its_folder_while_it_runs(tmp_path, monkeypa
     def spy(model, path):
         real(model, path)
         folder = os.path.dirname(path)
-        seen["lock"] = solvers._owner_lock(os.path.join(folder, "owner"))
+        seen["lock"] = processes.owner_lock(os.path.join(folder, "owner"))
         seen["cleaned"] = solvers.clean_stale_cbc_folders(str(tmp_path))
 
     monkeypatch.setattr(solvers, "write_mps", spy)

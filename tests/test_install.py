@@ -85,7 +85,7 @@ def test_an_inherited_cache_folder_obeys_the_same_rules(tmp_path, monkeypatch, p
     """Hardening 6 #4: NUMBA_CACHE_DIR was trusted whatever its owner and mode; Numba unpickles its indexes."""
     import numba
 
-    import boostrank._kernels as kernels
+    from boostrank._kernels import jit as kernels
 
     told = tmp_path / "shared" / "numba"
     told.parent.mkdir()
@@ -104,13 +104,13 @@ def test_an_inherited_cache_folder_obeys_the_same_rules(tmp_path, monkeypatch, p
         told.parent.chmod(0o777)
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(told))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(told))
-    monkeypatch.setattr(kernels._tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(kernels.tempfile, "gettempdir", lambda: str(tmp_path))
     if plant is None:
-        assert kernels._ensure_cache_dir() == str(told) and numba.config.CACHE_DIR == str(told)
+        assert kernels.ensure_cache_dir() == str(told) and numba.config.CACHE_DIR == str(told)
         assert stat.S_IMODE(told.stat().st_mode) == 0o700  # made private when absent
         return
     with pytest.warns(RuntimeWarning, match="is not this user's own private folder"):
-        chosen = kernels._ensure_cache_dir()
+        chosen = kernels.ensure_cache_dir()
     assert chosen != str(told) and _fresh(chosen, tmp_path)
     assert numba.config.CACHE_DIR == chosen and os.environ["NUMBA_CACHE_DIR"] == chosen
 

@@ -365,17 +365,23 @@ def test_bad_parameters_and_inputs_raise():
 
 
 @pytest.mark.slow
-def test_time_limited_solve_reports_status_bound_and_gap_honestly():
+@pytest.mark.parametrize("solver", ["cbc", "highs"])
+def test_time_limited_solve_reports_status_bound_and_gap_honestly(solver):
+    """Whatever the clock allowed (a busy machine allows less): the status, bound and gap agree with each other,
+    a fit the clock cut says so unless it proved its optimum, and it never returns less than its start."""
     X, y = br.datasets.make_roc_flexibility(250, random_state=2)
-    for solver in ("cbc", "highs"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = br.MIPRanker(objective="auc", time_limit=1, solver=solver, algorithm="mip").fit(X, y).result_
-        assert res.solver_status in ("feasible", "no solution", "optimal")
-        assert res.status in ("feasible", "optimal")
-        if res.status == "feasible" and res.bound is not None:
-            assert res.gap is not None and res.gap > 0
-        assert res.statistic >= res.logistic_statistic - 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = br.MIPRanker(objective="auc", time_limit=1, solver=solver, algorithm="mip").fit(X, y).result_
+    assert res.solver_status in ("feasible", "no solution", "optimal", None)
+    assert res.status in ("feasible", "optimal")
+    if res.status == "feasible" and res.bound is not None:
+        assert res.gap is not None and res.gap > 0
+    if res.status == "optimal":
+        assert not res.time_limited and (res.gap is None or res.gap <= 1e-4)
+    else:  # one second cannot prove this model: the clock stopped the solver (or the search before it)
+        assert res.time_limited and "time-limited" in res.summary()
+    assert res.statistic >= res.logistic_statistic - 1e-12
 
 
 @pytest.mark.slow
@@ -510,20 +516,18 @@ def test_negative_sample_weight_is_refused():
         br.MIPRanker().fit(X, y, sample_weight=[1, 1, -1, 1, 1, 1])
 
 
-def test_highs_prints_nothing_unless_verbose():
-    """HiGHS printed its banner when constructed, before output_flag could act (#29 item 5)."""
-    script = textwrap.dedent("""
-        import numpy as np, boostrank as br
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(30, 3)); y = (X[:, 0] > 0).astype(int)
-        br.MIPRanker(objective="rank_risk", time_limit=1).fit(X, y)
-        print("done")
-    """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0 and out.stdout.strip() == "done", out.stdout + out.stderr[-500:]
-    verbose = script.replace("time_limit=1", "time_limit=1, verbose=2")
-    out = subprocess.run([sys.executable, "-c", verbose], capture_output=True, text=True, timeout=300)
-    assert "HiGHS" in out.stdout
+def test_highs_prints_nothing_unless_verbose(capfd):
+    """HiGHS printed its banner when constructed, before output_flag could act (#29 item 5): read on the
+    process's file descriptors, where C writes it; no time limit, so HiGHS runs whatever the machine's load."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    br.MIPRanker(objective="rank_risk", max_nodes=50).fit(X, y)
+    print("done")
+    out = capfd.readouterr()
+    assert out.out.strip() == "done" and "HiGHS" not in out.err, out
+    br.MIPRanker(objective="rank_risk", max_nodes=50, verbose=2).fit(X, y)
+    assert "HiGHS" in capfd.readouterr().out
 
 
 @pytest.mark.parametrize("statistic", ["auc", "rank_risk"])

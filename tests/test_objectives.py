@@ -468,10 +468,6 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
 
     from boostrank._kernels.lambdas import lambda_auc_kernel_parallel
 
-    from boostrank import compiling
-
-    # on a fresh cache too: no child compiles it meanwhile
-    monkeypatch.setattr(compiling, "_TWINS", {lambda_auc_kernel_parallel: True})
     y, s, qid = random_ranking(seed, n_queries=40, max_len=30, n_grades=grades, tie_levels=5)
     off = np.r_[offsets_of(qid), len(y)]  # an empty query at the end
     out = {}
@@ -490,50 +486,31 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
     np.testing.assert_array_equal(out[1][3], out[-1][3])
 
 
-def test_a_first_process_runs_the_one_thread_kernel_while_a_child_compiles_the_parallel_one(monkeypatch):
-    """#47: on a fresh cache the parallel λ kernel compiles for 5.4 s, the one-thread kernel for 3.3 s.  A first
-    objective round runs on the one-thread kernel (the same λs, tested above) while one child compiles the
-    twin into the cache; once the child is done the rounds take the twin."""
-    import numba
+def test_a_fit_on_a_fresh_cache_compiles_in_process_and_starts_no_child(tmp_path):
+    """Issue 71: fit never starts a process.  In a fresh interpreter on an empty Numba cache, LambdaRanker().fit
+    and predict (on Numba's threads too) compile their kernels in this process and leave it childless."""
+    import os
+    import subprocess
+    import sys
 
-    from boostrank import compiling, lambda_state
-    from boostrank.threads import numba_threads
-
-    class Child:
-        done = None
-
-        def poll(self):
-            return self.done
-
-    calls, started, child = [], [], Child()
-
-    def fake_twin(*args):
-        calls.append("parallel")
-
-    fake_twin.signatures = []
-    serial = lambda_state.lambda_auc_kernel
-    monkeypatch.setattr(lambda_state, "lambda_auc_kernel_parallel", fake_twin)
-    monkeypatch.setattr(lambda_state, "lambda_auc_kernel", lambda *a: calls.append("serial") or serial(*a))
-    monkeypatch.setattr(compiling, "_TWINS", {})
-    monkeypatch.setattr(compiling, "is_cached", lambda kernel: False)
-    monkeypatch.setattr(compiling, "compile_in_background", lambda target, kernels: started.append(target) or child)
-    y, s, qid = random_ranking(0, n_queries=10, max_len=20, n_grades=2)
-    obj = LambdaObjective("auc", n_jobs=-1)
-    prep = obj.bind(y, np.r_[offsets_of(qid), len(y)])
-    with numba_threads(2) if numba.config.NUMBA_NUM_THREADS > 1 else pytest.skip("Numba has one thread"):
-        for _ in range(2):
-            prep.gradients(s)
-        assert set(calls) == {"serial"} and started == [lambda_state.compile_parallel_twin]
-        child.done = 0
-        calls.clear()
-        prep.gradients(s)
-        prep.gradients(s)
-        assert calls == ["parallel", "parallel"] and len(started) == 1
-        # the child's own target calls the twin itself, starting no child of its own
-        compiling._TWINS.clear()
-        calls.clear()
-        lambda_state.compile_parallel_twin()
-        assert calls == ["parallel"] and len(started) == 1
+    code = """
+import sys
+started = []
+spawns = ("subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system", "os.exec")
+sys.addaudithook(lambda event, args: event.startswith(spawns) and started.append(event))
+import numpy as np, boostrank as br
+data = br.datasets.make_letor(30, random_state=0)
+for n_jobs in (None, 2):
+    model = br.LambdaRanker(n_estimators=3, n_jobs=n_jobs).fit(data.X, data.y, qid=data.qid)
+    model.predict(data.X)
+    br.LambdaObjective("auc", n_jobs=-1).bind(data.y, data.group_offsets).gradients(np.zeros(len(data.y)))
+print(started)
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "[]"  # every way Python starts a process raises an audit event
+    assert "compiling the λ kernels once for this machine" in done.stderr
 
 
 def test_sampled_lambdas_average_to_the_full_lambdas():
@@ -663,14 +640,13 @@ def test_pairs_per_list_counts_pairs_of_differing_labels(kind):
 def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeypatch):
     """The notice looks up the cache of the kernel this data set's λs run through (one long list takes the
     probit series, not the logistic kernel: checking that one printed the notice on every warm run)."""
-    from boostrank import compiling
+    from boostrank import objectives
     from boostrank._kernels.erfc import uniform_series_lambdas
     from boostrank._kernels.lambda_series import _both_sweeps
     from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel
 
     seen = []
-    monkeypatch.setattr(compiling, "note_first_compile",
-                        lambda what, kernel, seconds=None: seen.append((what, kernel)))
+    monkeypatch.setattr(objectives, "note_first_compile", lambda what, kernel: seen.append((what, kernel)))
     rng = np.random.default_rng(0)
     n = 30 if case == "short lists" else 3000
     y = (rng.random(n) < 0.3).astype(float)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import boostrank as br
-from boostrank._children import child_command
+from boostrank.precompile import child_command
 
 # ------------------------------------------------------------------ child processes
 

@@ -147,19 +147,22 @@ def test_degenerate_k_lists_and_ties_have_defined_results(k):
     assert sorted(order.tolist()) == list(range(len(y)))
 
 
-def test_the_whole_fit_keeps_to_its_time_limit():
-    # the gate's 15 exact fits share half the budget and the final fit gets the rest: fixed floors
-    # per fit (0.25 s, and 1 s for the final fit) made a 2 s fit take 4.8 s
+def test_a_fit_cut_by_its_time_limit_says_what_was_cut():
+    """What the clock promises on any machine, busy or idle: a limit too short for the work cuts the gate's
+    fits and the result says so (and that it is not repeatable); without a limit every stage ends by its own
+    count of work and two fits agree.  How close a fit keeps to its limit in seconds is measured in
+    benchmarks/rerank.py ("time limit")."""
     X, y, base, qid = _lists(3, n_lists=9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # a time limit leaves out Numba's compiles: run alone on a fresh cache, the first fit compiles first
-        br.TopKReranker(k=12, time_limit=2).fit(X, y, base_scores=base, qid=qid)
-        t = time.perf_counter()
-        m = br.TopKReranker(k=12, time_limit=2).fit(X, y, base_scores=base, qid=qid)
-        wall = time.perf_counter() - t
-    assert m.result_.status in ("re-ranked", "base order")
-    assert wall < 2 + 0.75 and m.result_.seconds < 2 + 0.75
+        cut = br.TopKReranker(k=12, time_limit=1e-3, max_nodes=0).fit(X, y, base_scores=base, qid=qid)
+        free = [br.TopKReranker(k=12, time_limit=None, max_nodes=0).fit(X, y, base_scores=base, qid=qid)
+                for _ in range(2)]
+    assert cut.result_.status in ("re-ranked", "base order")
+    assert cut.result_.gate_time_limited and not cut.result_.repeatable[0]
+    assert "time-limited" in cut.result_.summary() or "not repeatable" in cut.result_.summary()
+    assert all(m.result_.repeatable[0] and not m.result_.gate_time_limited for m in free)
+    np.testing.assert_array_equal(free[0].rerank(X, base, qid=qid), free[1].rerank(X, base, qid=qid))
 
 
 def test_bad_input_raises():

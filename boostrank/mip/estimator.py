@@ -372,7 +372,7 @@ class MIPRanker(RankingEstimator):
         self
         """
         from .._kernels.rank_sweep import list_pairs
-        from ..compiling import note_first_compile
+        from .._kernels.jit import note_first_compile
 
         note_first_compile("MIP", list_pairs)  # every fit lists its pairs with it (the searches differ)
         settings = self._check_params()

@@ -8,9 +8,13 @@ probit link's linear-time λ lives in :mod:`boostrank.probit`.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Callable
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options, StrOptions, validate_parameter_constraints
 
 from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
 from ._kernels.jit import note_first_compile
@@ -21,7 +25,8 @@ from ._validation import group_offsets as _group_offsets
 from .lambda_state import LambdaState, logistic_auc, logistic_ndcg, probit
 from .queries import list_index
 
-__all__ = ["LambdaObjective", "lambda_gradients", "OBJECTIVE_NAMES", "graded_auc_weights"]
+__all__ = ["LambdaObjective", "lambda_gradients", "OBJECTIVE_NAMES", "PARAMETERS", "Parameter",
+           "graded_auc_weights"]
 
 
 def _labels_auc(y, threshold):
@@ -56,6 +61,67 @@ def _most_pairs(y, offsets):
 
 
 OBJECTIVE_NAMES = tuple(_PREPARE)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of the λ objectives: its default, the metrics that read it, and its constraints
+    (scikit-learn's, checked by :class:`LambdaObjective` and by the estimators that pass it on)."""
+
+    default: object
+    metrics: tuple
+    constraints: list
+
+
+#: Every λ-objective parameter, declared once: :class:`LambdaObjective` checks its arguments against these,
+#: :class:`boostrank.LambdaRanker` (and its Dask form and the CLI) takes the first nine as its own parameters
+#: with the same defaults and constraints, and a value other than the default where the metric does not read it
+#: is refused (it would change nothing).  What each one does: :class:`LambdaObjective`'s docstring.
+PARAMETERS: dict[str, Parameter] = {
+    "sigma": Parameter(1.0, ("auc", "mauc", "ndcg"), [Interval(Real, 0, None, closed="neither")]),
+    "threshold": Parameter(0.0, ("auc",), [Real]),
+    "norm": Parameter(None, ("auc", "mauc", "ndcg"), ["boolean", StrOptions({"query"}), None]),
+    "link": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "logistic", "probit"})]),
+    "method": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "exact", "fast"})]),
+    "grade_weight": Parameter(None, ("auc",), [Interval(Real, 0, None, closed="left"), None]),
+    "pair_weight": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "swap", "uniform"})]),
+    "pair_fraction": Parameter(None, ("auc", "mauc"), [Interval(Real, 0, 1, closed="right"), None]),
+    "anchor": Parameter(None, ("auc", "mauc"), [Interval(Real, 0, None, closed="left"), None]),
+    # the objective's own (an estimator reaches the first two by LightGBM's names, the rest are its own)
+    "truncation_level": Parameter(30, ("ndcg",), [Interval(Real, 1, None, closed="left")]),
+    "label_gain": Parameter(None, ("ndcg",), ["array-like", None]),
+    "anchor_form": Parameter("ordinal", ("auc", "mauc"), [StrOptions({"ordinal", "binary"})]),
+    "eps": Parameter(1e-4, ("auc", "mauc"), [Interval(Real, 0, 1, closed="neither")]),
+    "auto_min_rows": Parameter(AUTO_MIN_ROWS, ("auc", "mauc"), [Interval(Integral, 1, None, closed="left")]),
+    "n_jobs": Parameter(None, ("auc", "mauc", "ndcg"), [Interval(Integral, 1, None, closed="left"),
+                                                          Options(Integral, {-1}), None]),
+    "random_state": Parameter(None, ("auc", "mauc", "ndcg"), [Interval(Integral, 0, 2**63 - 1, closed="both"),
+                                                               None]),
+}
+#: the parameters an estimator takes under their own names
+ESTIMATOR_PARAMETERS = ("sigma", "threshold", "norm", "link", "method", "grade_weight", "pair_weight",
+                        "pair_fraction", "anchor")
+
+
+def check_parameters(metric: str, values: dict, caller: str) -> None:
+    """``values`` (name -> value) against :data:`PARAMETERS`: each within its constraints, and none set away from
+    its default where ``metric`` does not read it (it would change nothing)."""
+    for name, value in values.items():  # scikit-learn's intervals take True for 1
+        if isinstance(value, (bool, np.bool_)) and "boolean" not in PARAMETERS[name].constraints:
+            raise ValueError(f"The {name!r} parameter of {caller} must be a number, not {value!r}")
+    validate_parameter_constraints({name: PARAMETERS[name].constraints for name in values}, values, caller)
+    for name, value in values.items():
+        param = PARAMETERS[name]
+        if metric not in param.metrics and not _is_default(value, param.default):
+            raise ValueError(f"{name}={value!r} would change nothing: objective={metric!r} does not read it (it "
+                             f"acts with {', '.join(map(repr, param.metrics))})")
+
+
+def _is_default(value, default) -> bool:
+    if value is None or default is None:
+        return value is default
+    return isinstance(value, type(default)) and value == default or (
+        _is_real(value) and _is_real(default) and float(value) == float(default))
 
 
 #: link="auto" takes the probit series when the data's pairs of differing labels pass this many per row
@@ -106,7 +172,6 @@ GRADE_WEIGHT = 0.5
 #: cross-validation across the real and calibrated sets (benchmarks/anchor.py; MEASUREMENTS.md, "the anchor");
 #: for λ-MAUC an option: its mean gain there was within noise
 ANCHOR = {"auc": 0.3, "mauc": 0.0, "ndcg": 0.0}
-ANCHOR_FORMS = ("ordinal", "binary")
 
 
 def graded_auc_weights(start, cut, grade_weight):
@@ -294,17 +359,27 @@ class LambdaObjective:
                  n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
                  pair_fraction: float | None = None, random_state: int | None = None, anchor: float | None = None,
                  anchor_form: str = "ordinal"):
+        if metric not in _PREPARE:
+            raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
+        check_parameters(metric, dict(
+            sigma=sigma, threshold=threshold, truncation_level=truncation_level, norm=norm, label_gain=label_gain,
+            link=link, method=method, eps=eps, auto_min_rows=auto_min_rows, n_jobs=n_jobs, grade_weight=grade_weight,
+            pair_weight=pair_weight, pair_fraction=pair_fraction, random_state=random_state, anchor=anchor,
+            anchor_form=anchor_form), "LambdaObjective")
+        for name, value in (("sigma", sigma), ("threshold", threshold), ("anchor", anchor)):
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value!r}")
+        if not float(truncation_level).is_integer():
+            raise ValueError(f"truncation_level must be a whole number, got {truncation_level!r}")
         link = _resolve_link(metric, link, method, norm, grade_weight, pair_fraction)
-        if n_jobs is not None and int(n_jobs) < 1 and int(n_jobs) != -1:
-            raise ValueError(f"n_jobs must be at least 1 (or -1 for all), got {n_jobs!r}")
-        _check_numbers(sigma, truncation_level, threshold)
-        _check_grade_weight(grade_weight, metric, link)
-        self.pair_weight = _check_pair_weight(pair_weight, metric)
-        self.pair_stride = _pair_stride(pair_fraction, metric)
+        if (grade_weight or 0) > 0 and link == "probit":
+            raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")
+        self.pair_weight = pair_weight
+        self.pair_stride = _pair_stride(pair_fraction)
         self.pair_fraction = None if pair_fraction is None else float(pair_fraction)
-        self.random_state = _check_seed(random_state)
-        self.anchor = _check_anchor(anchor, metric)
-        self.anchor_form = _check_anchor_form(anchor_form, metric)
+        self.random_state = 0 if random_state is None else int(random_state)
+        self.anchor = ANCHOR[metric] if anchor is None else float(anchor)
+        self.anchor_form = anchor_form
         #: (thresholds, biases) of the anchor fixed for every bind (a distributed fit's), else None: each bind's own
         self.anchor_base = None
         self.metric = metric
@@ -315,7 +390,7 @@ class LambdaObjective:
         self.threshold = float(threshold)
         # past every list: the whole list (and an int64 in the kernel)
         self.truncation_level = int(min(truncation_level, 2 ** 62))
-        self.norm = _check_norm(norm, metric, link)
+        self.norm = _resolve_norm(norm, metric, link)
         #: ``norm`` as the λ kernels' bits
         self.norm_bits = _NORM_BITS[self.norm]
         self.label_gain = None if label_gain is None else np.asarray(label_gain, dtype=np.float64)
@@ -520,8 +595,9 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
     >>> bool(g[0] < 0 and abs(g.sum()) < 1e-15)
     True
     """
-    if metric == "ndcg" and pair_fraction == 1.0:
-        pair_fraction = None  # λ-NDCG samples no pairs: the exact default is not a setting to refuse
+    if metric == "ndcg":  # λ-NDCG samples no pairs and has no anchor: these defaults are not settings to refuse
+        pair_fraction = None if pair_fraction == 1.0 else pair_fraction
+        anchor = None if anchor == 0.0 else anchor
     obj = LambdaObjective(metric, sigma=sigma, threshold=threshold, truncation_level=truncation_level,
                           norm=norm, label_gain=label_gain, link=link, method=method, eps=eps,
                           grade_weight=grade_weight, pair_weight=pair_weight, pair_fraction=pair_fraction,
@@ -556,31 +632,21 @@ def _row_weights(weight, n):
 _NORM_BITS = {False: 0, True: NORM_SCORE_GAP | NORM_QUERY, "query": NORM_QUERY}
 
 
-def _check_norm(norm, metric: str, link: str):
+def _resolve_norm(norm, metric: str, link: str):
     """``norm`` resolved: True, False or "query"; None is the metric's default with its link."""
     if norm is None:  # the defaults: benchmarks/MEASUREMENTS.md, "per-query norm for AUC"
         return True if metric == "ndcg" else "query" if metric == "auc" and link != "probit" else False
-    if isinstance(norm, str):
-        if norm != "query":
-            raise ValueError(f"norm must be True, False, 'query' or None, got {norm!r}")
-        return norm
-    if not isinstance(norm, (bool, np.bool_, int, np.integer)) or norm not in (0, 1):
-        raise ValueError(f"norm must be True, False, 'query' or None, got {norm!r}")
-    return bool(norm)
+    return norm if isinstance(norm, str) else bool(norm)
 
 
 def _resolve_link(metric, link, method, norm, grade_weight, pair_fraction=None) -> str:
     """The link the settings need (``"auto"`` stays auto when any would do); refuses contradictions."""
-    if link not in ("auto", "logistic", "probit"):
-        raise ValueError(f"link must be 'auto', 'logistic' or 'probit', got {link!r}")
     sampled = pair_fraction is not None and _is_real(pair_fraction) and pair_fraction < 1
     if link == "auto" and (metric == "ndcg" or norm or method == "fast" or (grade_weight or 0) > 0 or sampled):
         link = "probit" if method == "fast" else "logistic"  # what the settings need
     if sampled and link == "probit":
         raise ValueError(f"pair_fraction={pair_fraction!r} needs link='logistic': the probit link's series sums "
                          f"every pair at once")
-    if method not in ("exact", "fast", "auto"):
-        raise ValueError(f"method must be 'exact', 'fast' or 'auto', got {method!r}")
     if method == "fast" and link != "probit":
         raise ValueError(f"method={method!r} needs link='probit' (the series sums erfc, not the logistic)")
     if link == "probit" and metric not in ("auc", "mauc"):
@@ -588,8 +654,6 @@ def _resolve_link(metric, link, method, norm, grade_weight, pair_fraction=None) 
     if link == "probit" and norm:
         raise ValueError(f"norm={norm!r} needs link='logistic': the probit link's erfc series has no per-pair "
                          f"division by the score gap and no per-query rescaling")
-    if metric not in _PREPARE:
-        raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
     return link
 
 
@@ -597,80 +661,16 @@ def _is_real(value, kinds=(int, float, np.number)) -> bool:
     return isinstance(value, kinds) and not isinstance(value, bool)
 
 
-def _check_numbers(sigma, truncation_level, threshold) -> None:
-    """sigma positive and finite, truncation_level a positive integer, threshold finite."""
-    if not _is_real(sigma) or not (sigma > 0 and np.isfinite(sigma)):
-        raise ValueError(f"sigma must be positive and finite (a number), got {sigma!r}")
-    if (not _is_real(truncation_level, (int, np.integer, float)) or not float(truncation_level) >= 1
-            or not float(truncation_level).is_integer()):
-        raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
-    if not _is_real(threshold) or not np.isfinite(threshold):  # NaN made every label irrelevant: a constant model
-        raise ValueError(f"threshold must be finite, got {threshold!r}")
-
-
 #: Largest k of pair_fraction = 1/k (every k-th partner)
 MAX_PAIR_STRIDE = 1024
 
 
-def _check_pair_weight(pair_weight, metric) -> str:
-    """pair_weight: "auto", "swap" or "uniform"; only the AUC and MAUC λ read it."""
-    if pair_weight not in ("auto", "swap", "uniform"):
-        raise ValueError(f"pair_weight must be 'auto', 'swap' or 'uniform', got {pair_weight!r}")
-    if pair_weight != "auto" and metric == "ndcg":
-        raise ValueError("pair_weight is a parameter of metric='auc' and 'mauc' (λ-NDCG weighs pairs by ΔNDCG)")
-    return pair_weight
-
-
-def _pair_stride(pair_fraction, metric) -> int | None:
+def _pair_stride(pair_fraction) -> int | None:
     """k of pair_fraction = 1/k (None stays None: the default for the link); refuses other values."""
     if pair_fraction is None:
         return None
-    if metric == "ndcg":
-        raise ValueError("pair_fraction is a parameter of metric='auc' and 'mauc'")
-    if not _is_real(pair_fraction) or not (0 < pair_fraction <= 1):
-        raise ValueError(f"pair_fraction must be in (0, 1], got {pair_fraction!r}")
     k = round(1.0 / float(pair_fraction))
     if k > MAX_PAIR_STRIDE or abs(k * float(pair_fraction) - 1.0) > 1e-9:
         raise ValueError(f"pair_fraction must be 1/k for a whole k ≤ {MAX_PAIR_STRIDE} (each document meets every "
                          f"k-th partner): 1, 0.5, 1/3, 0.25, ...; got {pair_fraction!r}")
     return k
-
-
-def _check_seed(random_state) -> int:
-    """The pair-sampling seed: None is 0; a non-negative integer below 2**63 otherwise."""
-    if random_state is None:
-        return 0
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
-            or not 0 <= int(random_state) < 2**63:
-        raise ValueError(f"random_state must be None or an integer in [0, 2**63), got {random_state!r}")
-    return int(random_state)
-
-
-def _check_anchor(anchor, metric) -> float:
-    """anchor: None (the metric's default), or a finite number >= 0 that the AUC and MAUC λs read."""
-    if anchor is None:
-        return ANCHOR[metric] if metric in ANCHOR else 0.0
-    if not _is_real(anchor) or not (np.isfinite(anchor) and anchor >= 0):
-        raise ValueError(f"anchor must be a finite number >= 0, got {anchor!r}")
-    if anchor > 0 and metric == "ndcg":
-        raise ValueError("anchor is a parameter of metric='auc' and 'mauc' (λ-NDCG is LightGBM's lambdarank)")
-    return float(anchor)
-
-
-def _check_anchor_form(anchor_form, metric) -> str:
-    if anchor_form not in ANCHOR_FORMS:
-        raise ValueError(f"anchor_form must be one of {list(ANCHOR_FORMS)}, got {anchor_form!r}")
-    return anchor_form
-
-
-def _check_grade_weight(grade_weight, metric, link) -> None:
-    """grade_weight: None (the default for the metric), or a finite number >= 0 that λ-AUC's logistic link reads."""
-    if grade_weight is None:
-        return
-    if not _is_real(grade_weight) or not (np.isfinite(grade_weight) and grade_weight >= 0):
-        raise ValueError(f"grade_weight must be a finite number >= 0, got {grade_weight!r}")
-    if grade_weight > 0 and metric != "auc":
-        raise ValueError(f"grade_weight is a parameter of metric='auc' (MAUC and NDCG weigh grades "
-                         f"themselves), not of {metric!r}")
-    if grade_weight > 0 and link == "probit":
-        raise ValueError("grade_weight > 0 needs link='logistic': the probit series sums two classes")

@@ -26,7 +26,7 @@ from ._validation import as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .eval_metric import EvalMetric
-from .objectives import OBJECTIVE_NAMES, LambdaObjective
+from .objectives import ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters
 from .queries import HOLDOUT_MIN_QUERIES, HOLDOUT_MIN_ROWS, validation_split
 
 #: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
@@ -39,19 +39,8 @@ PARAMS_KEY = "boostrank_params"
 __all__ = ["LambdaRanker"]
 
 DEFAULT_METRIC = {"auc": "auc", "mauc": "mauc"}
-#: LightGBM's names of lambdarank's parameters, honoured by boostrank's objectives on either engine
-LIGHTGBM_OBJECTIVE_PARAMS = {"lambdarank_truncation_level": "truncation_level", "label_gain": "label_gain",
-                             "lambdarank_norm": "norm", "sigmoid": "sigma"}
-#: engine parameters only the engines' own ranking objectives read: with boostrank's they would do nothing
-NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed", "lambdarank_pair_method",
-                      "lambdarank_num_pair_per_sample", "lambdarank_unbiased", "lambdarank_bias_norm",
-                      "ndcg_exp_gain", "lambdarank_score_normalization"}
-#: boostrank's objective parameters, their defaults and the metrics that read them
-OBJECTIVE_PARAMS = {"sigma": (1.0, ("auc", "mauc", "ndcg")), "threshold": (0.0, ("auc",)),
-                    "norm": (None, ("auc", "mauc", "ndcg")), "link": ("auto", ("auc", "mauc")),
-                    "method": ("auto", ("auc", "mauc")), "grade_weight": (None, ("auc",)),
-                    "pair_weight": ("auto", ("auc", "mauc")), "pair_fraction": (None, ("auc", "mauc")),
-                    "anchor": (None, ("auc", "mauc"))}
+
+
 class LambdaRanker(RankingEstimator):
     """Gradient-boosted ranker trained with a λ objective on LightGBM or XGBoost.
 
@@ -177,15 +166,7 @@ class LambdaRanker(RankingEstimator):
         "objective": [str],  # boostrank's or the engine's own: _check_params asks the engine
         "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "sigma": [Interval(Real, 0, None, closed="neither")],
-        "threshold": [Real],
-        "norm": ["boolean", StrOptions({"query"}), None],
-        "link": [StrOptions({"auto", "logistic", "probit"})],
-        "method": [StrOptions({"auto", "exact", "fast"})],
-        "grade_weight": [Interval(Real, 0, None, closed="left"), None],
-        "pair_weight": [StrOptions({"auto", "swap", "uniform"})],
-        "pair_fraction": [Interval(Real, 0, 1, closed="right"), None],
-        "anchor": [Interval(Real, 0, None, closed="left"), None],
+        **{name: PARAMETERS[name].constraints for name in ESTIMATOR_PARAMETERS},  # declared once, there
         "eval_metric": [str, list, tuple, None],
         "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
@@ -271,43 +252,33 @@ class LambdaRanker(RankingEstimator):
 
         A parameter that the chosen objective would not read is refused: it would change nothing.
         """
+        from .engines.lightgbm import NATIVE_ONLY_PARAMS, OBJECTIVE_ALIASES
+
         engine = self._engine_params()
+        own = {name: getattr(self, name) for name in ESTIMATOR_PARAMETERS}
         if self.objective not in OBJECTIVE_NAMES:
-            for name, (default, _) in OBJECTIVE_PARAMS.items():
-                if getattr(self, name) != default:
+            for name, value in own.items():
+                if value != PARAMETERS[name].default:
                     hint = {"sigma": "; LightGBM's lambdarank takes sigmoid", "norm": "; LightGBM's lambdarank "
                             "takes lambdarank_norm"}.get(name, "")
                     raise ValueError(f"{name} is a parameter of boostrank's objectives {list(OBJECTIVE_NAMES)}, "
                                      f"not of {self.objective!r}{hint}")
             return None, engine
-        for name, (default, reads) in OBJECTIVE_PARAMS.items():
-            if getattr(self, name) != default and self.objective not in reads:
-                raise ValueError(f"{name}={getattr(self, name)!r} would change nothing: objective={self.objective!r} "
-                                 f"does not read it (it acts with {', '.join(map(repr, reads))})")
         ignored = sorted(NATIVE_ONLY_PARAMS & set(engine))
         if ignored:
             raise ValueError(f"{', '.join(ignored)} would change nothing: only the engines' own ranking objectives "
                              f"read {'it' if len(ignored) == 1 else 'them'}, not objective={self.objective!r}")
-        kw = {"sigma": self.sigma, "threshold": self.threshold, "norm": self.norm}
-        if self.grade_weight is not None:
-            kw["grade_weight"] = self.grade_weight
-        kw["pair_weight"] = self.pair_weight
-        if self.pair_fraction is not None:
-            kw["pair_fraction"] = self.pair_fraction
-        if self.anchor is not None:
-            kw["anchor"] = self.anchor
-        kw["random_state"] = seed_of(self.random_state)  # the pair sample's seed
-        if self.link != "auto" or self.method != "auto":
-            kw.update(link=self.link, method=self.method)
-        for engine_name, name in LIGHTGBM_OBJECTIVE_PARAMS.items():
+        kw = {name: value for name, value in own.items() if value != PARAMETERS[name].default
+              or name in ("sigma", "threshold", "norm")}
+        for engine_name, name in OBJECTIVE_ALIASES.items():
             if engine_name not in engine:
                 continue
             value = engine.pop(engine_name)
-            if name in OBJECTIVE_PARAMS and getattr(self, name) != OBJECTIVE_PARAMS[name][0]:
+            if name in own and own[name] != PARAMETERS[name].default:
                 raise ValueError(f"{engine_name} is LightGBM's name of {name}; set one of them")
-            if name in ("truncation_level", "label_gain") and self.objective != "ndcg":
-                raise ValueError(f"{engine_name} would change nothing: only objective='ndcg' reads it")
             kw[name] = value
+        check_parameters(self.objective, kw, type(self).__name__)  # a value its objective would not read: refused
+        kw["random_state"] = seed_of(self.random_state)  # the pair sample's seed
         return kw, engine
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, eval_set=None,

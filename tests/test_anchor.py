@@ -98,12 +98,14 @@ def test_the_forms_defaults_and_refusals():
     assert real.anchor[2].shape == (1,)  # more values than grades: the AUC cut alone
     zero_weight = LambdaObjective("auc", anchor=1.0).bind(np.array([1.0, 0, 1, 0]), [0, 2, 4], [0, 1, 0, 1])
     assert zero_weight.anchor is None  # no weight above the cut: no base rate to start from
-    for bad in (-1.0, float("nan"), float("inf"), "1", True):
-        with pytest.raises(ValueError, match="anchor must be a finite number >= 0"):
+    for bad, match in ((-1.0, "must be a float in the range"), (float("nan"), "must be a float in the range"),
+                       (float("inf"), "must be a float in the range"), ("1", "must be a float in the range"),
+                       (True, "must be a number, not True")):
+        with pytest.raises(ValueError, match=match):
             LambdaObjective("auc", anchor=bad)
-    with pytest.raises(ValueError, match="anchor is a parameter of metric='auc' and 'mauc'"):
+    with pytest.raises(ValueError, match="anchor=1.0 would change nothing: objective='ndcg' does not read it"):
         LambdaObjective("ndcg", anchor=1.0)
-    with pytest.raises(ValueError, match="anchor_form must be one of"):
+    with pytest.raises(ValueError, match="'anchor_form' parameter of LambdaObjective must be a str among"):
         LambdaObjective("auc", anchor_form="cumulative")
     assert label_mass([2.0, 0, 2], [1.0, 3.0, 0.5]) == {0.0: 3.0, 2.0: 1.5}
 

@@ -148,8 +148,10 @@ def test_lightgbm_names_of_lambdarank_parameters_act_on_boostrank_ndcg(letor, en
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"objective": "auc", "lambdarank_truncation_level": 3}, "only objective='ndcg' reads it"),
-    ({"objective": "mauc", "label_gain": [0, 1, 3]}, "only objective='ndcg' reads it"),
+    ({"objective": "auc", "lambdarank_truncation_level": 3},
+     "truncation_level=3 would change nothing: objective='auc' does not read it"),
+    ({"objective": "mauc", "label_gain": [0, 1, 3]},
+     r"label_gain=\[0, 1, 3\] would change nothing: objective='mauc' does not read it"),
     ({"objective": "auc", "lambdarank_pair_method": "mean"}, "only the engines' own ranking objectives"),
     ({"objective": "auc", "objective_seed": 3}, "only the engines' own ranking objectives"),
     ({"objective": "ndcg", "sigmoid": 2.0, "sigma": 3.0}, "sigmoid is LightGBM's name of sigma"),

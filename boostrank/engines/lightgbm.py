@@ -49,6 +49,15 @@ def _unpack(a, b, c, d):
 OBJECTIVE_THREADS = None
 
 
+#: LightGBM's names of lambdarank's parameters, honoured by boostrank's objectives on either engine
+OBJECTIVE_ALIASES = {"lambdarank_truncation_level": "truncation_level", "label_gain": "label_gain",
+                     "lambdarank_norm": "norm", "sigmoid": "sigma"}
+#: LightGBM's (and XGBoost's) parameters that only the engines' own ranking objectives read: with boostrank's
+#: objectives they would do nothing
+NATIVE_ONLY_PARAMS = {"lambdarank_position_bias_regularization", "objective_seed", "lambdarank_pair_method",
+                      "lambdarank_num_pair_per_sample", "lambdarank_unbiased", "lambdarank_bias_norm",
+                      "ndcg_exp_gain", "lambdarank_score_normalization"}
+
 #: LightGBM's names of its thread count
 _THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 

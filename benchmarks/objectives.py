@@ -18,7 +18,11 @@ costs 0.55× of lambdarank" comes from).
 The one-list table: a LightGBM round on one list of ``--one-list`` rows (10⁶), ``binary`` against λ-AUC's
 defaults, 30 rounds, default threads.
 
+The MSLR-shaped table (``--mslr-shaped 31000``): seconds per LightGBM round on 31 000 generated lists of 120
+documents with 136 features (MSLR-WEB30K's shape), lambdarank against λ-AUC with and without its anchor.
+
 Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 300] [--quick] [--one-list 1000000]
+                                      [--times-only] [--mslr-shaped 31000]
 """
 
 from __future__ import annotations
@@ -233,6 +237,43 @@ def print_one_list(results, n, rounds, repeat):
           f"({rt['λ-AUC'] / rt['binary']:.2f}x)", flush=True)
 
 
+def mslr_shaped(n_queries: int, docs: int, seed: int = 0):
+    """MSLR-WEB30K's shape: ``n_queries`` lists of ``docs`` documents, 136 features, five grades with MSLR's
+    shares (.52 / .32 / .13 / .02 / .01), a non-linear utility; float32 features (what LightGBM bins)."""
+    rng = np.random.default_rng(seed)
+    n = n_queries * docs
+    X = rng.normal(size=(n, 136)).astype(np.float32)
+    u = X[:, 0] + 0.7 * X[:, 1] * (X[:, 2] > 0) + 0.4 * np.abs(X[:, 3]) + rng.normal(size=n).astype(np.float32)
+    y = np.digitize(u, np.quantile(u, [0.52, 0.84, 0.97, 0.99])).astype(np.float32)
+    return X, y, np.full(n_queries, docs)
+
+
+def print_mslr_shaped(results, n_queries, docs, rounds, repeat):
+    """Seconds per LightGBM round on an MSLR-shaped set: lambdarank, λ-AUC's defaults (with the anchor) and
+    λ-AUC without it; each the best of ``repeat`` runs of ``rounds`` rounds after one round of warm-up, 2 threads."""
+    X, y, sizes = mslr_shaped(n_queries, docs)
+    ds = lgb.Dataset(X, y, group=sizes, free_raw_data=False).construct()
+    methods = {"lambdarank": "lambdarank", "λ-AUC": br.lightgbm_objective("auc"),
+               "λ-AUC anchor=0": br.lightgbm_objective("auc", anchor=0.0)}
+    base = {"num_leaves": 31, "learning_rate": 0.05, "num_threads": 2, "verbose": -1, "seed": 0,
+            "metric": "None", "force_row_wise": True}
+    times = {name: [] for name in methods}
+    for name, obj in methods.items():  # warm-up: the first round compiles and binds
+        lgb.train({**base, "objective": obj}, ds, 1)
+    for _ in range(repeat):
+        for name, obj in methods.items():
+            t = time.perf_counter()
+            lgb.train({**base, "objective": obj}, ds, rounds)
+            times[name].append((time.perf_counter() - t) / rounds)
+    rt = {name: min(v) for name, v in times.items()}
+    results["mslr_shaped"] = {"queries": n_queries, "docs": docs, "rounds": rounds, "seconds_per_round": rt,
+                              "ratio": {name: rt[name] / rt["lambdarank"] for name in rt}}
+    print(f"\nMSLR-shaped: {n_queries} lists of {docs} ({n_queries * docs} rows, 136 features), LightGBM, "
+          f"2 threads, best of {repeat} x {rounds} rounds")
+    for name, secs in rt.items():
+        print(f"  {name:<16} {secs * 1e3:8.1f} ms/round  {secs / rt['lambdarank']:.3f}x lambdarank", flush=True)
+
+
 def evaluate(y, s, q):
     return {m: float(fn(y, s, q)) for m, fn in METRICS.items()}
 
@@ -252,6 +293,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="50 rounds, 1 timing repeat, 2 folds")
     ap.add_argument("--times-only", action="store_true", help="only the round-time table (engine threads 2 and 1)")
     ap.add_argument("--one-list", type=int, default=1_000_000, help="rows of the one-list round table (0: skip)")
+    ap.add_argument("--mslr-shaped", type=int, default=0, metavar="QUERIES",
+                    help="also the round-time table on QUERIES lists of 120 documents (31000: MSLR-WEB30K's size)")
     ap.add_argument("--json", default=str(HERE / "results" / "objectives.json"))
     args = ap.parse_args(argv)
     if args.quick:
@@ -268,6 +311,8 @@ def main(argv=None):
         print_round_times(results, vali, args.rounds, args.repeat)
         if args.one_list:
             print_one_list(results, args.one_list, 30, 2 * args.repeat)
+        if args.mslr_shaped:
+            print_mslr_shaped(results, args.mslr_shaped, 120, 10, args.repeat)
         write_json(args.json, results)
         return
     for engine, objective in METHODS:

@@ -15,8 +15,8 @@ import numpy as np
 
 from ._kernels.config import PARALLEL_MIN_ROWS, LambdaSetting
 from ._kernels.jit import note_first_compile
-from ._kernels.lambdas import (add_anchor, lambda_auc_kernel, lambda_auc_kernel_parallel, lambda_auc_tables,
-                               lambda_ndcg_kernel)
+from ._kernels.lambdas import (add_anchor, add_anchor_parallel, lambda_auc_kernel, lambda_auc_kernel_parallel,
+                               lambda_auc_tables, lambda_ndcg_kernel)
 from ._validation import as_1d_float
 from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
 from .threads import numba_threads
@@ -168,15 +168,7 @@ class LambdaState:
             # as it scatters them: no float64 buffers to fill and copy
             if self.weight is None and self.kernel is probit and self.uniform and self._series_only():
                 grad, hess = out
-        if self.anchor is not None:  # on the engines' scale: a λ of the papers' (scaled=False) gets α / scale
-            alpha, classes, bias = self.anchor
-            alpha = alpha if scaled else alpha / self.hessian_scale()  # (before the λs: it uses their buffers)
-        scale = self._run_kernel(s, grad, hess, scaled)
-        if scale != 1.0:  # in place: grad and hess are this state's own buffers
-            grad *= scale
-            hess *= scale
-        if self.anchor is not None:
-            add_anchor(s, classes, bias, alpha, grad, hess)
+        self._run_kernel(s, grad, hess, scaled)
         if self.weight is not None:
             grad, hess = grad * self.weight, hess * self.weight
         if out is None:
@@ -205,17 +197,28 @@ class LambdaState:
             self.float32 = (np.empty(n, np.float32), np.empty(n, np.float32))
         return self.float32
 
-    def _run_kernel(self, s, grad, hess, scaled) -> float:
-        """The λ kernel on its threads; returns the scale still to apply (the series applies its own)."""
+    def _run_kernel(self, s, grad, hess, scaled) -> None:
+        """The λ kernel on its threads, scaled (``scaled``), then the anchor's log-loss added (on the engines'
+        scale: a λ of the papers' gets α / the scale)."""
         available = numba.get_num_threads()
         threads = self._threads(available)
         with contextlib.nullcontext() if threads == available else numba_threads(threads):
-            scale = self.hessian_scale() if scaled and self.objective.metric != "ndcg" else 1.0
+            needed = (scaled or self.anchor is not None) and self.objective.metric != "ndcg"
+            scale = self.hessian_scale() if needed else 1.0  # (before the λs: it uses their buffers)
             if self.kernel is probit and self.weight is None:  # the series scales its λs as it writes them
-                probit(self, s, grad, hess, self.stride, scale)
-                return 1.0
-            self.kernel(self, s, grad, hess, self.stride)
-        return scale
+                probit(self, s, grad, hess, self.stride, scale if scaled else 1.0)
+            else:
+                self.kernel(self, s, grad, hess, self.stride)
+                if scaled and scale != 1.0:  # in place: grad and hess are this state's own buffers
+                    grad *= scale
+                    hess *= scale
+            if self.anchor is not None:
+                alpha, classes, bias = self.anchor
+                alpha = alpha if scaled else alpha / scale
+                if threads > 1:
+                    add_anchor_parallel(s, classes, bias, alpha, grad, hess, CHUNKS_PER_THREAD * threads)
+                else:
+                    add_anchor(s, classes, bias, alpha, grad, hess)
 
     def hessian_scale(self) -> float:
         """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.

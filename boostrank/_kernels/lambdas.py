@@ -283,6 +283,28 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
 
 
 @njit(cache=True)
+def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi):
+    """Rows ``lo:hi`` of :func:`add_anchor`: σ(s + b_k) = 1 / (1 + e^{−s} e^{−b_k}), one exp per row."""
+    k_count = odds.shape[0]
+    for i in range(lo, hi):
+        e = math.exp(-scores[i])  # inf past s < −709: every p is 0; 0 past s > 745: every p is 1
+        g = 0.0
+        h = 0.0
+        c = classes[i]
+        for k in range(k_count):
+            ec = e * odds[k]
+            if ec == math.inf:
+                p, q = 0.0, 1.0
+            else:
+                d = 1.0 + ec
+                p, q = 1.0 / d, ec / d  # q = 1 − p without cancelling
+            g += p - (1.0 if c > k else 0.0)
+            h += p * q
+        grad[i] += w * g
+        hess[i] += w * h
+
+
+@njit(cache=True)
 def add_anchor(scores, classes, bias, alpha, grad, hess):
     """Add ``alpha`` times the gradient and hessian of a pointwise log-loss to ``grad`` and ``hess``, in place.
 
@@ -297,24 +319,17 @@ def add_anchor(scores, classes, bias, alpha, grad, hess):
     the all-threshold (cumulative-logit) form keeps the grades.  It compares documents
     across queries, which the λs, each query's own, do not (boostrank issue 70).
     """
+    _anchor_rows(scores, classes, np.exp(-bias), alpha / bias.shape[0], grad, hess, 0, scores.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def add_anchor_parallel(scores, classes, bias, alpha, grad, hess, n_chunks):
+    """:func:`add_anchor` on Numba's threads, rows cut into ``n_chunks`` runs (the same sums, row by row)."""
     n = scores.shape[0]
-    k_count = bias.shape[0]
-    w = alpha / k_count
-    for i in range(n):
-        g = 0.0
-        h = 0.0
-        c = classes[i]
-        for k in range(k_count):
-            z = scores[i] + bias[k]
-            if z >= 0.0:  # σ(z) without overflow on either side
-                p = 1.0 / (1.0 + math.exp(-z))
-            else:
-                e = math.exp(z)
-                p = e / (1.0 + e)
-            g += p - (1.0 if c > k else 0.0)
-            h += p * (1.0 - p)
-        grad[i] += w * g
-        hess[i] += w * h
+    odds = np.exp(-bias)
+    w = alpha / bias.shape[0]
+    for c in prange(n_chunks):
+        _anchor_rows(scores, classes, odds, w, grad, hess, c * n // n_chunks, (c + 1) * n // n_chunks)
 
 
 @njit(cache=True)

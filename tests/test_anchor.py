@@ -152,3 +152,28 @@ def test_lambda_ranker_takes_anchor_and_refuses_it_where_it_would_do_nothing(eng
                         anchor=1.0).fit(data.X, data.y, qid=data.qid)
     with pytest.raises(ValueError, match="anchor"):
         br.LambdaRanker(engine=engine, anchor=-1.0).fit(data.X, data.y, qid=data.qid)
+
+
+@pytest.mark.parametrize("n_chunks", [1, 3, 8])
+def test_the_parallel_anchor_adds_the_same_sums(n_chunks):
+    from boostrank._kernels.lambdas import add_anchor_parallel
+
+    rng = np.random.default_rng(n_chunks)
+    for n in (0, 5, 1000):
+        s = rng.normal(scale=3.0, size=n)
+        classes = rng.integers(0, 4, n)
+        bias = rng.normal(size=3)
+        g1, h1 = rng.normal(size=n), rng.random(n)
+        g2, h2 = g1.copy(), h1.copy()
+        add_anchor(s, classes, bias, 0.4, g1, h1)
+        add_anchor_parallel(s, classes, bias, 0.4, g2, h2, n_chunks)
+        np.testing.assert_array_equal(g1, g2)
+        np.testing.assert_array_equal(h1, h2)
+
+
+def test_extreme_scores_give_finite_anchors():
+    s = np.array([-1e308, -800.0, -50.0, 0.0, 50.0, 800.0, 1e308])
+    grad, hess = np.zeros(7), np.zeros(7)
+    add_anchor(s, np.array([1, 1, 1, 0, 0, 0, 0]), np.array([0.5]), 1.0, grad, hess)
+    assert np.isfinite(grad).all() and np.isfinite(hess).all() and (hess >= 0).all()
+    np.testing.assert_allclose(grad[[0, 1, -1]], [-1.0, -1.0, 1.0])  # σ = 0 far below, 1 far above

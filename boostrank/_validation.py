@@ -44,11 +44,16 @@ class RankingData:
         """The validated int64 offsets ``[0, ..., n]``."""
         return self.offsets.offsets
 
+    @property
+    def n_groups(self) -> int:
+        """The number of lists (queries)."""
+        return self.offsets.offsets.shape[0] - 1
+
 
 def predict_groups(estimator, n: int, qid, group, method: str = "predict") -> np.ndarray:
     """Offsets of the lists a fitted ranker scores; without ``qid``/``group``, one list, said aloud
-    when the model was fitted on several lists (its ``_n_groups``) and the lists change the answer."""
-    fitted = getattr(estimator, "_n_groups", 1)
+    when the model was fitted on several lists (its ``n_groups_``) and the lists change the answer."""
+    fitted = getattr(estimator, "n_groups_", 1)
     if qid is None and group is None and n > 1 and fitted > 1:
         warn_user(f"{type(estimator).__name__}.{method} got neither qid nor group, so its {n} rows are ranked as "
                   f"one list, though the model was fitted on {fitted} lists.  Pass qid= (or group=) for several "
@@ -127,23 +132,32 @@ class GroupOffsets:
     round: ``br.ndcg(y, s, GroupOffsets(offsets), k=10)``.
     """
 
-    __slots__ = ("offsets", "checked")
+    __slots__ = ("offsets",)
+    #: offsets :func:`group_offsets` made and validated (:class:`ValidatedGroups`): later checks skip them
+    checked = False
 
     def __init__(self, offsets):
-        self.offsets = offsets
-        #: made by :func:`group_offsets` (int64, validated): later checks skip them
-        self.checked = False
+        object.__setattr__(self, "offsets", offsets)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
 
     def __repr__(self):
-        return f"GroupOffsets({self.offsets!r})"
+        return f"{type(self).__name__}({self.offsets!r})"
 
 
-def trusted(offsets: np.ndarray) -> GroupOffsets:
-    """Offsets that :func:`group_offsets` made (int64, validated), wrapped so that the metrics, objectives and
-    eval hooks they are handed check them no more: a fit validates each data set's groups once."""
-    out = GroupOffsets(offsets)
-    out.checked = True
-    return out
+class ValidatedGroups(GroupOffsets):
+    """Query offsets :func:`group_offsets` made and validated (int64, contiguous, adding up to the rows): the
+    metrics, objectives and eval hooks they are handed check them no more.  Built by :func:`trusted` only."""
+
+    __slots__ = ()
+    checked = True
+
+
+def trusted(offsets: np.ndarray) -> ValidatedGroups:
+    """Offsets that :func:`group_offsets` made (int64, validated), as the type every later stage of a fit trusts:
+    a fit validates each data set's groups once."""
+    return ValidatedGroups(offsets)
 
 
 def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
@@ -208,7 +222,7 @@ def group_offsets(n: int, *, qid=None, group=None, offsets=None) -> np.ndarray:
 
 def _made_here(offsets: GroupOffsets, n: int) -> bool:
     """Offsets :func:`trusted` wrapped (validated once already) for ``n`` rows."""
-    return offsets.checked and offsets.offsets[-1] == n
+    return isinstance(offsets, ValidatedGroups) and offsets.offsets[-1] == n
 
 
 def _offsets_of_qid(qid, n):

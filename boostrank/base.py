@@ -102,7 +102,6 @@ class RankingEstimator(BaseEstimator):
                       f"and pass qid to fit)", OneListWarning)
         offsets = group_offsets(n, qid=qid, group=group)
         weight = None if sample_weight is None else check_sample_weight(sample_weight, offsets, per_query_weights)
-        self._n_groups = offsets.shape[0] - 1  # several lists: score needs their qid
         return RankingData(X, y, trusted(offsets), weight)
 
     def _check_fitted(self) -> None:
@@ -143,7 +142,7 @@ class RankingEstimator(BaseEstimator):
         float
         """
         self._check_fitted()
-        if qid is None and group is None and getattr(self, "_n_groups", 1) > 1:
+        if qid is None and group is None and getattr(self, "n_groups_", 1) > 1:
             raise ValueError(f"score needs qid (or group): the model was trained on several queries.  In "
                              f"GridSearchCV, set sklearn.set_config(enable_metadata_routing=True) and pass qid to "
                              f"fit ({type(self).__name__})")

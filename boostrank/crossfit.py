@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._validation import group_offsets
-from .queries import list_folds, rows_of
+from .queries import list_folds, list_index, rows_of
 
 __all__ = ["cross_fit_scores", "fit_base", "score_base"]
 
@@ -54,9 +54,10 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_li
         Any ranker with ``fit(X, y, qid=...)`` (or ``group=`` sizes, or plain
         ``fit(X, y)``) and ``predict`` / ``decision_function``; cloned per fold.
     X, y : array-like
-    qid : array-like, default=None
-        Contiguous query ids.  Without it, or with one query, the rows are one list:
-        the folds are folds of its rows and each fold's model is fitted on one list.
+    qid : array-like or GroupOffsets, default=None
+        Contiguous query ids, or the validated groups of an estimator's :class:`RankingData`
+        (its ``offsets``).  Without it, or with one query, the rows are one list: the folds are
+        folds of its rows and each fold's model is fitted on one list.
     cv : int, default=5
         Folds over queries (one list: over rows).
     random_state : int, default=0
@@ -85,7 +86,7 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_li
     if cv < 2 or cv > n_units:
         what = "rows of the one list (n_samples = " if one_list else "queries ("
         raise ValueError(f"cv must be between 2 and the number of {what}{n_units}), got {cv}")
-    q = np.zeros(n, dtype=np.int64) if one_list else np.asarray(qid)
+    q = list_index(offsets)  # each row's list: the ids a fold's model is fitted on
     folds = list_folds(n_units, cv, random_state)
     scores = np.empty(n)
     for f in range(cv):

@@ -18,7 +18,7 @@ import pandas as pd
 from ._validation import group_offsets
 from .eval_metric import EvalMetric
 from .objectives import LambdaObjective, label_mass
-from .ranker import ENGINES, LambdaRanker
+from .ranker import DEFAULT_METRIC, ENGINES, LambdaRanker
 
 __all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes"]
 
@@ -315,7 +315,7 @@ class DaskLambdaRanker(LambdaRanker):
         if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(features, dtype=object)
         self._evaluate(client, eval_set or [], eval_qid, [m.name for m in metrics])
-        self._n_groups = 2  # several queries: score needs qid
+        self.n_groups_ = 2  # several queries: score needs qid
         return self
 
     def _check_fit_inputs(self, qid, group, sample_weight, eval_set, eval_qid, eval_group) -> None:
@@ -356,13 +356,8 @@ class DaskLambdaRanker(LambdaRanker):
         if self.early_stopping_rounds and self.evals_result_:
             last = self.evals_result_[f"valid_{len(eval_set) - 1}"][f"br_{metrics[0]}"]
             best = _best_round(last, self.early_stopping_rounds)
-        self.best_iteration_ = best
-        self.n_estimators_ = n_rounds
-        self.objective_ = self.objective
         self.validation_queries_ = None
-        self.feature_importances_ = adapter.importances(booster, self.n_features_in_)
-        at = (best or n_rounds) - 1
-        self.best_score_ = {name: {m: v[at] for m, v in scores.items()} for name, scores in self.evals_result_.items()}
+        self._set_fitted_attributes(best)  # the local estimator's, from the same booster and records
 
     def predict(self, X):
         """Scores of the rows of ``X`` (with the best round if early-stopped); Dask in, Dask out."""
@@ -387,7 +382,7 @@ class DaskLambdaRanker(LambdaRanker):
                 raise ValueError("on Dask, score takes qid (and no group or sample_weight)")
             client = get_client()
             frame, _ = _query_frame(client, X, y, qid)
-            name = metric or {"auc": "auc", "mauc": "mauc"}.get(self.objective, "ndcg@10")
+            name = metric or DEFAULT_METRIC.get(self.objective, "ndcg@10")
             EvalMetric(name)  # an unknown name is refused here, not on every worker
             parts = client.compute([_delayed(_final_metric)(p, self, name) for p in frame.to_delayed()], sync=True)
             total, count = np.sum(parts, axis=0)

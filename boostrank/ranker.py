@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 
 from ._files import check_out
 from .engines import ENGINES
-from ._validation import as_1d_float, check_features, group_offsets, trusted
+from ._validation import RankingData, as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .eval_metric import EvalMetric
@@ -310,7 +310,7 @@ class LambdaRanker(RankingEstimator):
         adapter, metrics, objective_kw, engine_params = self._check_params()
         data = self._ranking_data(X, y, qid, group, sample_weight, features=lambda X: check_features(self, X, True),
                                   per_query_weights=adapter.PER_QUERY_WEIGHTS)
-        X, y, offsets, sample_weight = data.X, data.y, data.starts, data.sample_weight
+        self.n_groups_ = data.n_groups  # several lists: score and predict want their qid
         objective = None
         if objective_kw is not None:  # its parameters are checked here, not in an engine callback
             objective = LambdaObjective(self.objective, **objective_kw)
@@ -319,15 +319,15 @@ class LambdaRanker(RankingEstimator):
             ye = as_1d_float(ye, f"eval_set[{k}] y")
             off = group_offsets(ye.shape[0], qid=None if eval_qid is None else eval_qid[k],
                                 group=None if eval_group is None else eval_group[k])
-            evals.append((f"valid_{k}", check_features(self, Xe, reset=False), ye, off))
+            evals.append((f"valid_{k}", RankingData(check_features(self, Xe, reset=False), ye, trusted(off))))
         self.validation_queries_ = None
         if not evals and self.early_stopping_rounds and self.validation_fraction is not None:
-            split = validation_split(offsets, float(self.validation_fraction), self.random_state)
+            split = validation_split(data.starts, float(self.validation_fraction), self.random_state)
             if split is not None:
-                X, y, offsets, sample_weight, evals = self._hold_out(X, y, offsets, sample_weight, split)
+                data, evals = self._hold_out(data, split)
         if self.early_stopping_rounds and not evals:
             why = ("validation_fraction=None and no eval_set" if self.validation_fraction is None else
-                   f"{offsets.shape[0] - 1} queries are too few to hold any out (at least {HOLDOUT_MIN_QUERIES}; "
+                   f"{data.n_groups} queries are too few to hold any out (at least {HOLDOUT_MIN_QUERIES}; "
                    f"one list: {HOLDOUT_MIN_ROWS} rows)")
             warnings.warn(f"early_stopping_rounds={self.early_stopping_rounds} cannot act: {why}, so all "
                           f"{self.n_estimators} rounds are trained.  Pass eval_set= to stop early", UserWarning,
@@ -335,8 +335,8 @@ class LambdaRanker(RankingEstimator):
         if objective is None:
             objective = self.objective  # the engine's own
         else:  # y bound once, as the engine holds it (float32): the gradients are those of the engine's own labels
-            objective = objective.bind(adapter.held_labels(y), trusted(offsets),
-                                       adapter.row_weights(sample_weight, offsets),
+            objective = objective.bind(adapter.held_labels(data.y), data.offsets,
+                                       adapter.row_weights(data.sample_weight, data.starts),
                                        n_jobs=adapter.objective_threads(self.n_jobs))
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs,
                                            log=int(self.verbose) >= 2), **engine_params}
@@ -344,36 +344,38 @@ class LambdaRanker(RankingEstimator):
         with tqdm(total=self.n_estimators, unit="round", desc="boosting",
                   disable=None if int(self.verbose) >= 1 else True) as bar:
             self.booster_, self.evals_result_, best = adapter.train_ranker(
-                X, y, offsets, objective=objective, params=params, n_estimators=self.n_estimators,
-                sample_weight=sample_weight, evals=evals, metrics=metrics,
-                early_stopping_rounds=self.early_stopping_rounds,
+                data, objective=objective, params=params, n_estimators=self.n_estimators, evals=evals,
+                metrics=metrics, early_stopping_rounds=self.early_stopping_rounds,
                 progress=(lambda text: bar.update(1) or bar.set_postfix_str(text, refresh=False))
                 if self.verbose else None)
-        self._set_fitted_attributes(best)
+        self._set_fitted_attributes(adapter.best_iteration(best))
         return self
 
-    def _set_fitted_attributes(self, best):
-        """What ``LGBMRanker`` users reach for, counted the same way on both engines."""
+    def _set_fitted_attributes(self, best_iteration):
+        """What ``LGBMRanker`` users reach for, counted the same way on both engines (and on Dask):
+        ``best_iteration_`` (from 1, None without early stopping) and what follows from the booster."""
         booster, adapter = self.booster_, ENGINES[self.engine]
         self.n_estimators_ = adapter.n_rounds(booster)
-        self.best_iteration_ = adapter.best_iteration(best)
+        self.best_iteration_ = best_iteration
         self.feature_importances_ = adapter.importances(booster, self.n_features_in_)
         self.objective_ = self.objective
         at = (self.best_iteration_ or self.n_estimators_) - 1
         self.best_score_ = {name: {metric: values[min(at, len(values) - 1)] for metric, values in scores.items()}
                             for name, scores in self.evals_result_.items()}
 
-    def _hold_out(self, X, y, offsets, sample_weight, split):
-        """Training data without the held-out rows, and the held-out rows as the eval set."""
+    def _hold_out(self, data, split):
+        """The training data without the held-out queries, and those queries as the eval set."""
         train_rows, train_off, valid_rows, valid_off, held_q = split
         self.validation_queries_ = held_q
-        if sample_weight is not None:  # per row, or (XGBoost) per query
-            if sample_weight.shape[0] == y.shape[0]:
-                sample_weight = sample_weight[train_rows]
+        weight = data.sample_weight
+        if weight is not None:  # per row, or (XGBoost) per query
+            if weight.shape[0] == data.y.shape[0]:
+                weight = weight[train_rows]
             elif held_q is not None:
-                sample_weight = sample_weight[~held_q]
-        evals = [("valid_0", _safe_indexing(X, valid_rows), y[valid_rows], valid_off)]
-        return _safe_indexing(X, train_rows), y[train_rows], train_off, sample_weight, evals
+                weight = weight[~held_q]
+        valid = RankingData(_safe_indexing(data.X, valid_rows), data.y[valid_rows], trusted(valid_off))
+        train = RankingData(_safe_indexing(data.X, train_rows), data.y[train_rows], trusted(train_off), weight)
+        return train, [("valid_0", valid)]
 
     def predict(self, X):
         """Ranking scores (higher is better) of the rows of ``X``, with the best round if early-stopped."""
@@ -417,7 +419,7 @@ class LambdaRanker(RankingEstimator):
         params = {k: v for k, v in self.get_params(deep=False).items()
                   if v is None or isinstance(v, (str, bool, int)) or (isinstance(v, float) and math.isfinite(v))}
         return {"params": params, "objective_": getattr(self, "objective_", None),
-                "n_groups": int(getattr(self, "_n_groups", 1))}
+                "n_groups": int(getattr(self, "n_groups_", 1))}
 
     def _restore_params(self, text, path) -> None:
         """Parameters saved by :meth:`save_model`; a file without them leaves ``objective_`` None."""
@@ -438,7 +440,7 @@ class LambdaRanker(RankingEstimator):
             raise ValueError(f"{path}: damaged model file: its {PARAMS_KEY} entry is not what save_model "
                              f"writes") from None
         self.objective_ = objective
-        self._n_groups = n_groups
+        self.n_groups_ = n_groups
 
     @classmethod
     def load_model(cls, path, engine: str = "lightgbm") -> "LambdaRanker":

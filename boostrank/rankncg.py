@@ -295,6 +295,7 @@ class RankNCG(RankingEstimator):
         data = self._ranking_data(X, y, qid, group, features=lambda X: validate_data(
             self, X, accept_sparse="csr", dtype=np.float64))
         X = data.X
+        self.n_groups_ = data.n_groups  # several lists: score and predict want their qid
         largest = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
         if largest > MAX_FEATURE:  # squared in the line search and the Gram terms: inf, then coef_ = 0
             raise ValueError(f"features reach {largest:.3g}; RankNCG squares them (past {MAX_FEATURE:.0e} that "
@@ -396,7 +397,7 @@ class RankNCG(RankingEstimator):
             params["graph"] = np.asarray(params["graph"]).tolist()
         doc = {"boostrank_model": "RankNCG", "format_version": 1, "params": params,
                "coef": self.coef_.tolist(), "offset": self._offset, "classes": self.classes_.tolist(),
-               "n_iter": self.n_iter_, "n_pairs": self.n_pairs_, "n_groups": int(getattr(self, "_n_groups", 1))}
+               "n_iter": self.n_iter_, "n_pairs": self.n_pairs_, "n_groups": int(getattr(self, "n_groups_", 1))}
         Path(path).write_text(json.dumps(doc, indent=1))
 
     @classmethod
@@ -415,7 +416,7 @@ class RankNCG(RankingEstimator):
             model.classes_ = np.asarray(doc["classes"])
             model.n_iter_ = int(doc["n_iter"])
             model.n_pairs_ = int(doc["n_pairs"])
-            model._n_groups = max(1, int(doc.get("n_groups", 1)))
+            model.n_groups_ = max(1, int(doc.get("n_groups", 1)))
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{path}: damaged RankNCG model file: {exc}") from None
         if model.coef_.ndim != 1 or model.coef_.size == 0 or not np.isfinite(model.coef_).all() \

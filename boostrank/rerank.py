@@ -463,22 +463,21 @@ class TopKReranker(RankingEstimator):
         """Validated inputs and the base scores: given, or cross-fitted by ``base_estimator``."""
         data = self._ranking_data(X, y, qid, group, features=lambda X: check_array(X, dtype=np.float64))
         X, y, offsets = data.X, data.y, data.starts
+        self.n_groups_ = data.n_groups  # several lists: score and predict want their qid
         n, d = X.shape
-        if qid is None and group is not None:
-            qid = list_index(offsets)
         self.n_features_in_ = d
         self.base_estimator_ = None
         if base_scores is None:
             if self.base_estimator is None:
                 raise ValueError("pass base_scores or set base_estimator (cross-fitted over queries)")
-            base, _ = cross_fit_scores(self.base_estimator, X, y, qid, cv=self.cv,
+            base, _ = cross_fit_scores(self.base_estimator, X, y, data.offsets, cv=self.cv,
                                        random_state=seed_of(self.random_state))
         else:
             base = as_1d_float(base_scores, "base_scores")
             if base.shape[0] != n:
                 raise ValueError(f"X has {n} rows but base_scores has {base.shape[0]}")
         if self.base_estimator is not None:
-            self.base_estimator_ = fit_base(clone(self.base_estimator), X, y, qid)
+            self.base_estimator_ = fit_base(clone(self.base_estimator), X, y, list_index(offsets))
         self.ranker_ = None
         self.fallback_ = "base order"
         self.coef_ = np.r_[np.zeros(d), 1.0] if self.include_base else np.zeros(d)

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from .._validation import group_offsets, trusted
+from .._validation import group_offsets
 from ..eval_metric import EvalMetric, bound_metric
 from ..lambda_state import LambdaState
 from ..objectives import LambdaObjective
@@ -225,25 +225,22 @@ def _check_native_labels(objective, y, params) -> None:
                          f"(boostrank's λ-NDCG, gains up to grade 60) or 'mauc'")
 
 
-def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
+def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), metrics=(),
+                 early_stopping_rounds=None, progress=None):
     """Train a LightGBM ranker on query groups with a boostrank or native objective.
 
     Parameters
     ----------
-    X : array-like, sparse matrix or pandas DataFrame
-        DataFrames keep their column names and categorical columns (LightGBM's own rules).
-    y : ndarray
-    offsets : ndarray of int64
-        Query offsets (:func:`boostrank._validation.group_offsets`).
+    data : RankingData
+        The fit's validated data (:class:`boostrank._validation.RankingData`): features (DataFrames keep
+        their column names and categorical columns, LightGBM's own rules), labels, query groups and one
+        weight per row.
     objective : str or LambdaState
         A boostrank objective bound to ``y`` (:meth:`LambdaObjective.bind`), or one of :data:`NATIVE_OBJECTIVES`.
     params : dict
         LightGBM parameters (checked by :func:`check_params`).
     n_estimators : int
-    sample_weight : array-like, default=None
-        One weight per row.
-    evals : sequence of (name, X, y, offsets)
+    evals : sequence of (name, RankingData)
     metrics : sequence of EvalMetric
         Evaluated on ``evals``; the first drives early stopping.
     early_stopping_rounds : int, default=None
@@ -259,13 +256,13 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     import lightgbm as lgb
 
     check_params(params)
-    _check_native_labels(objective, y, params)
+    _check_native_labels(objective, data.y, params)
     # without the pre-filter a set too small for min_data_in_leaf trains constant trees instead of
     # failing "num_features() > 0" when LightGBM swaps in the callable objective
-    train = lgb.Dataset(X, y, group=np.diff(offsets), weight=sample_weight, free_raw_data=False,
+    train = lgb.Dataset(data.X, data.y, group=np.diff(data.starts), weight=data.sample_weight, free_raw_data=False,
                         params={"feature_pre_filter": False})
-    valid = [lgb.Dataset(Xe, ye, group=np.diff(oe), reference=train, params={"feature_pre_filter": False})
-             for _, Xe, ye, oe in evals]
+    valid = [lgb.Dataset(e.X, e.y, group=np.diff(e.starts), reference=train, params={"feature_pre_filter": False})
+             for _, e in evals]
     base = {"verbose": -1, "metric": "None", "objective": _fobj(objective)}
     record: dict = {}
     callbacks = [lgb.record_evaluation(record)]
@@ -296,7 +293,7 @@ def _feval(valid, evals, metrics):
     """One ``feval`` for every eval set, the metrics bound to each set's labels once."""
     if not valid:
         return None
-    bound = [[m.bind(ye, trusted(oe)) for m in metrics] for _, _, ye, oe in evals]
+    bound = [[m.bind(e.y, e.offsets) for m in metrics] for _, e in evals]
 
     def feval(preds, eval_data):
         k = next(i for i, d in enumerate(valid) if d is eval_data)

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import group_offsets, trusted
+from .._validation import group_offsets
 from ..eval_metric import EvalMetric, bound_metric
 from ..lambda_state import LambdaState
 from ..objectives import OBJECTIVE_NAMES, LambdaObjective
@@ -246,13 +246,13 @@ def _check_float32_range(X) -> None:
                          f"features or use engine='lightgbm'")
 
 
-def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, sample_weight=None,
-                 evals=(), metrics=(), early_stopping_rounds=None, progress=None):
+def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), metrics=(),
+                 early_stopping_rounds=None, progress=None):
     """Train an XGBoost ranker on query groups with a boostrank or native objective.
 
-    Parameters are those of :func:`boostrank.lightgbm.train_ranker`, except that
-    ``sample_weight`` is one per query (or per row, constant within each query) and
-    DataFrames go in with ``enable_categorical=True`` (``tree_method="hist"``).
+    Parameters are those of :func:`boostrank.engines.lightgbm.train_ranker`, except that the data's
+    ``sample_weight`` is one per query (or per row, constant within each query) and DataFrames go in
+    with ``enable_categorical=True`` (``tree_method="hist"``).
 
     Returns
     -------
@@ -262,12 +262,12 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     """
     xgb = import_xgboost()
 
-    def dmatrix(Xm, ym, off, weight=None):
-        _check_float32_range(Xm)
-        d = xgb.DMatrix(Xm, ym, enable_categorical=True)
-        d.set_group(np.diff(off))
-        if weight is not None:
-            d.set_weight(query_weights(weight, off))
+    def dmatrix(part):
+        _check_float32_range(part.X)
+        d = xgb.DMatrix(part.X, part.y, enable_categorical=True)
+        d.set_group(np.diff(part.starts))
+        if part.sample_weight is not None:
+            d.set_weight(query_weights(part.sample_weight, part.starts))
         return d
 
     custom = isinstance(objective, LambdaState)
@@ -275,9 +275,9 @@ def train_ranker(X, y, offsets, *, objective, params: dict, n_estimators: int, s
     if evals:
         full["disable_default_eval_metric"] = 1
     check_params(full)
-    train = dmatrix(X, y, offsets, sample_weight)
-    watch = [(dmatrix(Xe, ye, oe), name) for name, Xe, ye, oe in evals]
-    bound = [[m.bind(ye, trusted(oe)) for m in metrics] for _, _, ye, oe in evals]
+    train = dmatrix(data)
+    watch = [(dmatrix(e), name) for name, e in evals]
+    bound = [[m.bind(e.y, e.offsets) for m in metrics] for _, e in evals]
 
     def custom_metric(predt, dmat):  # the metrics bound to each eval set's labels once
         k = next(i for i, (d, _) in enumerate(watch) if d is dmat)

@@ -435,6 +435,7 @@ class MIPRanker(RankingEstimator):
         data = self._ranking_data(X, y, qid, group, sample_weight,
                                   features=lambda X: check_array(X, dtype=np.float64, ensure_min_samples=1))
         X, y, offsets = data.X, data.y, data.starts
+        self.n_groups_ = data.n_groups  # several lists: score and predict want their qid
         n, d = X.shape
         sw = np.ones(n) if data.sample_weight is None else data.sample_weight
         if self._objective == "rank_risk" and np.any(sw != np.round(sw)):

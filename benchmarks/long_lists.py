@@ -38,7 +38,7 @@ import xgboost as xgb
 import boostrank as br
 
 from _common import pyplot, save_figure, write_json
-from boostrank.objectives import LambdaObjective
+from boostrank.objectives.objective import LambdaObjective
 
 HERE = Path(__file__).resolve().parent
 

@@ -42,7 +42,7 @@ try:
     from boostrank._kernels.order import ascending_pessimistic_into, index_dtype
 except ImportError:  # a checkout from before the orders moved to _kernels/order.py
     from boostrank._kernels.lambda_series import ascending_pessimistic_into, index_dtype
-from boostrank.objectives import LambdaObjective
+from boostrank.objectives.objective import LambdaObjective
 from boostrank.erfc import erfc_sum
 
 def median(f):

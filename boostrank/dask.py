@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import group_offsets
-from .eval_metric import EvalMetric
-from .objectives import LambdaObjective, label_mass
+from .objectives.eval_metric import EvalMetric
+from .objectives.objective import LambdaObjective, label_mass
 from .ranker import DEFAULT_METRIC, ENGINES, LambdaRanker
 
 __all__ = ["DaskLambdaRanker", "partition_by_query", "group_sizes"]

@@ -25,8 +25,8 @@ from .engines import ENGINES
 from ._validation import RankingData, as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
-from .eval_metric import EvalMetric
-from .objectives import ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters
+from .objectives.eval_metric import EvalMetric
+from .objectives.objective import ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters
 from .queries import HOLDOUT_MIN_QUERIES, HOLDOUT_MIN_ROWS, validation_split
 
 #: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
@@ -86,7 +86,7 @@ class LambdaRanker(RankingEstimator):
         default per objective (see :class:`boostrank.LambdaObjective`); 0: the λs alone.
     link, method : str, default="auto", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
-        erfc-series λ (:mod:`boostrank.probit`) on lists of 128 rows or more and exact pair
+        erfc-series λ (:mod:`boostrank.objectives.probit`) on lists of 128 rows or more and exact pair
         sums on shorter ones (``method="auto"``); ``"fast"`` or ``"exact"`` force one.
         ``link="auto"``: the logistic link on learning-to-rank lists, the probit link when
         the data holds over 100 pairs of differing labels per row (one long list), where

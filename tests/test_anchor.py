@@ -6,7 +6,7 @@ import pytest
 
 import boostrank as br
 from boostrank._kernels.lambdas import add_anchor
-from boostrank.objectives import LambdaObjective, label_mass
+from boostrank.objectives.objective import LambdaObjective, label_mass
 
 from . import reference as ref
 from .conftest import random_ranking

@@ -86,7 +86,7 @@ def test_no_private_name_crosses_a_module():
 
 
 def test_boosting_modules_do_not_lean_on_the_linear_ranker():
-    boosting = {"boostrank.objectives", "boostrank.probit", "boostrank.engines.lightgbm", "boostrank.engines.xgboost",
+    boosting = {"boostrank.objectives.objective", "boostrank.objectives.probit", "boostrank.engines.lightgbm", "boostrank.engines.xgboost",
                 "boostrank.ranker", "boostrank.dask"}
     for mod, imports in module_imports().items():
         if mod in boosting:

@@ -308,7 +308,7 @@ def test_filters_that_empty_partitions_train_or_say_why(client, frame, seed):
 def test_every_worker_anchors_to_the_base_rates_of_all_the_data(client, frame, objective, monkeypatch):
     """Issue 70: the anchor starts from the logit of the base rate; each worker's own would differ."""
     from boostrank.engines import lightgbm as engine
-    from boostrank.objectives import LambdaObjective
+    from boostrank.objectives.objective import LambdaObjective
 
     frame = frame.sort_values("qid").reset_index(drop=True)
     frame["label"] = np.where(frame["qid"] < frame["qid"].median(), frame["label"] > 0, frame["label"])  # rates differ

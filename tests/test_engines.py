@@ -290,7 +290,7 @@ def test_a_lightgbm_model_with_our_objective_converts_to_onnx(tmp_path):
 
 def _spy_threads(monkeypatch):
     """The λ kernels' thread counts the states bound in a run ask for."""
-    from boostrank.lambda_state import LambdaState
+    from boostrank.objectives.state import LambdaState
 
     seen = set()
     real = LambdaState._threads
@@ -336,7 +336,9 @@ def test_the_objective_follows_lightgbms_thread_count_when_one_is_set(monkeypatc
 
 def _count_checks(monkeypatch):
     """Calls of the group validation (each data set's groups) and of the objective's and metrics' binds."""
-    from boostrank import _validation, eval_metric, objectives
+    from boostrank import _validation
+    from boostrank.objectives import eval_metric
+    from boostrank.objectives import objective as objectives
 
     calls = {"groups": 0, "objective": 0, "metric": 0}
 
@@ -350,8 +352,8 @@ def _count_checks(monkeypatch):
         monkeypatch.setattr(owner, name, spy)
 
     real = _validation.group_offsets
-    for module in ("_validation", "base", "ranker", "eval_metric", "objectives", "dask", "metrics", "engines.lightgbm",
-                   "engines.xgboost"):
+    for module in ("_validation", "base", "ranker", "objectives.eval_metric", "objectives.objective", "dask", "metrics",
+                   "engines.lightgbm", "engines.xgboost"):
         import importlib
 
         mod = importlib.import_module(f"boostrank.{module}")

@@ -205,7 +205,7 @@ def test_zero_conjugate_gradient_iterations_are_refused(max_iter, tmp_path, caps
 @pytest.mark.parametrize("method", ["exact", "fast"])
 def test_a_huge_grade_in_the_probit_lambda_is_its_rank_among_the_grades(method):
     """Hardening #22: a grade of 10**9 made the probit kernels allocate 7.45 GiB."""
-    from boostrank.probit import lambda_auc_probit
+    from boostrank.objectives.probit import lambda_auc_probit
 
     s = np.random.default_rng(0).normal(size=7)
     offsets = np.array([0, 4, 7])

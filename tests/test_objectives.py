@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import boostrank as br
-from boostrank.objectives import LambdaObjective
+from boostrank.objectives.objective import LambdaObjective
 
 from . import reference as ref
 from .conftest import random_ranking
@@ -308,7 +308,7 @@ def test_a_list_with_too_many_pairs_for_the_logistic_link_warns_and_names_probit
     λ-NDCG stay quiet."""
     import warnings
 
-    from boostrank.objectives import LOGISTIC_WARN_PAIRS
+    from boostrank.objectives.objective import LOGISTIC_WARN_PAIRS
 
     rng = np.random.default_rng(0)
     n = 2 * int(np.sqrt(LOGISTIC_WARN_PAIRS)) + 2  # half of each class: n²/4 pairs, just past the limit
@@ -417,7 +417,7 @@ def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
     """#47 item 6: it printed twice (the fit's check and the engine's callback) at internal lines."""
     import warnings
 
-    import boostrank.objectives as objectives
+    import boostrank.objectives.objective as objectives
 
     monkeypatch.setattr(objectives, "LOGISTIC_WARN_PAIRS", 10**6)
     rng = np.random.default_rng(0)
@@ -439,7 +439,7 @@ def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
 def test_sampled_lambdas_match_the_stride_reference(seed, metric, grades, stride, uniform):
     """Each call of the objective draws its pairs from round_seed(random_state, call): every k-th partner of a
     lower class from a hashed offset, weighted k — the reference recounts ΔM and keeps the same pairs."""
-    from boostrank.lambda_state import round_seed
+    from boostrank.objectives.state import round_seed
 
     y, s, qid = random_ranking(seed, n_queries=6, max_len=14, n_grades=grades, tie_levels=4)
     off = offsets_of(qid)
@@ -626,7 +626,7 @@ def test_pair_settings_are_refused_for_ndcg():
 def test_pairs_per_list_counts_pairs_of_differing_labels(kind):
     """What link="auto" decides on: small integer grades counted without a sort, anything else through
     np.unique, both against the pair-by-pair count (empty and one-row lists included)."""
-    from boostrank.objectives import _pairs_per_list
+    from boostrank.objectives.objective import _pairs_per_list
 
     rng = np.random.default_rng(len(kind))
     off = np.array([0, 0, 1, 31, 31, 90, 200]) if kind != "empty" else np.array([0, 0])
@@ -641,7 +641,7 @@ def test_pairs_per_list_counts_pairs_of_differing_labels(kind):
 def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeypatch):
     """The notice looks up the cache of the kernel this data set's λs run through (one long list takes the
     probit series, not the logistic kernel: checking that one printed the notice on every warm run)."""
-    from boostrank import objectives
+    from boostrank.objectives import objective as objectives
     from boostrank._kernels.erfc import uniform_series_lambdas
     from boostrank._kernels.lambda_series import _both_sweeps
     from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_ndcg_kernel

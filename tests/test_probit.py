@@ -12,7 +12,7 @@ import boostrank as br
 from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, ProbitSeries, SweepSeries
 from boostrank._kernels.lambda_series import _fresh_state, _sweep, _sweep_binary
 from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
-from boostrank.probit import SeriesWork, fast_error_bound, lambda_auc_probit
+from boostrank.objectives.probit import SeriesWork, fast_error_bound, lambda_auc_probit
 
 from . import reference as ref
 
@@ -140,7 +140,7 @@ def test_two_class_sweep_equals_the_general_sweep(n, kind, rate, eps):
 
     Batches of 64 rows are cut at 63/64/65; "spread" restarts blocks and skips them.
     """
-    from boostrank.probit import _series
+    from boostrank.objectives.probit import _series
 
     rng = np.random.default_rng(n + int(100 * rate))
     s, y = _list(kind, n, rng, rate=rate)
@@ -280,7 +280,7 @@ def test_ascending_order_edge_values(s, tile):
 def _series_kernel(s, labels, n_chunks, eps=1e-6):
     from boostrank._kernels.lambda_series import lambda_auc_series_kernel
     from boostrank._kernels.link import ERFC_ALPHA
-    from boostrank.probit import _class_weights, _series
+    from boostrank.objectives.probit import _class_weights, _series
 
     n = s.size
     y, wmat, mixed = _class_weights(labels, n)
@@ -325,7 +325,7 @@ def test_one_long_list_uses_every_thread():
 
     script = textwrap.dedent("""
         import numba, numpy as np
-        import boostrank.probit as bp
+        import boostrank.objectives.probit as bp
         from boostrank._kernels.config import SWEEP_CHUNK_MIN_ROWS
         from boostrank._kernels.lambda_series import sweep_chunks
         n = 2 * SWEEP_CHUNK_MIN_ROWS + 11
@@ -539,7 +539,7 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
     from boostrank._kernels.link import ERFC_ALPHA
     from boostrank._kernels.lambda_series import lambda_auc_series_kernel
     from boostrank._kernels.order import index_dtype
-    from boostrank.probit import _class_weights, _series
+    from boostrank.objectives.probit import _class_weights, _series
 
     assert index_dtype(2**31 - 1) == np.int32 and index_dtype(2**31) == np.int64
     rng = np.random.default_rng(n)
@@ -564,7 +564,7 @@ def test_series_kernel_gives_the_same_lambdas_with_int64_work_arrays(n, classes,
 @pytest.mark.parametrize("seed", range(3))
 def test_many_lists_in_one_call_equal_the_list_by_list_series(seed):
     # lists a thread sorts alone go through lambda_auc_series_lists, a list per thread
-    from boostrank.probit import _fast_one_list
+    from boostrank.objectives.probit import _fast_one_list
 
     rng = np.random.default_rng(seed)
     sizes = rng.choice([1, 2, 5, 127, 128, 300, 1000], size=40)

@@ -18,9 +18,9 @@ import sys
 import numpy as np
 
 from .._validation import group_offsets
-from ..eval_metric import EvalMetric, bound_metric
-from ..lambda_state import LambdaState
-from ..objectives import LambdaObjective
+from ..objectives.eval_metric import EvalMetric, bound_metric
+from ..objectives.state import LambdaState
+from ..objectives.objective import LambdaObjective
 
 __all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
            "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
@@ -128,7 +128,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
-        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.objective.LambdaObjective`.
         ``n_jobs``: the λ kernels' threads.  By default the ``num_threads`` that ``lgb.train``
         gives the Dataset, when it gives one (a Dataset constructed beforehand keeps none: pass
         ``n_jobs`` with your ``num_threads`` then), else one thread below 200 000 rows and

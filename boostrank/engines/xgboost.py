@@ -19,9 +19,9 @@ import warnings
 import numpy as np
 
 from .._validation import group_offsets
-from ..eval_metric import EvalMetric, bound_metric
-from ..lambda_state import LambdaState
-from ..objectives import OBJECTIVE_NAMES, LambdaObjective
+from ..objectives.eval_metric import EvalMetric, bound_metric
+from ..objectives.state import LambdaState
+from ..objectives.objective import OBJECTIVE_NAMES, LambdaObjective
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
            "gain_importances", "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
@@ -147,7 +147,7 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
     **kw
-        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.LambdaObjective`.
+        ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.objective.LambdaObjective`.
         ``n_jobs`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
         system one, and each runtime's idle threads spin against the other's work.
 

@@ -1,9 +1,9 @@
 """λ-gradient objectives: the parameters of λ-AUC, λ-MAUC and λ-NDCG, and their check of a data set.
 
 :meth:`LambdaObjective.bind` checks one data set's labels and returns the per-fit
-:class:`~boostrank.lambda_state.LambdaState` whose ``gradients`` an engine's callback
+:class:`~boostrank.objectives.state.LambdaState` whose ``gradients`` an engine's callback
 calls every round.  The kernel is chosen from one table keyed by (metric, link); the
-probit link's linear-time λ lives in :mod:`boostrank.probit`.
+probit link's linear-time λ lives in :mod:`boostrank.objectives.probit`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Callable
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions, validate_parameter_constraints
 
-from ._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
-from ._kernels.jit import note_first_compile
-from ._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
-from ._validation import as_1d_float, as_int_labels, dense_grades
-from ._warnings import warn_user
-from ._validation import group_offsets as _group_offsets
-from .lambda_state import LambdaState, logistic_auc, logistic_ndcg, probit
-from .queries import list_index
+from .._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
+from .._kernels.jit import note_first_compile
+from .._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
+from .._validation import as_1d_float, as_int_labels, dense_grades
+from .._warnings import warn_user
+from .._validation import group_offsets as _group_offsets
+from .state import LambdaState, logistic_auc, logistic_ndcg, probit
+from ..queries import list_index
 
 __all__ = ["LambdaObjective", "lambda_gradients", "OBJECTIVE_NAMES", "PARAMETERS", "Parameter",
            "graded_auc_weights"]
@@ -222,8 +222,8 @@ def _note_kernel(kernel, uniform: bool) -> None:
     if kernel is not probit:
         note_first_compile("λ", lambda_auc_kernel)
         return
-    from ._kernels.erfc import uniform_series_lambdas
-    from ._kernels.lambda_series import _both_sweeps
+    from .._kernels.erfc import uniform_series_lambdas
+    from .._kernels.lambda_series import _both_sweeps
 
     note_first_compile("λ", uniform_series_lambdas if uniform else _both_sweeps)
 
@@ -289,8 +289,8 @@ class LambdaObjective:
         ``method="fast"``) choose it.
     method : {"auto", "exact", "fast"}, default="auto"
         With ``link="probit"``: pair sums, the erfc series
-        (:mod:`boostrank.probit`, O(p n) per list: a radix sort and two series sweeps, within
-        :func:`boostrank.probit.fast_error_bound`), or ``fast`` for lists of at
+        (:mod:`boostrank.objectives.probit`, O(p n) per list: a radix sort and two series sweeps, within
+        :func:`boostrank.objectives.probit.fast_error_bound`), or ``fast`` for lists of at
         least ``auto_min_rows`` rows and pair sums below.  ``"auto"`` is the default
         because pair sums are O(n²) per list against the series' O(n) (MEASUREMENTS.md,
         "one long list").  The logistic link always sums pairs (``"auto"`` and

@@ -22,16 +22,16 @@ import joblib
 import numba
 import numpy as np
 
-from ._kernels.erfc import series_weights
-from ._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, ProbitSeries
-from ._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists, sweep_chunks
-from ._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
-from ._kernels.order import index_dtype, pessimistic_order
-from ._kernels.lambdas import lambda_auc_probit_kernel
-from ._kernels.link import probit_hessian_scale
-from ._kernels.erfc import uniform_series_lambdas
-from ._kernels.metrics import mauc_class_weights
-from .erfc import joint_parameters
+from .._kernels.erfc import series_weights
+from .._kernels.config import AUTO_MIN_ROWS, MAX_LIST_ROWS, MIXED_MIN_RATE, PARALLEL_SORT_MIN_ROWS, ProbitSeries
+from .._kernels.lambda_series import lambda_auc_series_kernel, lambda_auc_series_lists, sweep_chunks
+from .._kernels.link import ERFC_ALPHA, ERFC_ALPHA_SQRT_PI
+from .._kernels.order import index_dtype, pessimistic_order
+from .._kernels.lambdas import lambda_auc_probit_kernel
+from .._kernels.link import probit_hessian_scale
+from .._kernels.erfc import uniform_series_lambdas
+from .._kernels.metrics import mauc_class_weights
+from ..erfc import joint_parameters
 
 __all__ = ["lambda_auc_probit", "fast_error_bound"]
 

@@ -13,13 +13,13 @@ from typing import Callable
 import numba
 import numpy as np
 
-from ._kernels.config import PARALLEL_MIN_ROWS, LambdaSetting
-from ._kernels.jit import note_first_compile
-from ._kernels.lambdas import (add_anchor, add_anchor_parallel, lambda_auc_kernel, lambda_auc_kernel_parallel,
+from .._kernels.config import PARALLEL_MIN_ROWS, LambdaSetting
+from .._kernels.jit import note_first_compile
+from .._kernels.lambdas import (add_anchor, add_anchor_parallel, lambda_auc_kernel, lambda_auc_kernel_parallel,
                                lambda_auc_tables, lambda_ndcg_kernel)
-from ._validation import as_1d_float
+from .._validation import as_1d_float
 from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
-from .threads import numba_threads
+from ..threads import numba_threads
 
 __all__ = ["LambdaState", "round_seed", "query_chunks"]
 

@@ -133,7 +133,7 @@ class PeakRSS:
 class Boostrank:
     def __init__(self):
         import boostrank as br
-        from boostrank.fusion import fuse
+        from boostrank.evaluation.fusion import fuse
 
         self.br, self._fuse = br, fuse
 

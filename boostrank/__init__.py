@@ -24,9 +24,9 @@ _EXPORTS = {
     "metrics": ("auc", "err", "get_metric", "mauc", "mean_average_precision", "minrank", "ndcg", "precision",
                 "precision_at", "query_scorer", "r_precision", "rank_risk", "recall", "reciprocal_rank",
                 "resolved_rank", "wmw"),
-    "trec": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run"),
-    "evaluation": ("compare", "evaluate"),
-    "plots": ("plot_differences", "plot_roc", "plot_systems"),
+    "evaluation": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run", "compare", "evaluate",
+                   "fuse"),
+    "evaluation.plots": ("plot_differences", "plot_roc", "plot_systems"),
     "data": ("LetorFormatError", "load_letor", "save_letor"),
     "datasets": ("load_sample",),
     "models": ("load_model", "save_model"),
@@ -41,7 +41,7 @@ __all__ = sorted(_WHERE) + ["__version__"]
 
 #: the modules a user reaches as ``br.<module>`` (the result types, generators and helpers live there)
 _SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"}
-                        | {"dask", "probit", "cli", "engines", "base", "weights", "queries", "trec_measures", "fusion"})
+                        | {"dask", "cli", "engines", "base", "weights", "queries"})
 
 
 def __getattr__(name):

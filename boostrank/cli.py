@@ -30,7 +30,7 @@ from .metrics import format_table, get_metric, metric_table, parse_metric
 
 #: the metrics of LETOR labels (the train, predict, rerank and demo commands, and evaluate/compare with --data)
 DEFAULT_METRICS = "ndcg@10,map,auc,mauc,p@5"
-#: the metrics of qrels: trec_eval's usual set (boostrank.evaluation.DEFAULT_METRICS)
+#: the metrics of qrels: trec_eval's usual set (boostrank.evaluation.evaluate.DEFAULT_METRICS)
 QRELS_METRICS = "map,ndcg_cut_10,P_10,recall_100,recip_rank"
 METRICS_HELP = ("comma list of name[@k][:variant]: auc, mauc, wmw, ndcg, map, p (trec_eval P_k), "
                 "mcp (Welleck's multi-class precision), err (RankLib ERR@k)")
@@ -54,7 +54,7 @@ def _split_metrics(text: str, trec: bool = False) -> list[str]:
     """Comma-separated metric names, checked; ``trec``: trec_eval's measures and families too (spelled out)."""
     names = [m.strip() for m in text.split(",") if m.strip()]
     if trec:
-        from .trec_measures import expand, trec_measure
+        from .evaluation.measures import expand, trec_measure
 
         names = [name for m in names for name in expand(m)]
     for m in names:
@@ -82,7 +82,7 @@ def _once_each(paths) -> None:
 
 def _load_runs(paths) -> dict:
     """Run files by name: a run's tag, as trec_eval names it; its path when it has none or shares it."""
-    from .trec import load_run
+    from .evaluation import load_run
 
     _once_each(paths)
     runs = [load_run(p) for p in paths]
@@ -97,7 +97,7 @@ def _load_runs(paths) -> dict:
 
 def _judgements_and_runs(args):
     """The judgements (qrels or a LETOR file) and the named runs of ``evaluate``/``compare``."""
-    from .trec import load_qrels, read_scores
+    from .evaluation import load_qrels, read_scores
 
     if (args.qrels is None) == (args.data is None):
         raise ValueError("give the judgements as --qrels FILE (TREC qrels) or --data FILE (LETOR), one of them")
@@ -157,7 +157,7 @@ def _convention(args) -> str:
 
 
 def cmd_evaluate(args) -> int:
-    from .evaluation import evaluate
+    from .evaluation.evaluate import evaluate
 
     metrics = _judged_metrics(args)
     truth, runs = _judgements_and_runs(args)
@@ -205,7 +205,7 @@ def _safe(name: str) -> str:
 
 
 def _plot_roc(args, truth, run, name) -> None:
-    from .plots import plot_roc
+    from .evaluation.plots import plot_roc
 
     path = os.path.join(args.plot, f"roc-{_safe(os.path.basename(name))}.png")
     try:
@@ -239,7 +239,7 @@ def cmd_compare(args) -> int:
     print({"text": result.to_text, "markdown": result.to_markdown, "latex": result.to_latex,
            "json": result.to_json}[args.report]().rstrip("\n"))
     if args.plot:
-        from .plots import plot_differences, plot_systems
+        from .evaluation.plots import plot_differences, plot_systems
 
         os.makedirs(args.plot, exist_ok=True)
         written = [os.path.join(args.plot, "systems.png")]
@@ -258,8 +258,8 @@ def cmd_compare(args) -> int:
 
 
 def cmd_fuse(args) -> int:
-    from .fusion import FUSIONS, fuse, optimize_fusion
-    from .trec import load_qrels, save_run
+    from .evaluation.fusion import FUSIONS, fuse, optimize_fusion
+    from .evaluation import load_qrels, save_run
 
     _check_out(args.out, *args.runs, option="--out")
     runs = _load_runs(list(args.runs))
@@ -542,7 +542,7 @@ def cmd_rerank(args) -> int:
         s_train, _ = cross_fit_scores(base, train.X, train.y, q_train, cv=args.cv, time_limit=args.time_limit / 2)
         s_test = np.asarray(base_model.predict(test.X), dtype=np.float64)
     else:
-        from .trec import read_scores
+        from .evaluation import read_scores
 
         if not (args.train_scores and args.test_scores):
             raise ValueError("pass --base-model, or both --train-scores and --test-scores")
@@ -601,7 +601,7 @@ def cmd_predict(args) -> int:
     if not np.isfinite(scores).all():
         raise ValueError(f"the model produced {int((~np.isfinite(scores)).sum())} NaN/inf scores; nothing written")
     if args.trec:
-        from .trec import Run, save_run
+        from .evaluation import Run, save_run
 
         if data.docid is None or any(d is None for d in data.docid):
             raise ValueError(f"{args.data} has rows without a '# docid = ...' comment: a TREC run names each "

@@ -54,7 +54,7 @@ def _trec():
     """TREC files read (the id kernels), trec_eval's measures on qrels and runs (the judged-list kernels),
     compare's randomization test, a fusion of runs."""
     import boostrank as br
-    from boostrank.fusion import fuse
+    from boostrank.evaluation.fusion import fuse
 
     _, y, qid, s = _data()
     docid = np.arange(len(y)).astype(str)

@@ -555,8 +555,8 @@ with warnings.catch_warnings():
         checked.pop("MIP", None); br.MIPRanker(time_limit=2, **kw).fit(X, y > 0, qid=qid)
         assert checked["MIP"].signatures, (kw, checked["MIP"])
 import os, tempfile
-from boostrank import trec
-trec.note_first_compile = jit.note_first_compile
+from boostrank.evaluation import files, runs
+files.note_first_compile = runs.note_first_compile = jit.note_first_compile
 folder = tempfile.mkdtemp()
 for name, text in (("qrels", "q 0 d 1\\n"), ("run", "q Q0 d 1 0.5 t\\n")):
     open(os.path.join(folder, name), "w").write(text)

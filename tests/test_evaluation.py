@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import boostrank as br
-from boostrank.evaluation import QueryMismatchWarning
+from boostrank.evaluation.evaluate import QueryMismatchWarning
 from tests.reference import (randomization_p_exact, sign_flip_extremes_reference, trec_eval_reference,
                              trec_more_reference)
 
@@ -214,7 +214,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
     where the line reader refuses a file, so does the reading (naming the line)."""
     import random
 
-    from boostrank import trec
+    from boostrank.evaluation import files as trec
 
     rng = random.Random(seed)
     pieces = ["001", "NA", "null", "q1", "d-1", "1.0", "1e2", "+1", "-0", "1_0", ".5", "nan", "inf", "1e999", "x",
@@ -302,7 +302,7 @@ def test_many_documents_join_exactly():
     judged = rng.random(qid.size) < 0.5
     qrels = br.Qrels(qid[judged], docid[judged], grades[judged])
     run = br.Run(qid, docid, rng.normal(size=qid.size))
-    lists = br.trec.judged_lists(qrels, run)
+    lists = br.evaluation.judged_lists(qrels, run)
     table = {(q, d): g for q, d, g in zip(qid[judged], docid[judged], grades[judged])}
     rows = np.repeat(np.arange(len(lists.queries)), np.diff(lists.offsets))
     docid = run.docid[run.trec_order()]  # every query of the run is judged: the lists are the run's in order
@@ -462,7 +462,7 @@ def test_sign_flip_kernel_equals_the_reference(n, seed):
 
 
 def test_the_sampled_randomization_p_is_within_its_error_of_the_exact_one():
-    from boostrank.evaluation import _randomization_p
+    from boostrank.evaluation.compare import _randomization_p
 
     rng = np.random.default_rng(5)
     d = np.round(rng.normal(0.4, 1.0, 16) * 2.0 ** 32)
@@ -473,7 +473,7 @@ def test_the_sampled_randomization_p_is_within_its_error_of_the_exact_one():
 
 
 def test_holm_and_bonferroni():
-    from boostrank.evaluation import _adjust
+    from boostrank.evaluation.compare import _adjust
 
     p = [0.01, 0.04, 0.03, float("nan")]
     assert _adjust(p, "bonferroni")[:3] == pytest.approx([0.03, 0.12, 0.09])
@@ -640,7 +640,7 @@ def test_compare_counts_its_work_on_a_progress_bar(monkeypatch):
 
 
 def test_p_values_print_as_journals_print_them():
-    from boostrank.evaluation import _p_text
+    from boostrank.evaluation.report import p_text as _p_text
 
     assert [_p_text(p) for p in (0.0005999, 0.05, 1.0, 0.123456, 0.001)] == ["<0.001", "0.0500", "1.00", "0.123",
                                                                              "0.00100"]
@@ -670,7 +670,7 @@ def test_cli_predict_writes_a_trec_run(tmp_path, capsys):
 def test_ids_whose_hashes_collide_still_match_exactly(monkeypatch):
     """Every id hashing alike: the join falls back to the strings, duplicates are still found."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    monkeypatch.setattr(br.trec, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
+    monkeypatch.setattr(br.evaluation.runs, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
     qrels, run = random_collection(2, ties=True)
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate(run)
     with warnings.catch_warnings():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import boostrank as br
-from boostrank.fusion import fuse, optimize_fusion
+from boostrank.evaluation.fusion import fuse, optimize_fusion
 
 A = br.Run.from_dict({"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "r": {"e1": 0.5}}, name="a")
 B = br.Run.from_dict({"q": {"d2": 10.0, "d4": 5.0}}, name="b")
@@ -43,7 +43,7 @@ def test_each_fusion_is_its_published_definition(method):
 def test_normalisations_and_weights():
     s = {"q": {"x": 1.0, "y": 3.0, "z": 5.0}}
     run, other = br.Run.from_dict(s, name="s"), br.Run.from_dict({"q": {"x": 0.0}}, name="o")
-    one = {norm: fuse([run, other], "combsum", norm=norm).to_dict()["q"] for norm in br.fusion.NORMS}
+    one = {norm: fuse([run, other], "combsum", norm=norm).to_dict()["q"] for norm in br.evaluation.NORMS}
     assert one["min-max"] == pytest.approx({"x": 0.0 + 1.0, "y": 0.5, "z": 1.0})  # o's single score is its best: 1
     assert one["max"] == pytest.approx({"x": 0.2 + 0.0, "y": 0.6, "z": 1.0})
     assert one["sum"] == pytest.approx({"x": 0.0, "y": 2 / 6, "z": 4 / 6})

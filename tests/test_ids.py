@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from boostrank import trec
+from boostrank.evaluation import files, ids as id_store, runs as run_types
 from boostrank._kernels import ids as k
 from tests.reference import (byte_flags_reference, line_spans_reference, first_duplicate_reference, id_hash_reference,
                              trec_order_reference)
@@ -46,18 +46,18 @@ def test_line_spans_equal_the_reference(seed):
 
 @pytest.mark.parametrize("integer", [True, False])
 def test_first_not_number_is_trec_evals_whole_numbers(integer):
-    pattern = trec._INTEGER if integer else trec._DECIMAL
+    pattern = files._INTEGER if integer else files._DECIMAL
     rng = np.random.default_rng(int(integer))
     alphabet = list("0123456789") * 2 + list("+-.eE x")
     texts = ["", "1", "+1", "-0", "1.", ".5", ".", "1e5", "1e", "e5", "1.5E-3", "0x1", "1_0", "--1", "1e+"]
     texts += ["".join(rng.choice(alphabet, rng.integers(1, 7))) for _ in range(3000)]
-    ids = trec.IdBytes.of_strings(np.array(texts, dtype=object))
+    ids = id_store.IdBytes.of_strings(np.array(texts, dtype=object))
     want = [i for i, t in enumerate(texts) if not pattern.fullmatch(t)]
     assert k.first_not_number(ids.data, ids.offsets, integer) == (want[0] if want else -1)
     for i, text in enumerate(texts[:400]):  # one at a time: each verdict, not only the first
-        one = trec.IdBytes.of_strings(np.array([text], dtype=object))
+        one = id_store.IdBytes.of_strings(np.array([text], dtype=object))
         assert (k.first_not_number(one.data, one.offsets, integer) == 0) == (not pattern.fullmatch(text)), text
-    empty = trec.IdBytes.of_strings(np.array([], dtype=object))
+    empty = id_store.IdBytes.of_strings(np.array([], dtype=object))
     assert k.first_not_number(empty.data, empty.offsets, integer) == -1
 
 
@@ -65,19 +65,19 @@ def test_first_not_number_is_trec_evals_whole_numbers(integer):
 def test_ids_as_bytes_hash_compare_take_and_join_as_their_strings(n):
     rng = np.random.default_rng(n)
     values = random_ids(rng, n)
-    ids = trec.IdBytes.of_strings(values)
+    ids = id_store.IdBytes.of_strings(values)
     assert [ids.data[a:b].tobytes().decode() for a, b in zip(ids.offsets[:-1], ids.offsets[1:])] == values.tolist()
     assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in values]
     for i, j in rng.integers(0, max(n, 1), (50, 2)) if n else []:
         want = (values[i] > values[j]) - (values[i] < values[j])  # code-point order is UTF-8's byte order
         assert k.compare_ids(ids.data, ids.offsets, i, ids.data, ids.offsets, j) == want
     rows = rng.integers(0, max(n, 1), 20) if n else np.zeros(0, dtype=np.int64)
-    copy = trec.IdBytes.of_strings(values[rows])
+    copy = id_store.IdBytes.of_strings(values[rows])
     assert [copy[i] for i in range(len(copy))] == values[rows].tolist()
-    assert trec.IdBytes(copy.data, copy.offsets).objects.tolist() == values[rows].tolist()  # decoded from the bytes
-    taken = trec.IdBytes(ids.data, ids.offsets).take(rows)  # the kernel's copy, no str objects to lean on
+    assert id_store.IdBytes(copy.data, copy.offsets).objects.tolist() == values[rows].tolist()  # decoded from the bytes
+    taken = id_store.IdBytes(ids.data, ids.offsets).take(rows)  # the kernel's copy, no str objects to lean on
     assert taken.data.tobytes() == copy.data.tobytes() and taken.offsets.tolist() == copy.offsets.tolist()
-    joined = trec.IdBytes.concat([trec.IdBytes(copy.data, copy.offsets), ids, taken])
+    joined = id_store.IdBytes.concat([id_store.IdBytes(copy.data, copy.offsets), ids, taken])
     assert joined.objects.tolist() == values[rows].tolist() + values.tolist() + values[rows].tolist()
     assert k.same_ids(ids.data, ids.offsets, rows, copy.data, copy.offsets, np.arange(rows.size))
     if n > 1 and len(set(values.tolist())) > 1:
@@ -93,7 +93,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
     n = int(rng.integers(0, 60))
     codes = rng.integers(0, n_groups, n).astype(np.int64)  # some groups empty
     values = random_ids(rng, n)
-    ids = trec.IdBytes.of_strings(values)
+    ids = id_store.IdBytes.of_strings(values)
     hashes = k.hash_ids(ids.data, ids.offsets)
     if seed % 3 == 0:
         hashes[:] = hashes % 3  # collisions: equal hashes, different ids
@@ -116,7 +116,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
 def test_long_tied_blocks_are_merge_sorted_by_id():
     rng = np.random.default_rng(5)
     values = np.array([f"d{i}" for i in rng.permutation(500)], dtype=object)
-    ids = trec.IdBytes.of_strings(values)
+    ids = id_store.IdBytes.of_strings(values)
     order = np.arange(500)
     k.order_ties_by_id(order, np.zeros(500), np.array([0, 500]), ids.data, ids.offsets)
     assert values[order].tolist() == sorted(values.tolist(), reverse=True)
@@ -131,26 +131,26 @@ def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
     score = np.round(rng.normal(size=400), 1)
     path = tmp_path / "run.txt"
     path.write_text("".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, d, s in zip(qid, docid, score.tolist())), encoding="utf-8")
-    fast = trec.load_run(path)
+    fast = files.load_run(path)
     assert fast._ids._arrow is not None and fast._ids._objects is None  # read by pyarrow; no str objects
-    plain = trec.Run(qid, docid, score)
+    plain = run_types.Run(qid, docid, score)
     assert fast._hash.tolist() == plain._hash.tolist()
     assert fast.order.tolist() == plain.order.tolist() == trec_order_reference(plain._codes.tolist(),
                                                                                 score.tolist(), docid.tolist())
     assert fast.docid.tolist() == docid.tolist() and fast.qid.tolist() == qid.tolist() and fast.name == "tag"
     path.write_text(path.read_text() + f"{qid[7]} Q0 {docid[7]} 0 1.0 tag\n", encoding="utf-8")
-    with pytest.raises(trec.LetorFormatError, match=re.escape(f"run.txt:401: qid {qid[7]} retrieves docno "
+    with pytest.raises(files.LetorFormatError, match=re.escape(f"run.txt:401: qid {qid[7]} retrieves docno "
                                                               f"{docid[7]} again (line 8)")):
-        trec.load_run(path)
+        files.load_run(path)
 
 
 def test_ids_of_a_sliced_arrow_column_keep_their_bytes():
     """An Arrow array's offsets need not start at 0 (a slice): the ids, their join and copies still hold."""
     pa = pytest.importorskip("pyarrow")
     column = pa.chunked_array([pa.array(["x", "é1", "bb"]), pa.array(["c", "dd"])])
-    ids = trec.IdBytes.of_arrow(pa.array(["zz", "é1", "bb", "c"]).slice(1))
+    ids = id_store.IdBytes.of_arrow(pa.array(["zz", "é1", "bb", "c"]).slice(1))
     assert ids.offsets[0] > 0 and [ids[i] for i in range(len(ids))] == ["é1", "bb", "c"]
-    assert trec.IdBytes.concat([ids, trec.IdBytes.of_arrow(column)]).objects.tolist() == ["é1", "bb", "c", "x", "é1",
+    assert id_store.IdBytes.concat([ids, id_store.IdBytes.of_arrow(column)]).objects.tolist() == ["é1", "bb", "c", "x", "é1",
                                                                                          "bb", "c", "dd"]
     assert ids.take(np.array([2, 0])).objects.tolist() == ["c", "é1"]
     assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in ["é1", "bb", "c"]]
@@ -159,18 +159,18 @@ def test_ids_of_a_sliced_arrow_column_keep_their_bytes():
 @pytest.mark.parametrize("seed", range(6))
 def test_the_union_of_runs_is_the_union_of_their_pairs(seed, monkeypatch):
     """Fusion's join of several runs' (query, document) pairs against a dict, hash collisions forced on half."""
-    from boostrank import fusion
+    from boostrank.evaluation import fusion
 
     rng = np.random.default_rng(seed)
     if seed % 2:
-        real = trec._hashes
-        monkeypatch.setattr(trec, "_hashes", lambda ids: real(ids) % 3)
+        real = run_types._hashes
+        monkeypatch.setattr(run_types, "_hashes", lambda ids: real(ids) % 3)
     runs = []
     for i in range(int(rng.integers(2, 5))):
         n = int(rng.integers(0, 40)) if i else int(rng.integers(1, 40))
         pairs = {(f"q{rng.integers(0, 5)}", str(v)) for v in random_ids(rng, n)}
         qid, docid = zip(*sorted(pairs)) if pairs else ((), ())
-        runs.append(trec.Run(list(qid), list(docid), rng.normal(size=len(qid)), name=f"r{i}"))
+        runs.append(run_types.Run(list(qid), list(docid), rng.normal(size=len(qid)), name=f"r{i}"))
     index, queries, ids, entry_query, _ = fusion._union(runs)
     pairs = [(q, d) for r in runs for q, d in zip(r.qid.tolist(), r.docid.tolist())]
     inverse = np.concatenate(index)
@@ -184,23 +184,23 @@ def test_the_union_of_runs_is_the_union_of_their_pairs(seed, monkeypatch):
 def test_ids_made_to_collide_are_sorted_not_paired(repeat, monkeypatch):
     """A file whose ids all hash alike (FNV-1a collisions can be made): the duplicate check and fusion's join
     still give the references' answers, through a sort of each run of equal hashes."""
-    from boostrank import fusion
+    from boostrank.evaluation import fusion
 
     rng = np.random.default_rng(int(repeat))
     values = np.array([f"d{i}" for i in rng.permutation(400)], dtype=object)
     if repeat:
         values[350] = values[17]
     codes = np.zeros(400, dtype=np.int64)
-    ids = trec.IdBytes.of_strings(values)
+    ids = id_store.IdBytes.of_strings(values)
     hashes = np.zeros(400, dtype=np.int64)
     rows, offsets = k.rows_by_group(codes, 1)
     by_hash = k.by_hash_within_groups(hashes, rows, offsets)
     got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
     assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
-    monkeypatch.setattr(trec, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
+    monkeypatch.setattr(run_types, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
     keep = values[:300]
-    runs = [trec.Run(["q"] * 300, keep, rng.normal(size=300), name="a"),
-            trec.Run(["q"] * 200, keep[100:], rng.normal(size=200), name="b")]
+    runs = [run_types.Run(["q"] * 300, keep, rng.normal(size=300), name="a"),
+            run_types.Run(["q"] * 200, keep[100:], rng.normal(size=200), name="b")]
     index, queries, union, entry_query, _ = fusion._union(runs)
     assert len(union) == 300 and sorted(union.objects.tolist()) == sorted(keep.tolist())
     assert [union[e] for e in index[1].tolist()] == keep[100:].tolist()

@@ -127,7 +127,7 @@ def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors
                 assert np.isfinite(loaded.X.toarray() if hasattr(loaded.X, "toarray") else loaded.X).all()
             else:
                 path.write_bytes(bytes(body))
-                got = br.trec.read_scores(path, data, format=kind)
+                got = br.evaluation.read_scores(path, data, format=kind)
                 assert got.shape == (len(data),) and np.isfinite(got).all()
         except ValueError:  # LetorFormatError is one
             pass

@@ -241,7 +241,7 @@ def test_predict_refuses_one_file_for_the_run_and_the_scores(tmp_path, capsys):
 
 
 def test_a_randomization_test_of_runs_equal_up_to_rounding_gives_p_1():
-    from boostrank.evaluation import _paired_p
+    from boostrank.evaluation.compare import _paired_p
 
     rng = np.random.default_rng(0)
     a = rng.random(40)

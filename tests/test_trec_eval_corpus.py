@@ -82,7 +82,7 @@ def test_every_measure_boostrank_has_reproduces_trec_evals_expected_output(name)
 def test_all_trec_names_the_measures_of_trec_evals_own_output():
     """``all_trec`` expands to trec_eval's ``-m all_trec`` measures, in its order, but the ones listed above."""
     expected = [m for m in _expected("out.test.a") if _family(m) not in NOT_YET]
-    assert br.trec_measures.expand("all_trec") == expected
+    assert br.evaluation.measures.expand("all_trec") == expected
 
 
 def test_every_other_measure_is_a_family_listed_as_not_computed(corpus):

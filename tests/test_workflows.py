@@ -213,7 +213,7 @@ def test_evaluate_a_trec_run_matches_by_docid(tmp_path, capsys):
                      "--json"]) == 0
         outs.append(json.loads(capsys.readouterr().out)["runs"][str(path)])
     assert outs[0] == pytest.approx(outs[1])
-    np.testing.assert_allclose(br.trec.read_scores(run, br.load_letor(data_path)), scores)
+    np.testing.assert_allclose(br.evaluation.read_scores(run, br.load_letor(data_path)), scores)
 
 
 @pytest.mark.parametrize("base", [0.0, 1e17, -1e17, -1.7976931348623157e308])
@@ -228,7 +228,7 @@ def test_unretrieved_rows_rank_below_every_retrieved_one_at_any_score_size(tmp_p
     # a, b, c retrieved (a above b above c); d unretrieved, so it ranks last
     run.write_text("".join(f"1 Q0 {doc} {r} {base + (3 - r) * step!r} t\n" for r, doc in enumerate("abc", 1)))
     notes = []
-    s = br.trec.read_run(run, br.load_letor(path), report=notes.append)
+    s = br.evaluation.read_run(run, br.load_letor(path), report=notes.append)
     assert np.isfinite(s).all() and s[3] < s[2] < s[1] < s[0]
     assert br.auc(d.y, s) == pytest.approx(0.75) and "1 of 4 row(s)" in notes[0]
 
@@ -240,13 +240,13 @@ def test_a_run_needs_docids_and_unique_lines(tmp_path):
     run = tmp_path / "run.trec"
     run.write_text("1 Q0 a 1 2.0 t\n")
     with pytest.raises(ValueError, match="docid"):
-        br.trec.read_scores(run, br.load_letor(path))
+        br.evaluation.read_scores(run, br.load_letor(path))
     d.docid = np.array([f"d{i}" for i in range(len(d))], dtype=object)
     br.save_letor(path, d)
     q = int(d.qid[0])
     run.write_text(f"{q} Q0 d0 1 2.0 t\n{q} Q0 d0 2 1.0 t\n")
     with pytest.raises(br.LetorFormatError, match=r":2: .*again \(line 1\)"):
-        br.trec.read_scores(run, br.load_letor(path))
+        br.evaluation.read_scores(run, br.load_letor(path))
 
 
 def _six_rows(tmp_path):
@@ -268,7 +268,7 @@ def test_evaluate_reports_unmatched_run_lines_and_rows(tmp_path, capsys):
     assert "5 of 6 row(s) of the data are not in the run" in err
     run.write_text("q1 Q0 a 1 3.0 t\n")
     with pytest.raises(br.LetorFormatError, match="not integers"):
-        br.trec.read_scores(run, br.load_letor(path))
+        br.evaluation.read_scores(run, br.load_letor(path))
 
 
 @pytest.mark.parametrize("tag", [" t", ""])
@@ -281,7 +281,7 @@ def test_a_run_without_its_tag_is_still_a_run(tmp_path, tag):
              [(2, "f", 0.0), (2, "e", 1.0), (2, "d", 0.0), (1, "c", 1.0), (1, "b", 0.0), (1, "a", 1.0)]]
     run.write_text("\n".join(lines) + "\n")
     data = br.load_letor(path)
-    assert br.auc(data.y, br.trec.read_scores(run, data), data.qid) == 1.0
+    assert br.auc(data.y, br.evaluation.read_scores(run, data), data.qid) == 1.0
 
 
 def test_a_run_line_reads_as_trec_eval_reads_it(tmp_path):
@@ -289,10 +289,10 @@ def test_a_run_line_reads_as_trec_eval_reads_it(tmp_path):
     path = _six_rows(tmp_path)
     run = tmp_path / "run.trec"
     run.write_text("1 Q0 a 1 3.0 t extra\n1 Q0 b 2 1.0 t\n")
-    assert br.trec.read_run(run, br.load_letor(path))[:2].tolist() == [3.0, 1.0]
+    assert br.evaluation.read_run(run, br.load_letor(path))[:2].tolist() == [3.0, 1.0]
     run.write_text("1 Q0 a 1\n")
     with pytest.raises(br.LetorFormatError, match=r":1: a run line is 'qid Q0 docno rank score tag'"):
-        br.trec.read_run(run, br.load_letor(path))
+        br.evaluation.read_run(run, br.load_letor(path))
 
 
 # ------------------------------------------------------------------ CLI and packaging

@@ -1,4 +1,4 @@
-"""boostrank.trec: the qrels and run readers' bounds and line ends."""
+"""boostrank.evaluation.files: the qrels and run readers' bounds and line ends."""
 
 import bz2
 

@@ -17,8 +17,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._kernels.ids import by_hash_within_groups, union_by_hash
-from .trec import IdBytes, QueryCodes, Run
+from .._kernels.ids import by_hash_within_groups, union_by_hash
+from .ids import IdBytes, QueryCodes
+from .runs import Run
 
 __all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS"]
 
@@ -39,7 +40,7 @@ def _runs(runs) -> dict:
 
 def _union(runs: Sequence[Run]):
     """Every (query, document) any run retrieves: each run's rows as indices into the union, the union's queries
-    (sorted) and documents (:class:`~boostrank.trec.IdBytes`), the query (0 … n_queries − 1) of each entry, and
+    (sorted) and documents (:class:`~boostrank.evaluation.ids.IdBytes`), the query (0 … n_queries − 1) of each entry, and
     each run's rank (1-based, trec_eval's order) of its rows."""
     queries = sorted(set().union(*(r.queries for r in runs)))
     where = {q: i for i, q in enumerate(queries)}
@@ -212,7 +213,7 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
     trials : list of (weights, value)
         Every point of the grid and its metric.
     """
-    from .evaluation import evaluate
+    from .evaluate import evaluate
 
     named = _runs(runs)
     parts = round(1.0 / step)

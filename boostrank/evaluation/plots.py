@@ -12,7 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .evaluation import Comparison, ranked_lists
+from .evaluate import ranked_lists
+from .report import Comparison
 
 __all__ = ["plot_differences", "plot_systems", "plot_roc"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import judged as _kj
+from .._kernels import judged as _kj
 
 __all__ = ["TrecMeasure", "trec_measure", "expand", "sequential_sum", "ALL_TREC"]
 
@@ -91,7 +91,7 @@ class TrecMeasure:
     combine: str
 
     def values(self, lists, threshold: float = 0.0, v9_rounding: bool = False) -> np.ndarray:
-        """Each list's value (:class:`~boostrank.trec.JudgedLists`): grades above ``threshold`` are relevant;
+        """Each list's value (:class:`~boostrank.evaluation.judged.JudgedLists`): grades above ``threshold`` are relevant;
         ``v9_rounding``: trec_eval 9.x's cut of a fraction of R (:func:`boostrank._kernels.judged.trec_measure`)."""
         out = _kj.trec_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, self.code,
                                np.asarray(self.params, dtype=np.float64), float(threshold), v9_rounding)

@@ -1,0 +1,380 @@
+"""TREC files: qrels (``qid iter docno rel``) and runs (``qid Q0 docno rank score tag``) read as trec_eval reads
+them (a run's rank column is ignored) and written whole or not at all; gzip, bzip2 or xz by content when read,
+by suffix when written."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import math
+import os
+import re
+
+import numpy as np
+
+from .._files import LetorFormatError, check_max_bytes, lines_of, read_bytes, write_atomic
+from .._kernels import ids as _ki
+from .._kernels.jit import note_first_compile
+from .ids import DuplicateId, IdBytes, QueryCodes, coded
+from .runs import Qrels, Run
+
+__all__ = ["load_qrels", "load_run", "save_qrels", "save_run"]
+
+
+_BOM = b"\xef\xbb\xbf"
+#: the numbers trec_eval's atol/atof read in full; anything else they read a prefix of ('1_0' as 1, '３' as 0)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _fields(path, raw: bytes):
+    """(line number, fields, line) of each line with a field, split as trec_eval splits them (``get_qrels.c``,
+    ``get_results.c``: lines end at ``\\n``, fields at C's ``isspace`` — space, tab, ``\\v``, ``\\f`` — so a
+    no-break space or another Unicode space is part of a field).  A ``\\r`` before ``\\n`` ends the line (CRLF);
+    one inside a line is an error, where trec_eval would read a file with lone-CR line ends as one line.  A UTF-8
+    byte-order mark at the start of the file is dropped (an editor's, not part of the first qid); one anywhere
+    else is refused."""
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LetorFormatError(path, raw[:exc.start].count(b"\n") + 1, "not UTF-8 text") from None
+    for number, line in lines_of(path, raw):
+        if _BOM in line:
+            raise LetorFormatError(path, number, "a byte-order mark (U+FEFF) inside the file: files joined "
+                                                 "after an editor saved them? Remove it")
+        yield number, [f.decode("utf-8") for f in line.split()], line
+
+
+def _number(path, number: int, what: str, text: str, integer: bool):
+    """``text`` as trec_eval reads it when it is one whole number; refused otherwise (trec_eval's atol/atof
+    would read a prefix of it, and a grade past a 64-bit integer would wrap)."""
+    if not (_INTEGER if integer else _DECIMAL).fullmatch(text):
+        raise LetorFormatError(path, number, f"{what} {text!r} is not {'an integer' if integer else 'a number'} "
+                                             f"(ASCII digits; trec_eval would read only a prefix of it)")
+    if not integer:
+        return float(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise LetorFormatError(path, number, f"{what} {text} is outside the 64-bit integer range")
+    return value
+
+
+def _qrels_line(path, number: int, fields: list, line: bytes) -> tuple:
+    """(qid, docno, grade) of one qrels line, or an error naming it."""
+    if len(fields) != 4:
+        raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields separated by "
+                                             f"spaces or tabs), got {len(fields)}: {line.decode('utf-8').strip()[:80]!r}")
+    return fields[0], fields[2], _number(path, number, "grade", fields[3], integer=True)
+
+
+def _run_line(path, number: int, fields: list, line: bytes) -> tuple | None:
+    """(qid, docno, score, tag or None) of one run line; None for a comment line; an error naming a bad one."""
+    if fields[0].startswith("#"):
+        return None
+    if len(fields) < 5:  # fields after the tag are ignored, as trec_eval ignores them
+        raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
+                                             f"by spaces or tabs), got {len(fields)} fields: {line.decode('utf-8').strip()[:80]!r}")
+    if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+    value = _number(path, number, "score", fields[4], integer=False)
+    if not math.isfinite(value):
+        raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
+    return fields[0], fields[2], value, fields[5] if len(fields) >= 6 else None
+
+
+def _read(path, parse, max_bytes) -> bytes:
+    """A TREC file's bytes, its first lines parsed line by line before the rest is read (:func:`read_bytes`)."""
+    def head(first: bytes) -> None:
+        for number, fields, line in _fields(path, first):
+            parse(path, number, fields, line)
+
+    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head)
+
+
+def _table(raw: bytes, names: list, numbers: dict, keep: list) -> dict | None:
+    """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`IdBytes`,
+    ``numbers`` as their dtypes; read by pyarrow's CSV reader (one space between fields) or pandas' C parser
+    when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
+
+    None when neither is, or anything in the file needs the line-by-line reader, which then reads it with
+    the same rules and names the line of any error: a line with another number of fields, a value that
+    does not parse, C's other ``isspace`` bytes (\\v, \\f, a lone \\r), a comment line (#) or a byte-order
+    mark (:func:`._kernels.ids.byte_flags`).  Fields split at spaces and tabs, as trec_eval's (``bytes.split``)
+    on such files.
+    """
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    note_first_compile("TREC", _ki.hash_ids)
+    flags = _ki.byte_flags(np.frombuffer(raw, dtype=np.uint8))
+    if flags & _ki.LINE_BY_LINE:
+        return None
+    if flags & _ki.NOT_ASCII:
+        if _BOM in raw:
+            return None
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    for reader in (_pandas_table,) if flags & _ki.NOT_PLAIN else (_arrow_table, _pandas_table):
+        columns = reader(raw, names, numbers, keep)
+        if columns is not None:
+            return columns
+    return None
+
+
+def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
+    try:
+        import pyarrow as pa
+        from pyarrow import csv
+    except ImportError:
+        return None
+    read = [name for name in keep if name != "tag"]
+    try:  # every field as text, no quoting (a '"' is part of an id, as in trec_eval)
+        table = csv.read_csv(io.BytesIO(raw), read_options=csv.ReadOptions(column_names=names),
+                             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+                             convert_options=csv.ConvertOptions(
+                                 include_columns=read, strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                 column_types={name: pa.dictionary(pa.int32(), pa.string()) if name == "qid"
+                                               else pa.string() for name in read}))
+        out = {}
+        for name, dtype in numbers.items():  # numbers as _number reads them (pyarrow alone reads "0x1" as 1)
+            text = IdBytes.of_arrow(table.column(name))
+            if _ki.first_not_number(text.data, text.offsets, np.issubdtype(np.dtype(dtype), np.integer)) >= 0:
+                return None
+            out[name] = text._arrow.cast(pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+        return None
+    if "qid" in keep:  # few distinct queries: their codes from the dictionary, one str object per query
+        chunks = table.column("qid").unify_dictionaries().chunks
+        words = chunks[0].dictionary.to_pylist() if chunks else []
+        queries = sorted(words)
+        where = {q: i for i, q in enumerate(queries)}
+        indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+        codes = np.array([where[w] for w in words], dtype=np.int64)[np.concatenate(indices or [np.zeros(0, int)])]
+        out["qid"] = QueryCodes(queries, codes)
+    if "docno" in keep:
+        out["docno"] = IdBytes.of_arrow(table.column("docno"))
+    if "tag" in keep:  # every line has one here, so the first names the run (load_run reads no more of it)
+        start = 0
+        while raw[start:start + 1] == b"\n":
+            start += 1
+        end = raw.find(b"\n", start)
+        out["tag"] = np.array([raw[start:end if end >= 0 else len(raw)].split(b" ")[5].decode("utf-8")], dtype=object)
+    return out
+
+
+def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    try:
+        table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
+                            dtype={name: object for name in names}, keep_default_na=False, na_filter=False,
+                            quoting=3, engine="c")  # QUOTE_NONE: a '"' is part of an id; a missing field is ""
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        return None
+    if not isinstance(table.index, pd.RangeIndex):  # pandas makes the first fields of a longer first line an index
+        return None
+    out = {name: table[name].to_numpy(dtype=object) for name in keep}
+    if "qid" in keep:
+        out["qid"] = coded(out["qid"])
+    if "docno" in keep:
+        out["docno"] = IdBytes.of_strings(out["docno"])
+    for name, dtype in numbers.items():
+        text = table[name]
+        pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
+        if not text.str.fullmatch(pattern.pattern).all():  # as _number reads them: atol reads "1.0" as 1
+            return None
+        try:
+            out[name] = text.astype(dtype).to_numpy()
+        except (ValueError, OverflowError):
+            return None
+    return out
+
+
+def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno rel``; gzip, bzip2 or xz by content).
+
+    Parameters
+    ----------
+    path : str or path-like
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    LetorFormatError
+        A line without four fields or with a grade that is not an integer (file and line named),
+        a ``\\r`` inside a line, a (qid, docno) judged twice, or more text than ``max_bytes``.
+
+    Notes
+    -----
+    Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
+    byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
+    digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1); lone-CR line ends
+    are refused, where trec_eval reads such a file as one line.
+    """
+    raw = _read(path, _qrels_line, max_bytes)
+    table = _table(raw, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
+    if table is not None:
+        try:
+            return Qrels(table["qid"], table["docno"], table["rel"], source=str(path))
+        except (DuplicateId, OverflowError, ValueError):
+            pass  # the line-by-line reader names the lines
+    qid, docid, rel, numbers = [], [], [], []
+    for number, fields, line in _fields(path, raw):
+        q, d, grade = _qrels_line(path, number, fields, line)
+        qid.append(q)
+        docid.append(d)
+        rel.append(grade)
+        numbers.append(number)
+    try:
+        return Qrels(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(rel, dtype=np.int64),
+                     source=str(path))
+    except DuplicateId as dup:
+        i, j = dup.rows
+        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} docno {docid[i]} is judged again (line "
+                                                 f"{numbers[i]})") from None
+
+
+def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> Run:
+    """Read a TREC run file (``qid Q0 docno rank score tag``; gzip, bzip2 or xz by content).
+
+    Parameters
+    ----------
+    path : str or path-like
+    name : str, default=None
+        The run's name; by default the tag of its first line (else the file name).
+    max_bytes : int, default=None
+        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    LetorFormatError
+        A line that is not a run line, a NaN/inf score, a ``\\r`` inside a line, a document
+        retrieved twice for a query (file and both lines named), or more text than ``max_bytes``.
+
+    Notes
+    -----
+    Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
+    byte-order mark at the start is dropped.  Fields after the tag are ignored, as trec_eval ignores
+    them (``get_trec_results.c`` at f425365: "Any field following run_id is ignored"; its test
+    corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
+    number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0); lone-CR
+    line ends are refused, where trec_eval reads such a file as one line and keeps its first document.
+    """
+    raw = _read(path, _run_line, max_bytes)
+    table = _table(raw, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
+                   ["qid", "docno", "score", "tag"])
+    if table is not None and np.isfinite(table["score"]).all():
+        tags = table["tag"]
+        tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
+        tag = tags[tagged[0]] if tagged.size else ""
+        try:
+            return Run(table["qid"], table["docno"], table["score"],
+                       name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
+        except DuplicateId:
+            pass  # the line-by-line reader names both lines
+    qid, docid, score, numbers = [], [], [], []
+    tag = None
+    for number, fields, line in _fields(path, raw):
+        parsed = _run_line(path, number, fields, line)
+        if parsed is None:
+            continue
+        q, d, value, line_tag = parsed
+        if tag is None:
+            tag = line_tag
+        qid.append(q)
+        docid.append(d)
+        score.append(value)
+        numbers.append(number)
+    name = name or tag or os.path.basename(os.fspath(path))
+    try:
+        return Run(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
+                   name=name, source=str(path))
+    except DuplicateId as dup:
+        i, j = dup.rows
+        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} retrieves docno {docid[i]} again (line "
+                                                 f"{numbers[i]}); a run ranks each document once") from None
+
+
+#: what a file name's suffix compresses with: the formats load_run and load_qrels read by content
+_WRITERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _text_writer(path, tmp):
+    """A UTF-8 text writer for ``tmp``, compressed as ``path``'s suffix says (``.gz``, ``.bz2``, ``.xz``)."""
+    opener = _WRITERS.get(os.path.splitext(os.fspath(path))[1].lower())
+    return opener(tmp, "wt", encoding="utf-8") if opener else open(tmp, "w", encoding="utf-8")
+
+
+def save_qrels(path, qrels: Qrels) -> None:
+    """Write judgements as a TREC qrels file (``qid 0 docno rel``), in their order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Written whole or not at all; gzip, bzip2 or xz by the suffix (``.gz``, ``.bz2``, ``.xz``).
+    qrels : Qrels
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt.gz")
+    >>> save_qrels(path, Qrels.from_dict({"301": {"d1": 2, "d2": 0}}))
+    >>> load_qrels(path).to_dict()
+    {'301': {'d1': 2, 'd2': 0}}
+    """
+    if not isinstance(qrels, Qrels):
+        raise TypeError(f"save_qrels writes a Qrels, got {type(qrels).__name__}")
+
+    def write(tmp):
+        with _text_writer(path, tmp) as fh:
+            fh.writelines(f"{q} 0 {d} {r}\n" for q, d, r in zip(qrels.qid.tolist(), qrels.docid.tolist(),
+                                                                qrels.rel.tolist()))
+
+    write_atomic(path, write)
+
+
+def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None) -> None:
+    """Write a run as a TREC run file, each query's documents in trec_eval's order, ranks from 1.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Written whole or not at all; gzip, bzip2 or xz by the suffix (``.gz``, ``.bz2``, ``.xz``).
+    run : Run
+    tag : str, default=None
+        The run tag (no whitespace); default ``run.name``.
+    depth : int, default=None
+        Keep each query's top ``depth`` documents (TREC tracks ask for 1000); None keeps all.
+    """
+    tag = run.name if tag is None else str(tag)
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"tag {tag!r} must be non-empty and without whitespace (it is the run file's 6th field)")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+
+    def write(tmp):
+        with _text_writer(path, tmp) as fh:
+            for g, q in enumerate(run.queries):
+                rows = run.order[run.offsets[g]:run.offsets[g + 1]]
+                if depth is not None:
+                    rows = rows[:depth]
+                fh.writelines(f"{q} Q0 {d} {i} {s!r} {tag}\n" for i, (d, s) in
+                              enumerate(zip(run.docid[rows].tolist(), run.score[rows].tolist()), start=1))
+
+    write_atomic(path, write)

@@ -1,0 +1,109 @@
+"""A run matched to qrels by (qid, docid): each query's retrieved grades in rank order (an unjudged document is
+non-relevant) and every judged grade of the query, so that measures divide by the relevant documents the run
+missed too.  Only queries in both are evaluated, as trec_eval does without ``-c``; the others are counted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels import ids as _ki
+from .._kernels import judged as _kj
+from .runs import Qrels, Run
+
+__all__ = ["JudgedLists", "judged_lists", "segments"]
+
+
+@dataclass(frozen=True)
+class JudgedLists:
+    """A run matched to qrels: the input of every measure.
+
+    Attributes
+    ----------
+    rel, score : ndarray of float64
+        Grade and score of each retrieved document, each query's in rank order; trec_eval's codes
+        for a document absent from the qrels (−1) and one the qrels grade negatively (−2, in the pool
+        but not judged).
+    offsets : ndarray of int64
+        Query ``g`` is rows ``offsets[g]:offsets[g + 1]``.
+    ideal, ideal_offsets : ndarray
+        Every judged grade of query ``g``, best first.
+    queries : list of str
+        The evaluated queries (in the run and the qrels), in ``strcmp`` order.
+    unjudged_queries, unretrieved_queries : list of str
+        The run's queries absent from the qrels, and the qrels' queries absent from the run.
+    """
+
+    rel: np.ndarray
+    score: np.ndarray
+    offsets: np.ndarray
+    ideal: np.ndarray
+    ideal_offsets: np.ndarray
+    queries: list
+    unjudged_queries: list
+    unretrieved_queries: list
+
+
+def segments(offsets: np.ndarray, chosen: np.ndarray, depth: int | None = None):
+    """Rows of the chosen groups (each group's first ``depth``), in order, and the offsets of the result."""
+    sizes = offsets[chosen + 1] - offsets[chosen]
+    if depth is not None:
+        sizes = np.minimum(sizes, depth)
+    new = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    rows = np.arange(new[-1], dtype=np.int64) - np.repeat(new[:-1] - offsets[chosen], sizes)
+    return rows, new
+
+
+def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: bool = False,
+                 float32: bool = False) -> JudgedLists:
+    """Match a run to qrels by (qid, docid).
+
+    Parameters
+    ----------
+    qrels : Qrels
+    run : Run
+    depth : int, default=None
+        Keep each query's first ``depth`` documents (trec_eval's ``-M``).
+    complete : bool, default=False
+        Add every qrels query the run lacks, as an empty list (trec_eval's ``-c``).
+    float32 : bool, default=False
+        Rank on the scores cast to float32, as trec_eval 9.x does (:meth:`Run.trec_order`).
+
+    Returns
+    -------
+    JudgedLists
+    """
+    where = {q: i for i, q in enumerate(qrels.queries)}
+    to_qrels = np.array([where.get(q, -1) for q in run.queries], dtype=np.int64)
+    kept = np.flatnonzero(to_qrels >= 0)
+    rows, offsets = segments(run.offsets, kept, depth)
+    rows = run.trec_order(float32)[rows]
+    codes = to_qrels[run._codes[rows]]
+    at = _kj.match_sorted(codes, run._hash[rows], qrels.ideal_offsets, qrels._sorted_hash)
+    hit = np.flatnonzero(at >= 0)
+    judged_row = qrels._order[at[hit]]
+    # graded negatively: in the pool but not judged (trec_eval's form_res_rels.c)
+    pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
+    rel = np.full(rows.shape[0], _kj.REL_NONPOOL)
+    if not _ki.same_ids(qrels._ids.data, qrels._ids.offsets, judged_row, run._ids.data, run._ids.offsets, rows[hit]):
+        # two ids share a hash: match by the strings instead
+        grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}
+        rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), run.docid[rows].tolist())]
+    else:
+        rel[hit] = pooled[judged_row]
+    in_run = set(run.queries)
+    queries = [run.queries[i] for i in kept.tolist()]
+    missing = [q for q in qrels.queries if q not in in_run]
+    judged = to_qrels[kept]
+    if complete and missing:  # empty lists, judged as the qrels say
+        judged = np.concatenate((judged, [where[q] for q in missing])).astype(np.int64)
+        offsets = np.concatenate((offsets, np.full(len(missing), offsets[-1]))).astype(np.int64)
+        queries = queries + missing
+    ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
+    return JudgedLists(
+        rel=rel, score=run.score[rows], offsets=offsets,
+        ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets, queries=queries,
+        unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],
+        unretrieved_queries=[] if complete else missing,
+    )

@@ -28,3 +28,20 @@ def random_ranking(seed, n_queries=6, max_len=12, n_grades=3, tie_levels=4):
     scores = rng.integers(0, tie_levels, size=n).astype(float)
     qid = np.repeat(np.arange(n_queries) + 10, sizes)
     return y, scores, qid
+
+
+def nonlinear_letor(n_queries=40, seed=0):
+    """A LETOR set with a non-linear utility and label noise: the fits and files of end-to-end tests."""
+    import boostrank as br
+
+    return br.datasets.make_letor(n_queries, random_state=seed, relevance="nonlinear", noise=0.5)
+
+
+def base_lists(seed, n_lists=24, size=12, d=3):
+    """Lists of one size with binary labels and a base ranker's scores: what a top-k re-ranker starts from."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_lists * size, d))
+    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=len(X)) > 0.8).astype(int)
+    base = X[:, 0] + rng.normal(size=len(X))
+    qid = np.repeat(np.arange(n_lists), size)
+    return X, y, base, qid

@@ -12,6 +12,8 @@ import pytest
 import boostrank as br
 from boostrank.cli import main
 
+from .conftest import nonlinear_letor
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -597,3 +599,141 @@ def test_debug_shows_the_traceback_above_the_one_line_error(tmp_path, capsys, wh
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):") and "FileNotFoundError" in err
     assert err.strip().splitlines()[-1].startswith("boostrank evaluate: error:")
+
+
+# ---------------------------------------------------------------- items 18, 19: the CLI refuses contradictions
+@pytest.fixture
+def letor_file(tmp_path):
+    rng = np.random.default_rng(13)
+    X = rng.random((60, 10))
+    y = (X[:, 0] + rng.normal(scale=0.3, size=60) > 0.6).astype(int)
+    path = tmp_path / "d.txt"
+    br.save_letor(path, X, y, qid=np.repeat(np.arange(6), 10))
+    return path
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["fit-linear", "--tol", "nan"], "--tol: must be a finite number > 0"),
+    (["rerank", "--test", "{data}", "--base-model", "m.txt", "--time-limit", "-3"], "--time-limit: must be a finite"),
+    (["train", "--valid", "{data}", "--validation-fraction", "0.3"], "--validation-fraction holds out"),
+])
+def test_cli_contradictions_are_refused(tmp_path, letor_file, capsys, argv, match):
+    from boostrank.cli import main
+
+    argv = [a.replace("{data}", str(letor_file)) for a in argv]
+    full = [argv[0], "--train", str(letor_file), "--out", str(tmp_path / "o.txt")] + argv[1:]
+    try:
+        rc = main(full)
+    except SystemExit as exc:  # argparse's own refusal
+        rc = exc.code
+    assert rc == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_cli_predict_n_features_must_agree(tmp_path, letor_file, capsys):
+    from boostrank.cli import main
+
+    model = tmp_path / "m.json"
+    assert main(["fit-linear", "--train", str(letor_file), "--out", str(model)]) == 0
+    assert main(["predict", "--model", str(model), "--data", str(letor_file), "--n-features", "5"]) == 2
+    assert "--n-features 5 contradicts" in capsys.readouterr().err
+
+
+def test_cli_evaluate_names_a_binary_score_file(tmp_path, letor_file, capsys):
+    from boostrank.cli import main
+
+    scores = tmp_path / "scores.bin"
+    scores.write_bytes(bytes(range(256)) * 4)
+    assert main(["evaluate", "--data", str(letor_file), "--scores", str(scores)]) == 2
+    err = capsys.readouterr().err
+    assert "scores.bin" in err and "not UTF-8 text" in err
+
+
+def _qrels_and_runs(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n")
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    other = tmp_path / "other.run"
+    other.write_text("401 Q0 d1 1 2.0 t\n402 Q0 d2 1 1.0 t\n")
+    good = tmp_path / "good.run"
+    good.write_text("301 Q0 d1 1 2.0 g\n301 Q0 d2 2 1.0 g\n302 Q0 d3 1 1.0 g\n")
+    return qrels, empty, other, good
+
+
+def test_an_empty_run_or_one_of_other_topics_is_an_error_with_a_nonzero_exit(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, empty, other, good = _qrels_and_runs(tmp_path)
+    with pytest.raises(ValueError, match="empty.run: the run retrieves no document"):
+        br.evaluate(br.load_qrels(qrels), br.load_run(empty), ["map"])
+    with pytest.raises(ValueError, match=r"other.run: none of its 2 queries is in .*q.txt"):
+        br.evaluate(br.load_qrels(qrels), br.load_run(other), ["map"])
+    for command in (["evaluate", "--qrels", str(qrels), str(empty)], ["evaluate", "--qrels", str(qrels), str(other)],
+                    ["compare", "--qrels", str(qrels), str(good), str(other)],
+                    ["compare", "--qrels", str(qrels), str(empty), str(good)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "retrieves no document" in err or "none of its" in err, err
+    assert main(["evaluate", "--qrels", str(qrels), str(good)]) == 0
+
+
+def test_predict_refuses_one_file_for_the_run_and_the_scores(tmp_path, capsys):
+    from boostrank.cli import main
+
+    out = tmp_path / "same.txt"
+    assert main(["predict", "--model", str(tmp_path / "m.txt"), "--data", str(tmp_path / "d.txt"), "--trec",
+                 str(out), "--out", str(out)]) == 2
+    assert "--out and --trec both name" in capsys.readouterr().err
+    assert not out.exists()
+
+
+
+def test_cli_predict_uses_the_best_xgboost_round(tmp_path, capsys):
+    train, valid = nonlinear_letor(60, 1), nonlinear_letor(30, 2)
+    tp, vp, model = tmp_path / "train.txt", tmp_path / "valid.txt", tmp_path / "m.json"
+    br.save_letor(tp, train)
+    br.save_letor(vp, valid)
+    assert main(["train", "--engine", "xgboost", "--objective", "mauc", "--train", str(tp), "--valid", str(vp),
+                 "--rounds", "200", "--learning-rate", "0.3", "--early-stopping", "3", "--quiet",
+                 "--seed", "0", "--out", str(model)]) == 0
+    best = int(json.loads(model.read_text())["learner"]["attributes"]["best_iteration"])
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--data", str(vp)]) == 0
+    scores = np.array(capsys.readouterr().out.split(), dtype=float)
+    import xgboost as xgb
+
+    booster = xgb.Booster(model_file=str(model))
+    expect = booster.predict(xgb.DMatrix(valid.X), iteration_range=(0, best + 1))
+    np.testing.assert_allclose(scores, expect, rtol=1e-6)
+
+
+def test_help_lists_six_commands_in_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for cmd in ("demo", "evaluate", "train", "predict", "fit-linear", "rerank"):
+        assert cmd in out
+    assert "``" not in out
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"boostrank {br.__version__}"
+    for cmd in ("evaluate", "train", "predict", "rerank", "demo"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "--metrics" in capsys.readouterr().out
+
+
+def test_python_m_boostrank_one_version_and_type_information():
+    """python -m boostrank runs the CLI; the installed metadata, --version and __version__ agree; py.typed ships."""
+    import importlib.metadata
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-m", "boostrank", "--version"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == f"boostrank {br.__version__}"
+    assert importlib.metadata.version("boostrank") == br.__version__
+    assert (Path(br.__file__).parent / "py.typed").exists()

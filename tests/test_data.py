@@ -6,6 +6,10 @@ from hypothesis import strategies as st
 
 import boostrank as br
 from boostrank import LetorFormatError, load_letor, save_letor
+import lzma
+import io
+import os
+from sklearn.datasets import load_svmlight_file
 
 GOOD = """\
 2 qid:10 1:0.5 3:1.25 #docid = GX-1 inc = 1 prob = 0.3
@@ -165,15 +169,6 @@ def test_random_files_round_trip(tmp_path, table):
     assert back.docid.tolist() == docid.tolist()
 
 
-def test_bundled_sample_is_make_letor_output():
-    from boostrank.datasets import SAMPLE_ARGS, SAMPLE_TRAIN_QUERIES
-
-    train, test = br.load_sample()
-    full = br.datasets.make_letor(**SAMPLE_ARGS)
-    cut = full.group_offsets[SAMPLE_TRAIN_QUERIES]
-    np.testing.assert_array_equal(train.X, full.X[:cut])
-    np.testing.assert_array_equal(test.y, full.y[cut:])
-    assert train.n_queries == 300 and test.n_queries == 150
 
 
 def test_take_queries():
@@ -184,23 +179,6 @@ def test_take_queries():
     assert part.docid[0] == "Q5-D0" and part.n_queries == 2
 
 
-def test_make_letor_properties():
-    a = br.datasets.make_letor(30, random_state=1)
-    b = br.datasets.make_letor(30, random_state=1)
-    np.testing.assert_array_equal(a.X, b.X)
-    assert set(np.unique(a.y)) <= {0, 1, 2}
-    assert a.X.min() >= 0 and a.X.max() <= 1
-    assert np.all((a.group_sizes >= 5) & (a.group_sizes <= 30))
-    # the informative features carry the signal, the others none
-    from sklearn.linear_model import LogisticRegression
-
-    big = br.datasets.make_letor(300, random_state=1)
-    signal = LogisticRegression().fit(big.X[:, :4], big.y > 0).decision_function(big.X[:, :4])
-    noise = LogisticRegression().fit(big.X[:, 4:], big.y > 0).decision_function(big.X[:, 4:])
-    assert br.auc(big.y, signal, big.qid) > 0.7
-    assert abs(br.auc(big.y, noise, big.qid) - 0.5) < 0.05
-    with pytest.raises(ValueError, match="docs_per_query"):
-        br.datasets.make_letor(3, docs_per_query=(0, 2))
 
 
 @pytest.mark.parametrize("label", ["inf", "-inf", "nan", "1e30", "1e400", "99999999999999999999", "2147483648"])
@@ -320,3 +298,169 @@ def test_a_lone_carriage_return_in_a_letor_file_is_named_and_crlf_reads(tmp_path
     crlf.write_bytes(b"1 qid:1 1:0.5 # docid = a\r\n0 qid:1 1:0.25 # docid = b\r\n")
     data = br.load_letor(crlf)
     assert data.docid.tolist() == ["a", "b"] and data.y.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("cut", ["truncated", "corrupt"])
+def test_damaged_xz_letor_file_is_a_letor_format_error(tmp_path, cut):
+    """lzma.LZMAError escaped load_letor."""
+    plain = tmp_path / "f.txt"
+    br.save_letor(plain, np.zeros((4, 2)), [0, 1, 0, 1], qid=[1, 1, 2, 2])
+    packed = bytearray(lzma.compress(plain.read_bytes()))
+    if cut == "truncated":
+        packed = packed[:-10]
+    else:
+        packed[30] ^= 0xFF
+    bad = tmp_path / "f.txt.xz"
+    bad.write_bytes(bytes(packed))
+    with pytest.raises(br.LetorFormatError, match="damaged lzma"):
+        br.load_letor(bad)
+
+
+def test_save_letor_refuses_x_that_is_not_two_dimensional(tmp_path):
+    with pytest.raises(ValueError, match="2-D"):
+        br.save_letor(tmp_path / "f.txt", np.zeros((2, 2, 2)), [0, 1])
+
+
+@pytest.mark.parametrize("docid", ["a b", "a\tb", ""])
+def test_a_docid_that_cannot_read_back_is_refused(tmp_path, docid):
+    """Hardening #18: 'a b' read back as 'a', '' as None."""
+    d = br.data.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([1, 1]),
+                     docid=np.array([docid, "b"], dtype=object))
+    with pytest.raises(ValueError, match="docid"):
+        br.save_letor(tmp_path / "d.txt", d)
+    assert not (tmp_path / "d.txt").exists()
+
+
+@pytest.mark.parametrize("qid", [np.array([1e20, 1e20]), np.array([2**64 - 1] * 2, dtype=np.uint64)])
+def test_a_qid_that_cannot_read_back_is_refused(tmp_path, qid):
+    """Hardening #18: qid 1e20 or 2**64 - 1 was written and could not be read back."""
+    with pytest.raises(ValueError, match="64-bit"):
+        br.save_letor(tmp_path / "d.txt", np.zeros((2, 1)), np.array([1, 0]), qid)
+
+
+def test_the_largest_int64_qid_and_plain_docids_round_trip(tmp_path):
+    d = br.data.LetorData(X=np.zeros((2, 1)), y=np.array([1, 0]), qid=np.array([2**63 - 1] * 2),
+                     docid=np.array(["GX000-00-0000000", "b-1"], dtype=object))
+    br.save_letor(tmp_path / "d.txt", d)
+    back = br.load_letor(tmp_path / "d.txt")
+    assert back.qid.tolist() == d.qid.tolist() and back.docid.tolist() == d.docid.tolist()
+
+
+N_EXAMPLES = int(os.environ.get("BOOSTRANK_FUZZ_EXAMPLES", "300"))
+
+
+TOKENS = ["1", "0", "2", "-1", "qid:", "qid:7", "qid:99999999999999999999", "3:", ":4", "1:nan", "2:inf",
+          "1e400", "inf", "#", "#docid = x", " ", "\t", "\r", "\x0c", "\x00", "\xe9", "0:1", "5:0.5", "2:1:3",
+          "99999999999999999999:1", "2000000000:1", "-2:1", "1.5", "qid:1.5", "\n", "\n\n", "1 qid:1 1:0.5"]
+
+
+def _valid_text(rng):
+    lines = []
+    for q in range(int(rng.integers(1, 4))):
+        for _ in range(int(rng.integers(1, 4))):
+            feats = " ".join(f"{j}:{rng.normal():.3g}" for j in sorted(rng.choice(np.arange(1, 6), 3, replace=False)))
+            lines.append(f"{int(rng.integers(0, 3))} qid:{q + 1} {feats} #docid = d{len(lines)}")
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def mutated(draw):
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    text = _valid_text(rng)
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["insert", "delete", "replace", "swap_lines"]))
+        pos = draw(st.integers(0, max(len(text) - 1, 0)))
+        if kind == "insert":
+            text = text[:pos] + draw(st.sampled_from(TOKENS)) + text[pos:]
+        elif kind == "delete":
+            text = text[:pos] + text[pos + draw(st.integers(1, 5)):]
+        elif kind == "replace":
+            text = text[:pos] + draw(st.sampled_from(TOKENS)) + text[pos + 1:]
+        else:
+            lines = text.split("\n")
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=mutated())
+def test_mutated_letor_files_load_correctly_or_raise_letor_format_error(tmp_path, raw):
+    path = tmp_path / "fuzz.txt"
+    path.write_bytes(raw)
+    try:
+        data = br.load_letor(path, sparse=True)
+    except br.LetorFormatError as exc:
+        assert str(path) in str(exc)
+        return
+    n = len(data)
+    assert n > 0 and int(data.group_sizes.sum()) == n
+    starts = np.flatnonzero(np.r_[True, data.qid[1:] != data.qid[:-1]])
+    assert len(set(data.qid[starts].tolist())) == len(starts)  # contiguous queries
+    assert np.isfinite(data.X.data).all() and np.isfinite(data.y).all()
+    X, y, qid = load_svmlight_file(io.BytesIO(raw), query_id=True, dtype=np.float64, n_features=data.n_features)
+    np.testing.assert_array_equal(y, data.y)
+    if qid.size:
+        np.testing.assert_array_equal(qid, data.qid)
+    else:  # no qid in the file: one list
+        assert len(set(data.qid.tolist())) == 1
+    assert (X != data.X).nnz == 0
+
+
+@pytest.mark.parametrize("kind", ["scores", "trec", "query", "xz", "gz", "bz2"])
+def test_mutated_score_run_query_and_compressed_files_read_or_raise_value_errors(tmp_path, kind):
+    """Every other file the CLI reads: a mutation gives finite aligned scores / data, or a ValueError."""
+    import lzma
+    import random
+
+    rng = random.Random(kind)
+    data = br.datasets.make_letor(4, random_state=0)
+    data.docid = np.array([f"d{i}" for i in range(len(data))], dtype=object)
+    letor = tmp_path / "data.txt"
+    br.save_letor(letor, data)
+    data = br.load_letor(letor)
+    s = np.random.default_rng(0).normal(size=len(data))
+    if kind == "scores":
+        raw = "".join(f"{v!r}\n" for v in s).encode()
+    elif kind == "trec":
+        raw = "".join(f"{q} Q0 {d} {i + 1} {v!r} run\n" for i, (q, d, v) in
+                      enumerate(zip(data.qid, data.docid, s))).encode()
+    elif kind == "query":
+        raw = "".join(f"{n}\n" for n in data.group_sizes).encode()
+        plain = tmp_path / "noqid.txt"
+        br.save_letor(plain, data.X, data.y)
+    else:
+        import bz2
+        import gzip
+
+        raw = {"xz": lzma.compress, "gz": gzip.compress, "bz2": bz2.compress}[kind](letor.read_bytes())
+    for i in range(N_EXAMPLES):
+        body = bytearray(raw)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(body))
+            action = rng.randrange(3)
+            if action == 0:
+                body[at] = rng.choice(b"0123456789 -.\neQ#\x00\xff")
+            elif action == 1:
+                del body[at]
+            else:
+                body.insert(at, rng.choice(b"0123456789 -.\neQ#\x00\xff"))
+        path = tmp_path / f"m{i}"
+        try:
+            if kind == "query":
+                path.write_bytes(bytes(body))
+                loaded = br.load_letor(plain, query_file=path)
+                assert loaded.group_sizes.sum() == len(data)
+            elif kind in ("xz", "gz", "bz2"):
+                path = path.with_suffix("." + kind)
+                path.write_bytes(bytes(body))
+                loaded = br.load_letor(path)
+                assert np.isfinite(loaded.X.toarray() if hasattr(loaded.X, "toarray") else loaded.X).all()
+            else:
+                path.write_bytes(bytes(body))
+                got = br.evaluation.read_scores(path, data, format=kind)
+                assert got.shape == (len(data),) and np.isfinite(got).all()
+        except ValueError:  # LetorFormatError is one
+            pass

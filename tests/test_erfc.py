@@ -134,3 +134,14 @@ def test_erfc_sum_reported_overflow_inputs():
                                                                                     method="exact"))
     np.testing.assert_allclose(br.erfc_sum([1e300, -1e300, 0.0], [0.0, 1e300]),
                                br.erfc_sum([1e300, -1e300, 0.0], [0.0, 1e300], method="exact"))
+
+
+@pytest.mark.parametrize("method", ["exact", "fast"])
+def test_erfc_sum_with_weights_near_the_largest_float(method):
+    """Hardening #22: weights near 1e308 returned NaN silently."""
+    y, z = np.array([0.0, 1.0, 3.0]), np.array([0.0, 0.5, 1.0])
+    small = br.erfc_sum(y, z, np.array([1.0, -0.5, 0.25]), method=method)
+    np.testing.assert_allclose(br.erfc_sum(y, z, np.array([1.0, -0.5, 0.25]) * 1e307, method=method),
+                               small * 1e307, rtol=1e-6)
+    with pytest.raises(ValueError, match="largest float"):
+        br.erfc_sum(y, z, np.full(3, 1.5e308), method=method)

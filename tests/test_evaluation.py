@@ -15,6 +15,10 @@ import boostrank as br
 from boostrank.evaluation.evaluate import QueryMismatchWarning
 from tests.reference import (randomization_p_exact, sign_flip_extremes_reference, trec_eval_reference,
                              trec_more_reference)
+from boostrank.cli import main
+import bz2
+
+from .conftest import nonlinear_letor
 
 K = 5
 MEASURES = ["ndcg", f"ndcg_cut_{K}", "map", f"map_cut_{K}", f"P_{K}", f"recall_{K}", "recip_rank", "Rprec"]
@@ -703,3 +707,261 @@ def test_ranx_measures_by_ranx_names_match_a_hand_computation():
     assert got["f1@2"] == pytest.approx({"a": 0.5, "b": 2 / 3})  # a: P = R = 1/2; b: P = 1/2, R = 1
     assert got["f1_1"] == pytest.approx({"a": 2 / 3, "b": 0.0})  # a: P = 1, R = 1/2
     assert got["hit_rate@1"] == {"a": 1.0, "b": 0.0} and got["hit_rate_2"] == {"a": 1.0, "b": 1.0}
+
+
+def test_a_bom_is_dropped_from_qrels_and_runs_and_refused_inside(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"\xef\xbb\xbf301 0 d1 1\n301 0 d2 0\n302 0 d3 1\n")
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"\xef\xbb\xbf301 Q0 d1 1 2.0 t\n301 Q0 d2 2 1.0 t\n302 Q0 d3 1 1.0 t\n")
+    q, r = br.load_qrels(qrels), br.load_run(run)
+    assert sorted(q.queries) == ["301", "302"] and sorted(r.queries) == ["301", "302"]
+    assert br.evaluate(q, r, ["map"])["map"] == 1.0
+    qrels.write_bytes(b"301 0 d1 1\n\xef\xbb\xbf302 0 d3 1\n")
+    with pytest.raises(br.LetorFormatError, match=r"q.txt:2: a byte-order mark"):
+        br.load_qrels(qrels)
+
+
+GRADES = ["1_0", "\uff13", "1.0", "0x1", "\u0661"]
+
+
+SCORES = ["1_0", "\uff13", "0x1p3", "1e", "--1"]
+
+
+@pytest.mark.parametrize("kind, text", [("qrels", g) for g in GRADES] + [("run", s) for s in SCORES])
+def test_numbers_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, kind, text):
+    """trec_eval's atol/atof read '1_0' as 1 and a full-width 3 as 0; Python's int/float read 10 and 3."""
+    path = tmp_path / f"{kind}.txt"
+    line, load, what = {"qrels": (f"301 0 d2 {text}", br.load_qrels, "grade .* is not an integer"),
+                        "run": (f"301 Q0 d1 1 {text} t", br.load_run, "score .* is not a number")}[kind]
+    path.write_text(f"{line}\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match=rf"{kind}.txt:1: {what}"):
+        load(path)
+
+
+def test_fields_split_where_trec_eval_splits_them(tmp_path):
+    """C's isspace: a form feed or a carriage return separates fields; a no-break space is part of an id."""
+    path = tmp_path / "q.txt"
+    path.write_bytes("301 0 d\u00a01 1\r\n301\f0\vd2\t0\n".encode("utf-8"))
+    q = br.load_qrels(path)
+    assert sorted(q.to_dict()["301"]) == ["d2", "d\u00a01"]
+    path.write_text("301 0 d\u00a01\n", encoding="utf-8")
+    with pytest.raises(br.LetorFormatError, match="4 fields separated by spaces or tabs"):
+        br.load_qrels(path)
+    run = tmp_path / "r.txt"
+    run.write_text("301 Q0 d\u2003x 1 1.5 t\n", encoding="utf-8")  # an em space is part of the id too
+    assert br.load_run(run).to_dict() == {"301": {"d\u2003x": 1.5}}
+
+
+def test_a_randomization_test_of_runs_equal_up_to_rounding_gives_p_1():
+    from boostrank.evaluation.compare import _paired_p
+
+    rng = np.random.default_rng(0)
+    a = rng.random(40)
+    b = (a + 0.1) - 0.1  # the same values, rounded differently
+    assert np.any(a != b)
+    for test in ("randomization", "t", "wilcoxon"):
+        assert _paired_p(a, b, test, 10_000, 0)[0] == 1.0
+    d = rng.normal(size=30)
+    from scipy import stats
+    assert _paired_p(np.zeros(30), d, "t", 10_000, 0)[0] == pytest.approx(stats.ttest_rel(d, np.zeros(30)).pvalue)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2", ".xz"])
+def test_qrels_and_runs_write_and_read_back_compressed_by_their_suffix(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    qrels = br.Qrels(["301", "301", "302"], ["d1", "d\u00e9", "d3"], [2, 0, -1])
+    run = br.Run(["301", "301", "302"], ["d1", "d2", "d3"], [0.5, 1.5, 0.25], name="mine")
+    br.save_qrels(tmp_path / f"q.txt{suffix}", qrels)
+    br.save_run(tmp_path / f"r.txt{suffix}", run)
+    opener = {"": open, ".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}[suffix]
+    with opener(tmp_path / f"q.txt{suffix}", "rt", encoding="utf-8") as fh:
+        assert fh.read() == "301 0 d1 2\n301 0 d\u00e9 0\n302 0 d3 -1\n"
+    assert br.load_qrels(tmp_path / f"q.txt{suffix}").to_dict() == qrels.to_dict()
+    back = br.load_run(tmp_path / f"r.txt{suffix}")
+    assert back.to_dict() == run.to_dict() and back.name == "mine"
+    with pytest.raises(TypeError, match="writes a Qrels"):
+        br.save_qrels(tmp_path / "x.txt", run)
+
+
+
+def test_evaluate_a_trec_run_matches_by_docid(tmp_path, capsys):
+    d = nonlinear_letor(12, 8)
+    d.docid = np.array([f"D{i:04d}" for i in range(len(d))], dtype=object)
+    data_path = tmp_path / "data.txt"
+    br.save_letor(data_path, d)
+    scores = d.X @ np.arange(d.n_features) + 0.001 * np.arange(len(d))
+    aligned = tmp_path / "scores.txt"
+    np.savetxt(aligned, scores)
+    lines = []
+    for q in np.unique(d.qid):
+        rows = np.flatnonzero(d.qid == q)
+        for rank, i in enumerate(rows[np.argsort(-scores[rows])], start=1):
+            lines.append(f"{q} Q0 {d.docid[i]} {rank} {float(scores[i])!r} run")
+    lines.append("999 Q0 NOPE 1 5.0 run")  # a document the data does not have
+    np.random.default_rng(0).shuffle(lines)
+    run = tmp_path / "run.trec"
+    run.write_text("\n".join(lines) + "\n")
+    metrics = "ndcg@10,map,auc,mauc,p@5,err@10"
+    outs = []
+    for path in (aligned, run):
+        assert main(["evaluate", "--data", str(data_path), "--scores", str(path), "--metrics", metrics,
+                     "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["runs"][str(path)])
+    assert outs[0] == pytest.approx(outs[1])
+    np.testing.assert_allclose(br.evaluation.read_scores(run, br.load_letor(data_path)), scores)
+
+
+@pytest.mark.parametrize("base", [0.0, 1e17, -1e17, -1.7976931348623157e308])
+def test_unretrieved_rows_rank_below_every_retrieved_one_at_any_score_size(tmp_path, base):
+    """Hardening #8: min(score) − 1.0 is the minimum itself from |score| ≥ 2⁵³ (AUC .75 became .5)."""
+    d = br.data.LetorData(X=np.zeros((4, 1)), y=np.array([1, 0, 1, 0]), qid=np.array([1, 1, 1, 1]),
+                     docid=np.array(["a", "b", "c", "d"], dtype=object))
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    step = max(abs(base) * 1e-15, 1.0)
+    run = tmp_path / "run.trec"
+    # a, b, c retrieved (a above b above c); d unretrieved, so it ranks last
+    run.write_text("".join(f"1 Q0 {doc} {r} {base + (3 - r) * step!r} t\n" for r, doc in enumerate("abc", 1)))
+    notes = []
+    s = br.evaluation.read_run(run, br.load_letor(path), report=notes.append)
+    assert np.isfinite(s).all() and s[3] < s[2] < s[1] < s[0]
+    assert br.auc(d.y, s) == pytest.approx(0.75) and "1 of 4 row(s)" in notes[0]
+
+
+def test_a_run_needs_docids_and_unique_lines(tmp_path):
+    d = nonlinear_letor(3, 9)
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 2.0 t\n")
+    with pytest.raises(ValueError, match="docid"):
+        br.evaluation.read_scores(run, br.load_letor(path))
+    d.docid = np.array([f"d{i}" for i in range(len(d))], dtype=object)
+    br.save_letor(path, d)
+    q = int(d.qid[0])
+    run.write_text(f"{q} Q0 d0 1 2.0 t\n{q} Q0 d0 2 1.0 t\n")
+    with pytest.raises(br.LetorFormatError, match=r":2: .*again \(line 1\)"):
+        br.evaluation.read_scores(run, br.load_letor(path))
+
+
+def _six_rows(tmp_path):
+    d = br.data.LetorData(X=np.zeros((6, 1)), y=np.array([1, 0, 1, 0, 1, 0]), qid=np.array([1, 1, 1, 2, 2, 2]),
+                     docid=np.array(list("abcdef"), dtype=object))
+    path = tmp_path / "data.txt"
+    br.save_letor(path, d)
+    return path
+
+
+def test_evaluate_reports_unmatched_run_lines_and_rows(tmp_path, capsys):
+    """Hardening #14: a run matching 1 of 6 rows gave rc 0 and AUC .75 with no word; 'q2' qids vanished."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 3.0 t\nq2 Q0 d 1 2.0 t\n1 Q0 zz 2 1.0 t\n")
+    assert main(["evaluate", "--data", str(path), "--scores", str(run), "--metrics", "auc"]) == 0
+    err = capsys.readouterr().err
+    assert "2 run line(s) name documents not in the data" in err
+    assert "5 of 6 row(s) of the data are not in the run" in err
+    run.write_text("q1 Q0 a 1 3.0 t\n")
+    with pytest.raises(br.LetorFormatError, match="not integers"):
+        br.evaluation.read_scores(run, br.load_letor(path))
+
+
+@pytest.mark.parametrize("tag", [" t", ""])
+def test_a_run_without_its_tag_is_still_a_run(tmp_path, tag):
+    """Hardening #15: five columns were read as a score table in line order (AUC 0.0 where six gave 1.0)."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    # line order is the reverse of row order, so a score table would give the opposite ranking
+    lines = [f"{q} Q0 {doc} 1 {s}{tag}" for q, doc, s in
+             [(2, "f", 0.0), (2, "e", 1.0), (2, "d", 0.0), (1, "c", 1.0), (1, "b", 0.0), (1, "a", 1.0)]]
+    run.write_text("\n".join(lines) + "\n")
+    data = br.load_letor(path)
+    assert br.auc(data.y, br.evaluation.read_scores(run, data), data.qid) == 1.0
+
+
+def test_a_run_line_reads_as_trec_eval_reads_it(tmp_path):
+    """Fields after the tag are ignored (trec_eval's get_trec_results.c); fewer than five name the layout."""
+    path = _six_rows(tmp_path)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 a 1 3.0 t extra\n1 Q0 b 2 1.0 t\n")
+    assert br.evaluation.read_run(run, br.load_letor(path))[:2].tolist() == [3.0, 1.0]
+    run.write_text("1 Q0 a 1\n")
+    with pytest.raises(br.LetorFormatError, match=r":1: a run line is 'qid Q0 docno rank score tag'"):
+        br.evaluation.read_run(run, br.load_letor(path))
+
+
+RUN = b"".join(b"q1 Q0 d%d %d %r run\n" % (i, i, 1.0 / i) for i in range(1, 40))
+
+
+QRELS = b"".join(b"q1 0 d%d %d\n" % (i, i % 3) for i in range(1, 40))
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_lone_carriage_returns_are_refused_by_line_and_crlf_reads(tmp_path, kind):
+    """Hardening 6 #2: a run with CR line ends read as one document (map 0.0, no warning)."""
+    raw, load = (RUN, br.load_run) if kind == "run" else (QRELS, br.load_qrels)
+    lf = tmp_path / "lf"
+    lf.write_bytes(raw)
+    want = load(lf)
+    cr = tmp_path / "cr"
+    cr.write_bytes(raw.replace(b"\n", b"\r"))
+    with pytest.raises(br.LetorFormatError, match=r"cr:1: a carriage return \(\\r\) inside the line"):
+        load(cr)
+    joined = tmp_path / "joined"  # two files joined with one stray CR between them
+    lines = raw.splitlines(keepends=True)
+    joined.write_bytes(b"".join(lines[:9]) + lines[9].rstrip(b"\n") + b"\r" + b"".join(lines[10:]))
+    with pytest.raises(br.LetorFormatError, match=r"joined:10: a carriage return"):
+        load(joined)
+    crlf = tmp_path / "crlf"
+    crlf.write_bytes(raw.replace(b"\n", b"\r\n"))
+    got = load(crlf)
+    assert got.docid.tolist() == want.docid.tolist() and len(got) == 39
+    if kind == "run":
+        assert got.score.tolist() == want.score.tolist()
+
+
+def test_a_run_that_evaluates_with_cr_line_ends_is_refused_not_scored_zero(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(QRELS)
+    run = tmp_path / "run"
+    run.write_bytes(RUN.replace(b"\n", b"\r"))
+    with pytest.raises(br.LetorFormatError, match="carriage return"):
+        br.evaluate(br.load_qrels(qrels), run, ["map"])
+
+
+@pytest.mark.parametrize("grade", [b"9223372036854775808", b"-9223372036854775809", b"99999999999999999999999"])
+def test_a_grade_past_64_bits_is_named_by_line(tmp_path, grade):
+    """Hardening 6 #7: a raw OverflowError with no file or line."""
+    path = tmp_path / "qrels"
+    path.write_bytes(QRELS + b"q2 0 d1 " + grade + b"\n")
+    with pytest.raises(br.LetorFormatError, match=r"qrels:40: grade .* is outside the 64-bit integer range"):
+        br.load_qrels(path)
+    path.write_bytes(b"q2 0 d1 9223372036854775807\n")
+    assert br.load_qrels(path).rel.tolist() == [2**63 - 1]
+
+
+def _write(path, raw):
+    path.write_bytes(raw)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_compressed_bomb_stops_at_its_first_line_and_padding_reads(tmp_path, kind):
+    """Hardening 6 #1: a 3 kB .bz2 (a bad line, then 512 MiB of newlines) reached 4.8 GB before its line-1 error."""
+    load = br.load_run if kind == "run" else br.load_qrels
+    bomb = tmp_path / "bomb.bz2"
+    bomb.write_bytes(bz2.compress(b"q1 Q0 d1 1 x run\n" + b"\n" * (32 << 20)))
+    with pytest.raises(br.LetorFormatError, match=r"bomb.bz2:1: "):
+        load(bomb, max_bytes=4 << 20)
+    padded = tmp_path / "padded.bz2"
+    good = RUN if kind == "run" else QRELS
+    cut = good.index(b"\n", 100) + 1
+    padded.write_bytes(bz2.compress(good[:cut] + b"\n" * (4 << 20) + good[cut:]))
+    assert len(load(padded)) == 39
+    with pytest.raises(br.LetorFormatError, match="more than 1000000 bytes"):
+        load(padded, max_bytes=1_000_000)
+    np.testing.assert_array_equal(load(padded).docid, load(_write(tmp_path / "plain", good)).docid)

@@ -8,6 +8,9 @@ import pandas as pd
 import pytest
 
 import boostrank as br
+from boostrank.export import vespa_feature
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _vespa_scores(text, frame, base=None):
@@ -88,3 +91,77 @@ def test_export_refuses_what_it_cannot_write(data):
     with pytest.raises(ValueError, match="not fitted"):
         br.export_linear(br.RankNCG())
     assert "bm25(title)" in br.export_linear(model, "vespa", feature_names=["bm25(title)"] + names[1:])
+
+
+@pytest.fixture(scope="module")
+def linear():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    return br.RankNCG().fit(X, X[:, 0] + rng.normal(size=60) > 0)
+
+
+@pytest.mark.parametrize("name", [
+    ")\n }\n}\nrank-profile evil inherits default {\n first-phase {\n expression: attribute(x",
+    "(", "x) + 1000 * attribute(y", "attribute(a-b)", "bm25(title))", "bm25(title", "a.b", "a-b", "f(x)+1",
+    "f(x) ", "f(\"x\")", "f(x)\n", "f(x).", "f(x)..y", "f(,)", "f(x,)", "{", "", "é(x)",
+    "a(b(c(d(e(f(g))))))",
+])
+def test_vespa_refuses_names_that_are_not_one_rank_feature(linear, name):
+    with pytest.raises((ValueError, TypeError), match="feature name"):
+        br.export_linear(linear, "vespa", feature_names=[name, "ok"])
+
+
+@pytest.mark.parametrize("name, ref", [
+    ("price", "attribute(price)"), ("bm25(title)", "bm25(title)"),
+    ("fieldMatch(title).completeness", "fieldMatch(title).completeness"),
+    ("nativeRank(title, body)", "nativeRank(title, body)"), ("term(0).significance", "term(0).significance"),
+    ("tensorFromLabels(attribute(tags))", "tensorFromLabels(attribute(tags))"), ("now()", "now()"),
+])
+def test_vespa_takes_well_formed_rank_features(linear, name, ref):
+    text = br.export_linear(linear, "vespa", feature_names=[name, "other"])
+    assert f"* {ref} + " in text and "* attribute(other)" in text
+    assert vespa_feature(name) == ref
+
+
+#: Vespa rank-feature names as the grammar reads them (an independent regex, one nesting level)
+_ARG = r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, ]*\))?(?:\.[A-Za-z0-9_]+)*|-?[0-9]+(?:\.[0-9]+)?)"
+
+
+_FEATURE = re.compile(rf"[A-Za-z_][A-Za-z0-9_]*(?:\((?:{_ARG}(?:, *{_ARG})*)?\))?(?:\.[A-Za-z0-9_]+)*")
+
+
+_FUZZ_MODEL: dict = {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF), min_size=0, max_size=30))
+def test_vespa_profile_keeps_its_shape_for_any_printable_name(name):
+    """Fuzz (item 1): a name is refused, or the profile is one profile with one expression of two terms."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    model = _FUZZ_MODEL.get("m") or _FUZZ_MODEL.setdefault("m", br.RankNCG().fit(X, X[:, 0] > 0))
+    try:
+        text = br.export_linear(model, "vespa", feature_names=[name, "other"])
+    except (ValueError, TypeError) as exc:
+        assert "feature name" in str(exc)
+        assert not (_FEATURE.fullmatch(name) and ("(" in name or re.fullmatch(r"[A-Za-z_]\w*", name, re.ASCII)))
+        return
+    assert text.count("rank-profile") == 1 and text.count("{") == text.count("}") == 2
+    expression = re.search(r"expression: (.*)", text).group(1)
+    terms = expression.split(" + ")
+    assert len(terms) == 2 and terms[1].endswith("* attribute(other)")
+    ref = terms[0].split(" * ", 1)[1]
+    assert _FEATURE.fullmatch(ref) and ref.count("(") == ref.count(")")
+
+
+# ---------------------------------------------------------------- items 13, 20: names are strings
+@pytest.mark.parametrize("names", [[1, "1"], [None, "a"], [float("nan"), "a"], ["", "a"], [b"a", "b"]])
+@pytest.mark.parametrize("fmt", ["elasticsearch-ltr", "vespa"])
+def test_feature_names_must_be_strings(linear, names, fmt):
+    with pytest.raises(TypeError, match="feature names must be non-empty strings"):
+        br.export_linear(linear, fmt, feature_names=names)
+
+
+def test_a_single_string_is_not_a_list_of_names(linear):
+    with pytest.raises(TypeError, match="single string 'ab'"):
+        br.export_linear(linear, feature_names="ab")

@@ -54,65 +54,8 @@ def _fresh(folder, parent):
         and stat.S_IMODE(os.lstat(folder).st_mode) == 0o700 and not Path(folder).is_symlink()
 
 
-@pytest.mark.parametrize("plant", ["group-writable", "symlink", "other-owner", "file"])
-def test_the_fallback_cache_never_uses_a_folder_someone_else_controls(tmp_path, plant):
-    """A predictable cache folder planted by another user would run their code in ours (hardening #2)."""
-    from boostrank._kernels import private_cache_folder
-
-    own = tmp_path / f"boostrank-numba-cache-{os.getuid()}"
-    assert private_cache_folder(str(tmp_path)) == str(own) and _fresh(own, tmp_path)  # made private
-    assert private_cache_folder(str(tmp_path)) == str(own)  # and reused while it stays so
-    own.rmdir()
-    if plant == "group-writable":
-        own.mkdir()
-        own.chmod(0o777)
-    elif plant == "symlink":
-        (tmp_path / "elsewhere").mkdir(mode=0o700)
-        own.symlink_to(tmp_path / "elsewhere")
-    elif plant == "other-owner":
-        if os.getuid() != 0:
-            pytest.skip("only root can give a folder to another user")
-        own.mkdir(mode=0o700)
-        os.chown(own, 65534, 65534)
-    else:
-        own.write_text("")
-    chosen = private_cache_folder(str(tmp_path))
-    assert chosen != str(own) and _fresh(chosen, tmp_path)
 
 
-@pytest.mark.parametrize("plant", ["group-writable", "symlink", "other-owner", "open-parent", None])
-def test_an_inherited_cache_folder_obeys_the_same_rules(tmp_path, monkeypatch, plant):
-    """Hardening 6 #4: NUMBA_CACHE_DIR was trusted whatever its owner and mode; Numba unpickles its indexes."""
-    import numba
-
-    from boostrank._kernels import jit as kernels
-
-    told = tmp_path / "shared" / "numba"
-    told.parent.mkdir()
-    if plant == "group-writable":
-        told.mkdir(mode=0o700)
-        told.chmod(0o775)
-    elif plant == "symlink":
-        (tmp_path / "elsewhere").mkdir(mode=0o700)
-        told.symlink_to(tmp_path / "elsewhere")
-    elif plant == "other-owner":
-        if os.getuid() != 0:
-            pytest.skip("only root can give a folder to another user")
-        told.mkdir(mode=0o700)
-        os.chown(told, 65534, 65534)
-    elif plant == "open-parent":  # others may rename the folder and put theirs in its place
-        told.parent.chmod(0o777)
-    monkeypatch.setattr(numba.config, "CACHE_DIR", str(told))
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(told))
-    monkeypatch.setattr(kernels.tempfile, "gettempdir", lambda: str(tmp_path))
-    if plant is None:
-        assert kernels.ensure_cache_dir() == str(told) and numba.config.CACHE_DIR == str(told)
-        assert stat.S_IMODE(told.stat().st_mode) == 0o700  # made private when absent
-        return
-    with pytest.warns(RuntimeWarning, match="is not this user's own private folder"):
-        chosen = kernels.ensure_cache_dir()
-    assert chosen != str(told) and _fresh(chosen, tmp_path)
-    assert numba.config.CACHE_DIR == chosen and os.environ["NUMBA_CACHE_DIR"] == chosen
 
 
 def test_cbc_is_an_extra_and_the_defaults_never_need_it(monkeypatch):

@@ -468,3 +468,67 @@ def test_metrics_take_query_offsets_instead_of_qid():
     for name in ("auc", "mauc", "ndcg@5", "map", "p@3", "err@4", "mcp@2:macro"):
         m = br.get_metric(name)
         assert m.from_offsets(y, s, off) == m(y, s, qid)
+
+
+S, Y = np.array([0.3, 0.2, 0.1]), np.array([1, 0, 1])
+
+
+S, Y = np.array([0.3, 0.2, 0.1]), np.array([1, 0, 1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: br.ndcg(Y, S, k=10**30), lambda: br.precision_at(Y, S, k=10**30),
+    lambda: br.get_metric("p@10")(Y, S, None), lambda: br.err(Y, S, k=10**30),
+    lambda: br.lambda_gradients(S, Y, metric="ndcg", truncation_level=10**30),
+], ids=["ndcg", "precision_at", "p", "err", "truncation_level"])
+def test_a_cut_off_past_every_list_means_the_whole_list(call):
+    """k = 10**30 raised Numba's TypingError; a cut-off past the list is the whole list."""
+    call()
+
+
+def test_cut_offs_past_the_list_equal_the_list_length():
+    assert br.ndcg(Y, S, k=10**30) == br.ndcg(Y, S, k=3) == br.ndcg(Y, S)
+    g_big, _ = br.lambda_gradients(S, Y, metric="ndcg", truncation_level=10**30)
+    np.testing.assert_array_equal(g_big, br.lambda_gradients(S, Y, metric="ndcg", truncation_level=3)[0])
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"max_grade": 2000}, "max_grade"), ({"max_grade": 2.5}, "max_grade"), ({"max_grade": 0}, "max_grade"),
+])
+def test_err_scale_must_be_a_small_integer(kw, match):
+    with pytest.raises(ValueError, match=match):
+        br.err(Y, S, **kw)
+
+
+# ---------------------------------------------------------------- item 6: grades past 2**53
+@pytest.mark.parametrize("y", [np.array([2**53 + 1, 2**53 + 2, 0]), [2**53 + 1, 2**53 + 2, 0], [2**70, 0, 1],
+                               np.array([2.0**60, 0.0, 1.0])])
+def test_mauc_refuses_grades_that_float64_would_merge(y):
+    """0.5917 against 0.5166 for the same order: classes above 2**53 were merged."""
+    with pytest.raises(ValueError, match=r"up to 2\*\*53"):
+        br.mauc(y, [0.3, 0.2, 0.1])
+    with pytest.raises(ValueError, match=r"up to 2\*\*53"):
+        br.lambda_gradients([0.3, 0.2, 0.1], y, metric="mauc")
+
+
+# ---------------------------------------------------------------- item 21: precision's convention, ties
+def test_precision_takes_a_convention_and_ties_without_docids_warn():
+    from boostrank.metrics import TieWarning
+
+    y = np.array([1, 0, 0, 1, 1, 0])
+    s = np.array([0.5, 0.5, 0.2, 0.9, 0.1, 0.1])
+    qid = np.repeat([1, 2], 3)
+    with pytest.warns(TieWarning, match="2 score ties within lists and no docid="):
+        trec = br.precision(y, s, qid, k=1, convention="trec")
+    docs = np.array(["d1", "d9", "d2", "d3", "d4", "d5"])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TieWarning)
+        assert br.precision(y, s, qid, k=1, convention="lightgbm") == trec == 1.0
+        # trec_eval breaks the 0.5 tie by docid descending: d9 (irrelevant) first
+        assert br.precision(y, s, qid, k=1, docid=docs) == 0.5
+        assert br.ndcg(y, s, qid, k=1, convention="trec", docid=docs) == 0.5
+    with pytest.warns(TieWarning):
+        br.ndcg(y, s, qid, k=1, convention="trec")
+    with pytest.raises(ValueError, match="convention"):
+        br.precision(y, s, qid, convention="ranx")

@@ -21,6 +21,7 @@ from boostrank.mip import solvers as solvers_module
 from boostrank.weights import local_auc
 
 from .reference import candidate_directions, candidate_directions_3d, line_candidates
+from boostrank.mip import processes
 
 
 def _small(seed, d, n=7):
@@ -576,32 +577,6 @@ def test_write_model_as_mps_and_lp_reads_back_in_highs(tmp_path):
         ranker.write_model(tmp_path / "model.txt", X, y)
 
 
-def test_numba_compiles_do_not_count_against_a_time_limit():
-    """A first fit on a fresh cache compiles its kernels inside the fit; the budget's clock stands
-    still meanwhile, so a time limit buys the same work cold and warm (#47)."""
-    import time
-
-    import numba
-
-    from boostrank.budget import TimeBudget, work_clock
-
-    @numba.njit  # defined here: never compiled before, never cached
-    def fresh(x):
-        total = 0.0
-        for i in range(x.shape[0]):
-            total += np.sqrt(abs(x[i])) * np.cos(x[i]) + np.sum(np.sort(x[: i + 1]))
-        return total
-
-    clock = TimeBudget(60.0)
-    wall, work = time.perf_counter(), work_clock()
-    fresh(np.arange(5.0))
-    wall, work = time.perf_counter() - wall, work_clock() - work
-    assert wall > 0.05 and work < 0.2 * wall  # the compile is most of the call and none of the work
-    assert clock.left() > 60.0 - 0.2 * wall - 0.05
-    t = time.perf_counter()
-    while time.perf_counter() - t < 0.05:  # the clock still runs between compiles
-        pass
-    assert clock.elapsed() >= 0.05
 
 
 # ------------------------------------------------------------------ work limits, not the clock
@@ -658,3 +633,345 @@ def test_a_mip_ranker_without_a_time_limit_repeats_its_fit_and_a_cut_one_says_so
     cut = br.MIPRanker(**{**kw, "time_limit": 1e-3}).fit(X, y, qid=qid).result_
     assert cut.time_limited == (cut.status != "optimal")
     assert cut.time_limited and "time-limited" in cut.summary()
+
+
+@pytest.mark.parametrize("estimator", ["mip", "topk"])
+def test_features_too_small_for_a_finite_coefficient_are_refused(estimator):
+    """Hardening #6: features near 1e-310 gave 'optimal' with coef_ = [inf, -inf, -inf] and NaN predictions."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[:, 1] *= 1e-310
+    with pytest.raises(ValueError, match=r"feature\(s\) \[1\]"):
+        if estimator == "mip":
+            br.MIPRanker(time_limit=5).fit(X, y)
+        else:
+            br.TopKReranker(k=5, time_limit=5, gate=0).fit(X, y, base_scores=X[:, 0])
+    X[:, 1] *= 1e20  # 1e-290 and up: finite coefficients and predictions
+    model = br.MIPRanker(time_limit=5).fit(X, y)
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.predict(X)).all()
+
+
+def test_a_fit_past_the_pair_limit_is_refused_before_building_pairs():
+    """Hardening #10: 10**5 rows in one list built 2.5e9 pairs and died of MemoryError after 28 s."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, 2))
+    y = (np.arange(100_000) % 2).astype(int)
+    with pytest.raises(ValueError, match="pairs to compare"):
+        br.MIPRanker(time_limit=5).fit(X, y)
+
+
+def test_the_branch_and_bound_declines_what_its_budget_cannot_merge():
+    """Hardening #10: branch_and_bound(time_budget=0.01) at 6 000 rows spent 55 s merging hyperplanes."""
+    from boostrank.mip import _data
+    from boostrank.mip.search import MAX_BNB_PAIRS, branch_and_bound
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    y = (X[:, 0] + rng.normal(size=2000) > 0).astype(int)
+    data = _data.rank_data(X, y, np.zeros(2000, dtype=np.int64), np.ones(2000), "auc")
+    assert data.pu.size < MAX_BNB_PAIRS  # declined for the budget, not the memory cap
+    assert branch_and_bound(data, time_budget=0.01) is None
+    small = _data.rank_data(X[:60], y[:60], np.zeros(60, dtype=np.int64), np.ones(60), "auc")
+    assert branch_and_bound(small, time_budget=5).proven
+
+
+# ---------------------------------------------------------------- item 3: CBC folders of live fits stay
+def _cbc_folder(tmp_path, name):
+    path = tmp_path / f"boostrank_cbc_{name}"
+    path.mkdir()
+    return path
+
+
+def test_a_live_fit_in_another_pid_namespace_keeps_its_folder(tmp_path):
+    """The owner's pid does not exist here, but its process holds the lock: the folder is live."""
+    import subprocess
+    import sys
+    import textwrap
+
+    path = _cbc_folder(tmp_path, "live")
+    (path / "model.mps").write_text("x")
+    script = textwrap.dedent(f"""
+        import fcntl, os, sys
+        fd = os.open({str(path / "owner")!r}, os.O_WRONLY | os.O_CREAT)
+        os.write(fd, b"999999999")  # a pid of another namespace
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        print("locked", flush=True)
+        sys.stdin.readline()
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        from boostrank.mip import solvers
+        assert solvers.clean_stale_cbc_folders(str(tmp_path)) == []
+        assert (path / "model.mps").exists()
+    finally:
+        proc.stdin.close()
+        proc.wait()
+    assert solvers.clean_stale_cbc_folders(str(tmp_path)) == [str(path)]  # its process ended: stale
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "folder"])
+def test_an_owner_that_is_not_a_regular_file_neither_blocks_nor_is_read(tmp_path, kind):
+    import os
+    import threading
+
+    from boostrank.mip import solvers
+
+    path = _cbc_folder(tmp_path, kind)
+    owner = path / "owner"
+    if kind == "fifo":
+        os.mkfifo(owner)
+    elif kind == "dev_zero":
+        owner.symlink_to("/dev/zero")
+    else:
+        owner.mkdir()
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("removed", solvers.clean_stale_cbc_folders(str(tmp_path))),
+                              daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive(), "the cleaner blocked on the owner file"
+    assert out["removed"] == [] and path.exists()
+
+
+def test_a_cbc_fit_holds_the_lock_on_its_folder_while_it_runs(tmp_path, monkeypatch):
+    import os
+
+    from boostrank.mip import build_problem, solve, solvers
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    seen = {}
+    real = solvers.write_mps
+
+    def spy(model, path):
+        real(model, path)
+        folder = os.path.dirname(path)
+        seen["lock"] = processes.owner_lock(os.path.join(folder, "owner"))
+        seen["cleaned"] = solvers.clean_stale_cbc_folders(str(tmp_path))
+
+    monkeypatch.setattr(solvers, "write_mps", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    res = solve(build_problem(X / 4, (X[:, 0] > 0).astype(float)), "cbc")
+    assert seen == {"lock": None, "cleaned": []} and res.status == "optimal"
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- item 2: certificates that are true
+def _gap_case():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_stopping_within_a_gap_is_not_called_optimal(solver):
+    """mip_gap=0.5 made both solvers stop at once and say optimal, with bound = objective."""
+    from boostrank.mip import build_problem, solve
+
+    X, y = _gap_case()
+    res = solve(build_problem(X / np.abs(X).sum(1).max(), y.astype(float), eps=1e-4), solver, mip_gap=0.5,
+                time_limit=30)
+    assert res.status == "feasible"
+    assert res.bound is not None and res.bound < res.objective - 1  # the solver's real (minimised) bound
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), gap=st.sampled_from([None, 1e-6, 0.01, 0.1, 0.3, 0.9]),
+       limit=st.sampled_from([0.05, 0.5, 5.0]), solver=st.sampled_from(["highs", "cbc"]))
+def test_optimal_means_the_brute_force_optimum_for_any_gap_and_time_limit(seed, gap, limit, solver):
+    """Property (item 2): "optimal" is the brute-force optimum, and a bound is never below it."""
+    import warnings
+
+    from .reference import candidate_directions
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 14))
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    y = rng.integers(0, 2, size=n)
+    y[0], y[1] = 1, 0
+    best = max(br.auc(y, X @ w, ties="pessimistic") for w in candidate_directions(X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = br.MIPRanker(objective="auc", algorithm="mip", solver=solver, mip_gap=gap, time_limit=limit,
+                           init=None).fit(X, y).result_
+    assert res.statistic <= best + 1e-9
+    if res.status == "optimal":
+        assert res.statistic == pytest.approx(best, abs=1e-9)
+    if res.bound is not None:
+        assert res.bound >= best - 1e-9
+        assert res.gap == pytest.approx(max(0.0, (res.bound - res.statistic) / max(res.statistic, res.bound)),
+                                        abs=1e-9) or res.gap >= 0
+
+
+@pytest.mark.slow
+def test_a_mip_ranker_with_a_large_gap_reports_the_true_bound():
+    """The issue's case: status=optimal, bound=objective, gap=0 while a better w exists."""
+    X, y = _gap_case()
+    res = br.MIPRanker(objective="auc", algorithm="mip", mip_gap=0.5, time_limit=20).fit(X, y).result_
+    full = br.MIPRanker(objective="auc", time_limit=20).fit(X, y).result_
+    if res.statistic < full.statistic - 1e-9:
+        assert res.status == "feasible" and res.gap > 0
+    assert res.bound is None or res.bound >= full.statistic - 1e-9
+
+
+def test_a_pulp_solver_object_keeps_its_own_options_and_gap_is_not_optimal():
+    """Item 8: copy.copy shared optionsDict, so mip_gap leaked into the caller's object."""
+    pulp = pytest.importorskip("pulp")
+    solver = pulp.HiGHS(msg=False) if pulp.HiGHS().available() else pulp.PULP_CBC_CMD(msg=False)
+    before = dict(solver.optionsDict)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(14, 2))
+    y = (X[:, 0] + rng.normal(size=14) > 0).astype(int)
+    res = br.MIPRanker(objective="auc", algorithm="mip", solver=solver, mip_gap=0.9, time_limit=5).fit(X, y)
+    assert solver.optionsDict == before
+    assert res.result_.solver_status in ("feasible", "optimal")
+    assert res.result_.solver_status == "feasible" or res.result_.status == "optimal"
+
+
+# ---------------------------------------------------------------- item 4: one list said aloud at predict
+def _lists(seed=0, n_q=8, size=12, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_q * size, d))
+    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
+    return X, y, np.repeat(np.arange(n_q), size)
+
+
+# ---------------------------------------------------------------- item 9: write_model whole or as it was
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_write_model_is_atomic_and_reads_back(tmp_path, suffix, monkeypatch):
+    highspy = pytest.importorskip("highspy")
+    from boostrank.mip import solvers
+
+    X, y, _ = _lists(9, n_q=1, size=12)
+    path = tmp_path / f"model{suffix}"
+    model = br.MIPRanker(objective="auc")
+    model.write_model(path, X, y)
+    good = path.read_bytes()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", 30.0)
+    h.readModel(str(path))
+    h.run()
+    assert h.getNumCol() > X.shape[1] and h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    best = br.MIPRanker(objective="auc").fit(X, y).result_.statistic
+    assert br.auc(y, X @ (np.asarray(h.getSolution().col_value[:X.shape[1]]) / np.abs(X).max(0)),
+                  ties="pessimistic") == pytest.approx(best)
+
+    real = solvers._lp_lines if suffix == ".lp" else solvers._mps_lines
+
+    def dies(m):  # a SIGTERM mid-write, as an exception half-way through the lines
+        for k, line in enumerate(real(m)):
+            if k == 50:
+                raise KeyboardInterrupt
+            yield line
+
+    monkeypatch.setattr(solvers, "_lp_lines" if suffix == ".lp" else "_mps_lines", dies)
+    with pytest.raises(KeyboardInterrupt):
+        model.write_model(path, X, y)
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+@pytest.mark.slow
+def test_lp_and_mps_files_give_the_same_optimum():
+    highspy = pytest.importorskip("highspy")
+    import tempfile
+
+    X, y, _ = _lists(10, n_q=1, size=24, d=2)
+    values = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for suffix in (".lp", ".mps"):
+            path = f"{tmp}/m{suffix}"
+            br.MIPRanker(objective="auc").write_model(path, X, y)
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            h.readModel(path)
+            h.run()
+            values.append(h.getInfo().objective_function_value)
+    assert values[0] == pytest.approx(values[1])
+
+
+def test_a_pulp_solver_object_gets_threads_and_the_start_in_its_options(monkeypatch):
+    """Item 8: PuLP 3 reads threads and warmStart from optionsDict; they were set as ignored attributes."""
+    pulp = pytest.importorskip("pulp")
+    from boostrank.mip import build_problem, solve
+
+    solver = pulp.PULP_CBC_CMD(msg=False) if hasattr(pulp, "PULP_CBC_CMD") else pulp.COIN_CMD(msg=False)
+    seen = {}
+    real = pulp.LpProblem.solve
+
+    def spy(problem, s=None, **kw):
+        seen["options"] = dict(s.optionsDict)
+        seen["start"] = [v.varValue for v in problem.variables()[:3]]
+        return real(problem, s, **kw)
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", spy)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 2))
+    model = build_problem(X / 4, (X[:, 0] > 0).astype(float))
+    start = np.zeros(model.c.shape[0])
+    start[0] = 0.25
+    res = solve(model, solver, threads=2, start=start, time_limit=20)
+    assert seen["options"]["threads"] == 2 and seen["options"]["warmStart"] is True
+    assert 0.25 in seen["start"]
+    assert "threads" not in solver.optionsDict and solver.optionsDict.get("warmStart") is False
+    assert res.status == "optimal"
+
+
+@pytest.mark.slow
+def test_a_pulp_solver_that_ignores_its_time_limit_is_stopped_from_outside():
+    """Item 8: a solver object that does not keep timeLimit ran 30 s under time_limit=3."""
+    import subprocess
+    import sys
+    import time
+
+    pulp = pytest.importorskip("pulp")
+    from boostrank.mip import build_problem, solve
+
+    class Stubborn(pulp.LpSolver_CMD):
+        def defaultPath(self):
+            return sys.executable
+
+        def available(self):
+            return True
+
+        def actualSolve(self, lp):  # a solver process that never looks at the clock
+            subprocess.run([sys.executable, "-c", "import time; time.sleep(60)", self.tmpDir])
+            return lp.status
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(10, 2))
+    t = time.perf_counter()
+    res = solve(build_problem(X / 4, (X[:, 0] > 0).astype(float)), Stubborn(msg=False), time_limit=2)
+    assert time.perf_counter() - t < 20
+    assert res.status == "no solution" and "overran the time limit of 2 s" in res.log
+
+
+@pytest.mark.slow
+def test_a_solver_whose_bound_is_below_what_w_achieves_proves_nothing():
+    """A PuLP solver answering 'optimal' with every variable 0: its bound (the statistic of z = 0) lies below the
+    statistic the search's w reaches, so the fit is feasible with no bound, and says why."""
+    pulp = pytest.importorskip("pulp")
+
+    class Wrong(pulp.LpSolver):
+        def available(self):
+            return True
+
+        def actualSolve(self, lp, **kw):
+            for v in lp.variables():
+                v.varValue = 0.0
+            lp.assignStatus(pulp.LpStatusOptimal, pulp.LpSolutionOptimal)
+            return lp.status
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X @ [1, -1, 0.5, 0.2] + rng.normal(size=120) > 0).astype(int)
+    with pytest.warns(UserWarning, match="below the statistic .* that w achieves"):
+        model = br.MIPRanker(objective="rank_risk", solver=Wrong(), time_limit=3).fit(X, y)
+    res = model.result_
+    assert res.status == "feasible" and (res.bound is None or res.bound >= res.statistic)

@@ -6,9 +6,10 @@ import os
 import lightgbm as lgb
 import numpy as np
 import pytest
-import xgboost as xgb
 
 import boostrank as br
+
+xgb = pytest.importorskip("xgboost")  # an optional extra (boostrank[xgboost])
 from boostrank._kernels.config import MAX_LIST_ROWS, PARALLEL_SORT_MIN_ROWS, SWEEP_P, ProbitSeries, SweepSeries
 from boostrank._kernels.lambda_series import _fresh_state, _sweep, _sweep_binary
 from boostrank._kernels.order import ascending_pessimistic, pessimistic_order, radix_sort, repair_runs
@@ -710,3 +711,16 @@ def test_fast_stays_within_its_bound_when_scores_are_far_from_zero(case):
     ge, he = lambda_auc_probit(s, y, offsets, method="exact", eps=1e-6)
     gb, hb = fast_error_bound(s, y, offsets, eps=1e-6)
     assert np.all(np.abs(gf - ge) <= gb) and np.all(np.abs(hf - he) <= hb)
+
+
+@pytest.mark.parametrize("method", ["exact", "fast"])
+def test_a_huge_grade_in_the_probit_lambda_is_its_rank_among_the_grades(method):
+    """Hardening #22: a grade of 10**9 made the probit kernels allocate 7.45 GiB."""
+    from boostrank.objectives.probit import lambda_auc_probit
+
+    s = np.random.default_rng(0).normal(size=7)
+    offsets = np.array([0, 4, 7])
+    huge = lambda_auc_probit(s, np.array([0, 1e9, 1, 0, 2, 10**12, 0.0]), offsets, method=method)
+    dense = lambda_auc_probit(s, np.array([0, 2, 1, 0, 1, 2, 0.0]), offsets, method=method)
+    np.testing.assert_array_equal(huge[0], dense[0])
+    np.testing.assert_array_equal(huge[1], dense[1])

@@ -166,3 +166,56 @@ def test_n_jobs_sets_the_kernels_threads_and_keeps_the_model():
     np.testing.assert_allclose(one.coef_, every.coef_, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="n_jobs=0"):
         br.RankNCG(n_jobs=0).fit(X, y)
+
+
+@pytest.mark.parametrize("max_iter", [0, -1, 2.5, True])
+def test_zero_conjugate_gradient_iterations_are_refused(max_iter, tmp_path, capsys):
+    """Hardening #21: fit-linear --max-iter 0 fitted w = 0 and printed 'training WMW 1.0000' (every tie credited)."""
+    from boostrank.cli import main
+
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    with pytest.raises(ValueError, match="max_iter"):
+        br.RankNCG(max_iter=max_iter).fit(X, y)
+    if max_iter == 0:
+        br.save_letor(tmp_path / "t.txt", X, y, np.zeros(20, dtype=int))
+        assert main(["fit-linear", "--train", str(tmp_path / "t.txt"), "--max-iter", "0",
+                     "--out", str(tmp_path / "m.json")]) == 2
+        assert "max_iter" in capsys.readouterr().err and not (tmp_path / "m.json").exists()
+
+
+# ---------------------------------------------------------------- item 4: one list said aloud at predict
+def _lists(seed=0, n_q=8, size=12, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_q * size, d))
+    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
+    return X, y, np.repeat(np.arange(n_q), size)
+
+
+def test_rankncg_score_without_qid_is_refused_when_fitted_on_lists():
+    """One contract (#44): every estimator's score refuses to pool the lists of a model fitted on several (RankNCG
+    warned and pooled them), and with one list given as such scores it as one."""
+    X, y, qid = _lists(1)
+    model = br.RankNCG().fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=r"score needs qid .*\(RankNCG\)"):
+        model.score(X, y)
+    pooled = model.score(X, y, group=[len(y)])
+    assert pooled != pytest.approx(model.score(X, y, qid=qid))
+
+
+# ---------------------------------------------------------------- item 16: damaged RankNCG files are named
+@pytest.mark.parametrize("damage", [b"\xff\xfe", b"{\"boostrank_model\": ", b"[" * 100000])
+def test_a_damaged_rankncg_file_names_the_file(tmp_path, damage):
+    X, y, qid = _lists(11)
+    path = tmp_path / "ncg.json"
+    br.RankNCG().fit(X, y, qid=qid).save_model(path)
+    raw = path.read_bytes()
+    path.write_bytes(damage + raw[len(damage):] if damage != b"[" * 100000 else damage)
+    with pytest.raises(ValueError, match=r"ncg\.json: (damaged (RankNCG|boostrank) model file|not a)"):
+        br.load_model(path) if damage != b"\xff\xfe" else br.RankNCG.load_model(path)
+
+
+def test_rankncg_refuses_features_whose_squares_overflow():
+    X, y, qid = _lists(15)
+    with pytest.raises(ValueError, match="RankNCG squares them"):
+        br.RankNCG().fit(X * 1e155, y, qid=qid)
+    assert np.abs(br.RankNCG().fit(X * 1e100, y, qid=qid).coef_).max() > 0

@@ -22,9 +22,9 @@ before them hand on (:func:`_both_sweeps`).
 import math
 
 import numpy as np
-from numba import get_num_threads, njit, prange  # get_num_threads: Python callers only
+from numba import njit, prange
 
-from .config import MIXED_MIN_RATE, SERIES_FASTMATH, SWEEP_BATCH, SWEEP_CHUNK_MIN_ROWS, SWEEP_P, SweepSeries
+from .config import SERIES_FASTMATH, SWEEP_BATCH, SWEEP_CHUNK_MIN_ROWS, SWEEP_P, SweepSeries
 from .erfc import harmonics, unit_rotations
 from .link import probit_hessian_scale
 from .order import ascending_pessimistic_into, ascending_serial, key_float

@@ -1,6 +1,6 @@
-"""trec_eval's own test corpus (``tests/data/trec_eval``, trec_eval v9.0.8's ``test/`` folder, NIST's notice beside
-it): the
-reference of record for every trec_eval measure boostrank computes (issue 61).
+"""boostrank.evaluation.measures on trec_eval's own test corpus (``tests/data/trec_eval``, trec_eval v9.0.8's
+``test/`` folder, NIST's notice beside it): the reference of record for every trec_eval measure boostrank computes
+(issue 61).
 
 Each expected output is ``measure <TAB> query-or-all <TAB> value`` at 4 decimals; every measure boostrank knows is
 compared line for line, per query and in the mean.  The measures it does not know yet are listed here by family,

@@ -1,0 +1,25 @@
+"""boostrank._validation: one rule for query groups, whatever their spelling."""
+
+import numpy as np
+import pytest
+
+import boostrank as br
+
+
+@pytest.mark.parametrize("spelling", [
+    {"qid": [7, 7, 3, 3, 3]}, {"group": [2, 3]}, {"offsets": [0, 2, 5]},
+])
+def test_every_group_spelling_gives_the_same_offsets(spelling):
+    np.testing.assert_array_equal(br.metrics.group_offsets(5, **spelling), [0, 2, 5])
+
+
+def test_one_group_rule_everywhere():
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    y = np.array([1, 0, 1, 0, 1, 0])
+    q = [1, 1, 2, 2, 1, 1]
+    for call in (lambda: br.auc(y, X[:, 0], q), lambda: br.MIPRanker(objective="auc", time_limit=1).fit(X, y, qid=q),
+                 lambda: br.LambdaRanker(n_estimators=1).fit(X, y, qid=q), lambda: br.RankNCG().fit(X, y, qid=q)):
+        with pytest.raises(ValueError, match="qid 1 is not contiguous"):
+            call()
+    with pytest.raises(ValueError, match="pass one of"):
+        br.metrics.group_offsets(6, qid=q, group=[6])

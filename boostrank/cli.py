@@ -4,6 +4,8 @@ Commands:
   demo        run the package end to end on the bundled sample (or your LETOR files)
   evaluate    metrics of runs against TREC qrels, or of score files on a LETOR file
   compare     compare runs with paired significance tests
+  trec_eval   trec_eval's own command line: its arguments in, its output out
+  fuse        fuse runs into one (CombSUM, RRF, ...)
   train       train a gradient-boosted ranker (LightGBM or XGBoost) with a λ objective
   predict     score a LETOR file with a saved model
   fit-linear  fit a linear ranker (RankNCG) and save it as JSON
@@ -117,9 +119,8 @@ def _judgements_and_runs(args):
 
 def _print_per_query(per: dict, means: dict, name: str, several: bool) -> None:
     """trec_eval ``-q``: ``measure<TAB>qid<TAB>value`` per query, then the ``all`` lines (counts as integers; the
-    geometric means and num_q on the ``all`` line only, as trec_eval prints them)."""
-    if several:
-        print(f"# run {name}")
+    geometric means and num_q on the ``all`` line only, as trec_eval prints them).  Several runs follow one
+    another, each summary opened by its ``runid`` line, so that every line keeps trec_eval's three fields."""
 
     def value(m, v):
         return f"{v:.0f}" if m.startswith("num_") else f"{v:.4f}"
@@ -129,6 +130,8 @@ def _print_per_query(per: dict, means: dict, name: str, several: bool) -> None:
         for m in per:
             if not m.startswith("gm_") and m != "num_q":
                 print(f"{m:<22}\t{q}\t{value(m, per[m][q])}")
+    if several:
+        print(f"{'runid':<22}\tall\t{name}")
     for m in per:
         print(f"{m:<22}\tall\t{value(m, means[m])}")
 
@@ -708,16 +711,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=cmd_evaluate)
 
+    sub.add_parser("trec_eval", add_help=False, help="trec_eval's own command line: boostrank trec_eval [-q] "
+                   "[-m measure]... [-c] [-M n] [-l n] [-J] [-n] qrels run ('-h' for all)")
+
     cp = command("compare", "compare runs with paired significance tests (means, confidence intervals, p-values)")
     judged(cp)
     cp.add_argument("--baseline", help="compare each run with this one (default: all pairs)")
-    cp.add_argument("--test", choices=["t", "wilcoxon", "randomization"], default="t",
-                    help="paired two-sided test over queries")
+    cp.add_argument("--test", choices=["t", "wilcoxon", "randomization", "bootstrap", "tukey"], default="t",
+                    help="paired two-sided test over queries; tukey: Tukey's HSD over all runs at once (its p-values "
+                         "allow for every pair, no --correction)")
     cp.add_argument("--correction", choices=["holm", "bonferroni", "none"], default="holm",
                     help="multiple-comparison adjustment over each metric's comparisons")
     cp.add_argument("--alpha", type=float, default=0.05, help="significance level of the adjusted p-values")
     cp.add_argument("--n-resamples", type=int, default=10_000,
-                    help="randomization test: exact below 2^n_queries <= this, sampled above")
+                    help="randomization test: exact below 2^n_queries <= this, sampled above; bootstrap: resamples")
     cp.add_argument("--seed", type=int, default=0, help="seed of the sampled randomization test")
     cp.add_argument("--report", choices=["text", "markdown", "latex", "json"], default="text",
                     help="report format")
@@ -841,6 +848,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``boostrank`` console script."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["trec_eval"]:  # trec_eval's own arguments (-m P.5,10 -q -l2 ...), which argparse would reshape
+        from .evaluation.trec_eval import main as trec_eval
+
+        return trec_eval(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -682,3 +682,37 @@ def anchor_loss_reference(scores, labels, thresholds, bias, alpha):
             z = s + b
             total += math.log1p(math.exp(-z)) if y > t else math.log1p(math.exp(z))
     return alpha * total / len(thresholds)
+
+
+def tukey_hsd_blocked_reference(values: list) -> dict:
+    """Tukey's HSD on a run × query table, written out: the additive two-way model's residual mean square by
+    loops, then ``q = |mean_i - mean_j| / sqrt(MSE / n)`` on the studentized range (Carterette, TOIS 2012).
+    ``values``: one list of per-query values per run.  Returns ``{(i, j): p}``."""
+    from scipy import stats
+
+    k, n = len(values), len(values[0])
+    run_mean = [sum(v) / n for v in values]
+    query_mean = [sum(values[i][q] for i in range(k)) / k for q in range(n)]
+    grand = sum(run_mean) / k
+    sse = 0.0
+    for i in range(k):
+        for q in range(n):
+            sse += (values[i][q] - run_mean[i] - query_mean[q] + grand) ** 2
+    df = (k - 1) * (n - 1)
+    mse = sse / df
+    return {(i, j): float(stats.studentized_range.sf(abs(run_mean[j] - run_mean[i]) / math.sqrt(mse / n), k, df))
+            for i in range(k) for j in range(i + 1, k)}
+
+
+def paired_bootstrap_p_reference(d, n_resamples: int, seed: int) -> float:
+    """The paired bootstrap test one resample at a time: each a multinomial draw of query counts (the same
+    stream as one batch of the kernel's draws), its mean of the centred differences against the observed mean."""
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
+    hits = 0
+    for row in counts:
+        mean = sum(c * (x - d.mean()) for c, x in zip(row, d)) / n
+        hits += abs(mean) >= abs(d.mean()) * (1 - 1e-12)
+    return (hits + 1) / (n_resamples + 1)

@@ -737,3 +737,14 @@ def test_python_m_boostrank_one_version_and_type_information():
     assert out.returncode == 0 and out.stdout.strip() == f"boostrank {br.__version__}"
     assert importlib.metadata.version("boostrank") == br.__version__
     assert (Path(br.__file__).parent / "py.typed").exists()
+
+
+def test_evaluate_q_of_several_runs_keeps_three_fields_per_line(capsys):
+    """Each run's -q lines follow the last's, its summary opened by its runid line (no '# run' comment lines)."""
+    corpus = Path(__file__).resolve().parent / "data" / "trec_eval"
+    assert main(["evaluate", "--qrels", str(corpus / "qrels.test"), str(corpus / "results.test"),
+                 str(corpus / "results.trunc"), "--metrics", "map,P_5", "-q"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert all(len(r) == 3 for r in rows)
+    assert [r[2] for r in rows if r[0].strip() == "runid"] == [str(corpus / "results.test"),
+                                                                 str(corpus / "results.trunc")]

@@ -965,3 +965,85 @@ def test_a_compressed_bomb_stops_at_its_first_line_and_padding_reads(tmp_path, k
     with pytest.raises(br.LetorFormatError, match="more than 1000000 bytes"):
         load(padded, max_bytes=1_000_000)
     np.testing.assert_array_equal(load(padded).docid, load(_write(tmp_path / "plain", good)).docid)
+
+
+# ---------------------------------------------------------------- Tukey's HSD, the bootstrap, frames, every pair
+def _three_runs(seed=0, n_queries=25):
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {"a": {}, "b": {}, "c": {}}
+    for q in range(n_queries):
+        docs = [f"d{i}" for i in range(15)]
+        qrels[str(q)] = {d: int(rng.integers(0, 3)) for d in docs}
+        truth = np.array([qrels[str(q)][d] for d in docs], dtype=float)
+        for shift, name in ((0.3, "a"), (0.8, "b"), (1.5, "c")):
+            s = shift * truth + rng.normal(size=len(docs))
+            runs[name][str(q)] = dict(zip(docs, s.tolist()))
+    return qrels, runs
+
+
+def test_tukey_hsd_against_the_written_out_anova_and_the_t_test_for_two_runs():
+    from .reference import tukey_hsd_blocked_reference
+
+    qrels, runs = _three_runs()
+    cmp = br.compare(qrels, runs, ["ndcg_cut_10", "map"], test="tukey")
+    assert cmp.correction is None and "Tukey's HSD over 3 runs" in cmp.to_text()
+    for m in ("ndcg_cut_10", "map"):
+        table = [cmp.per_query[m][r].tolist() for r in cmp.runs]
+        want = tukey_hsd_blocked_reference(table)
+        for row in cmp.pairs[m]:
+            i, j = cmp.runs.index(row["baseline"]), cmp.runs.index(row["run"])
+            assert row["p"] == pytest.approx(want[(min(i, j), max(i, j))], rel=1e-9, abs=1e-12)
+            assert row["p_adjusted"] == row["p"]
+    # two runs: the studentized range of 2 is |t| √2, so Tukey's p is the paired t-test's
+    two = {k: runs[k] for k in ("a", "b")}
+    t = br.compare(qrels, two, ["map"], test="t", correction=None).pairs["map"][0]["p"]
+    hsd = br.compare(qrels, two, ["map"], test="tukey").pairs["map"][0]["p"]
+    assert hsd == pytest.approx(t, rel=1e-6)
+
+
+def test_paired_bootstrap_against_one_resample_at_a_time():
+    from boostrank.evaluation.compare import _bootstrap_p
+
+    from .reference import paired_bootstrap_p_reference
+
+    rng = np.random.default_rng(3)
+    for shift in (0.0, 0.1, 0.5):
+        d = np.round((rng.normal(size=30) * 0.3 + shift) * 2.0 ** 32)
+        p, err = _bootstrap_p(d, 2000, 7)
+        assert p == pytest.approx(paired_bootstrap_p_reference(d, 2000, 7), abs=1e-12)
+        assert 0 < p <= 1 and err > 0
+    qrels, runs = _three_runs(1)
+    same = br.compare(qrels, {"a": runs["a"], "a2": runs["a"]}, ["map"], test="bootstrap")
+    assert same.pairs["map"][0]["p"] == 1.0
+    far = br.compare(qrels, {"a": runs["a"], "c": runs["c"]}, ["map"], test="bootstrap", n_resamples=999)
+    assert far.pairs["map"][0]["p"] == pytest.approx(1 / 1000)
+
+
+def test_every_pair_in_every_report_and_the_comparison_as_frames():
+    qrels, runs = _three_runs(2)
+    cmp = br.compare(qrels, runs, ["map"])
+    pairs = [f"{p['run']} − {p['baseline']}" for p in cmp.pairs["map"]]
+    assert pairs == ["b − a", "c − a", "c − b"]
+    for report in (cmp.to_text(), cmp.to_markdown(), cmp.to_latex()):
+        assert all(pair.replace("−", "$-$") in report or pair in report for pair in pairs), report
+    frame = cmp.to_frame()
+    assert list(frame.index) == [("map", r) for r in "abc"]
+    assert frame.loc[("map", "b"), "mean"] == pytest.approx(cmp.summary["map"]["b"]["mean"])
+    pf = cmp.to_frame(pairs=True)
+    assert len(pf) == 3 and pf.loc[("map", "b", "c"), "p_adjusted"] == cmp.pairs["map"][2]["p_adjusted"]
+    one = br.compare(qrels, runs, ["map"], baseline="a")
+    assert "c − b" not in one.to_text()  # against one baseline the run table says it all
+
+
+def test_evaluate_takes_data_frames_by_their_usual_column_names():
+    pd = pytest.importorskip("pandas")
+    qrels, runs = _three_runs(4, n_queries=6)
+    qf = pd.DataFrame([(q, d, g) for q, docs in qrels.items() for d, g in docs.items()],
+                      columns=["query_id", "doc_id", "relevance"])
+    rf = pd.DataFrame([(q, d, s) for q, docs in runs["b"].items() for d, s in docs.items()],
+                      columns=["qid", "docno", "score"])
+    assert br.evaluate(qf, rf, ["map", "P_5"]) == br.evaluate(qrels, runs["b"], ["map", "P_5"])
+    with pytest.raises(ValueError, match="needs one docid column"):
+        br.evaluate(qf, rf.rename(columns={"docno": "id"}), ["map"])
+    with pytest.raises(ValueError, match="doc_id and docno both"):
+        br.evaluate(qf.assign(docno=qf.doc_id), rf, ["map"])

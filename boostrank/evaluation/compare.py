@@ -1,5 +1,6 @@
 """Runs compared on the same queries: paired significance tests (Student's t, Wilcoxon's signed rank, the
-randomization test), corrected for the number of comparisons (Holm, Bonferroni)."""
+randomization test, the bootstrap), corrected for the number of comparisons (Holm, Bonferroni), or Tukey's
+honestly significant difference over all runs at once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .runs import Run
 __all__ = ["compare"]
 
 
-_TESTS = ("t", "wilcoxon", "randomization")
+_TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
 _CORRECTIONS = ("holm", "bonferroni", None)
 
 
@@ -37,7 +38,55 @@ def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_
         return float(stats.ttest_1samp(d, 0.0).pvalue), 0.0
     if test == "wilcoxon":
         return float(stats.wilcoxon(d).pvalue), 0.0
+    if test == "bootstrap":
+        return _bootstrap_p(d, n_resamples, random_state)
     return _randomization_p(d, n_resamples, random_state)
+
+
+def _bootstrap_p(d: np.ndarray, n_resamples: int, random_state) -> tuple[float, float]:
+    """The paired bootstrap test of the mean difference (Efron & Tibshirani 1993, §16.4; Sakai, SIGIR 2006): the
+    queries resampled with replacement from the differences shifted to mean 0, p = (count + 1) / (n_resamples + 1)
+    where count is the resamples whose mean is as far from 0 as the observed one, with its Monte Carlo error."""
+    n = d.size
+    centred = d - d.mean()
+    observed = abs(float(d.mean()))
+    rng = np.random.default_rng(random_state)
+    batch = max(1, (1 << 21) // n)  # resamples per draw: 16 MB of counts at most
+    count = 0
+    for start in range(0, n_resamples, batch):
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=min(batch, n_resamples - start))
+        means = counts @ centred / n
+        # a resample as far out as the observation, to the rounding of the sums
+        count += int((np.abs(means) >= observed * (1 - 1e-12)).sum())
+    p = (count + 1) / (n_resamples + 1)
+    return p, math.sqrt(p * (1.0 - p) / n_resamples)
+
+
+def _tukey_rows(paired: dict, names: list, order: list) -> list:
+    """Tukey's honestly significant difference on the two-way (run × query) layout, as Carterette (TOIS 2012)
+    recommends for IR: the residual mean square of the additive model, ``q = |Δ| / sqrt(MSE / n)`` on the
+    studentized range of k runs with (k − 1)(n − 1) degrees of freedom; the p-values already allow for every
+    pair of the k runs."""
+    from scipy import stats
+
+    y = np.column_stack([paired[r] for r in names]) if names else np.zeros((0, 0))
+    n, k = y.shape
+    rows = []
+    df = (k - 1) * (n - 1)
+    resid = y - y.mean(axis=0, keepdims=True) - y.mean(axis=1, keepdims=True) + y.mean() if n else y
+    mse = float((resid ** 2).sum() / df) if df > 0 else float("nan")
+    for a, b in order:
+        row = _pair_row(paired[a], paired[b], a, b, "t", 1, None)
+        diff = row["diff"]
+        if not df > 0 or not math.isfinite(diff):
+            p = float("nan")
+        elif mse <= 0:  # every run differs from another by the same amount on every query
+            p = 1.0 if diff == 0 else 0.0
+        else:
+            p = float(stats.studentized_range.sf(abs(diff) / math.sqrt(mse / n), k, df))
+        row.update(p=min(1.0, p), mc_error=0.0)
+        rows.append(row)
+    return rows
 
 
 def _randomization_p(d: np.ndarray, n_resamples: int, random_state) -> tuple[float, float]:
@@ -118,14 +167,18 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
         Paired two-sided test per metric: Student's t (``scipy.stats.ttest_rel``), Wilcoxon's
         signed rank (``scipy.stats.wilcoxon``), or the randomization (sign-flip) test of the mean
         difference (``scipy.stats.permutation_test``), exact when 2^n_queries <= n_resamples and
-        sampled otherwise, with its Monte Carlo standard error in ``mc_error``.
+        sampled otherwise, with its Monte Carlo standard error in ``mc_error``; ``"bootstrap"``: the
+        paired bootstrap test of the mean difference (Sakai 2006), ``n_resamples`` resamples;
+        ``"tukey"``: Tukey's honestly significant difference over all the runs at once, on the
+        two-way (run × query) layout (Carterette 2012), whose p-values allow for every pair.
     correction : {"holm", "bonferroni", None}, default="holm"
-        Adjusts the p-values of each metric's comparisons for their number.
+        Adjusts the p-values of each metric's comparisons for their number (not with ``"tukey"``,
+        whose p-values are adjusted already: the comparison reports no correction).
     alpha : float, default=0.05
         ``significant`` means adjusted p < alpha.
     n_resamples : int, default=10000
     random_state : int or None, default=0
-        Seed of the sampled randomization test.
+        Seed of the sampled randomization test and of the bootstrap.
     convention, relevance_level, depth, complete, version
         As in :func:`evaluate`.
 
@@ -172,15 +225,21 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
             paired[m] = _paired_values(m, {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()},
                                        values[names[0]][1])
             summary[m] = _summary(paired[m], names)
-            rows = []
-            for a, b in order:
-                rows.append(_pair_row(paired[m][a], paired[m][b], a, b, test, int(n_resamples), random_state))
-                bar.update()
-            for row, adj in zip(rows, _adjust([r["p"] for r in rows], correction)):
+            if test == "tukey":
+                rows = _tukey_rows(paired[m], names, order)
+                bar.update(len(order))
+            else:
+                rows = []
+                for a, b in order:
+                    rows.append(_pair_row(paired[m][a], paired[m][b], a, b, test, int(n_resamples), random_state))
+                    bar.update()
+            adjusted = [r["p"] for r in rows] if test == "tukey" else _adjust([r["p"] for r in rows], correction)
+            for row, adj in zip(rows, adjusted):
                 row["p_adjusted"] = adj
                 row["significant"] = bool(adj < alpha)
             pairs[m] = rows
-    return Comparison(runs=names, metrics=metrics, test=test, correction=correction, alpha=float(alpha),
+    return Comparison(runs=names, metrics=metrics, test=test, correction=None if test == "tukey" else correction,
+                      alpha=float(alpha),
                       summary=summary, pairs=pairs, per_query=paired)
 
 

@@ -60,6 +60,7 @@ class Rules:
     depth: int | None = None  # -M
     complete: bool = False  # -c
     version: str = "10"
+    judged_only: bool = False  # -J
 
     @property
     def threshold(self) -> float:
@@ -71,7 +72,7 @@ class Rules:
         return self.version == "9"
 
 
-def rules_of(convention, relevance_level, depth, complete, version) -> Rules:
+def rules_of(convention, relevance_level, depth, complete, version, judged_only=False) -> Rules:
     if convention not in (None, "trec", "lightgbm"):
         raise ValueError(f"convention must be None, 'trec' or 'lightgbm', got {convention!r}")
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
@@ -80,12 +81,37 @@ def rules_of(convention, relevance_level, depth, complete, version) -> Rules:
         raise ValueError(f"depth is a positive number of documents (trec_eval's -M), got {depth!r}")
     if version not in ("10", "9"):
         raise ValueError(f"version is trec_eval's '10' or '9', got {version!r}")
-    return Rules(convention, int(relevance_level), None if depth is None else int(depth), bool(complete), version)
+    return Rules(convention, int(relevance_level), None if depth is None else int(depth), bool(complete), version,
+                 bool(judged_only))
+
+
+#: the usual column names of a DataFrame of qrels or of a run: boostrank's, ir_datasets' and ranx's, TREC's
+_COLUMNS = {"qid": ("qid", "query_id", "q_id", "query"), "docid": ("docid", "doc_id", "docno", "doc"),
+            "rel": ("rel", "relevance", "grade", "label"), "score": ("score", "scores", "sim")}
+
+
+def _is_frame(obj) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def frame_columns(frame, kinds: tuple) -> list:
+    """The column of ``frame`` for each kind (``qid``, ``docid``, ``rel``, ``score``), found by its usual names."""
+    found = []
+    for kind in kinds:
+        names = [c for c in _COLUMNS[kind] if c in frame.columns]
+        if len(names) != 1:
+            raise ValueError(f"a DataFrame of {'qrels' if 'rel' in kinds else 'a run'} needs one {kind} column, "
+                             f"named one of {', '.join(_COLUMNS[kind])}; it has {list(frame.columns)}" +
+                             (f" ({' and '.join(names)} both)" if names else ""))
+        found.append(names[0])
+    return found
 
 
 def truth_of(obj) -> Truth:
     if isinstance(obj, Qrels):
         return Truth(qrels=obj)
+    if _is_frame(obj):
+        return Truth(qrels=Qrels.from_frame(obj, *frame_columns(obj, ("qid", "docid", "rel"))))
     if isinstance(obj, (str, os.PathLike)):
         return Truth(qrels=load_qrels(obj))
     if isinstance(obj, Mapping):
@@ -120,6 +146,8 @@ def run_of(obj, name=None):
         return load_run(obj, name=name)
     if isinstance(obj, Mapping):
         return Run.from_dict(obj, name=name or "run")
+    if _is_frame(obj):
+        return Run.from_frame(obj, *frame_columns(obj, ("qid", "docid", "score")), name=name or "run")
     return obj  # scores of labelled lists
 
 
@@ -193,7 +221,8 @@ def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules):
         conv = rules.convention or "trec"
         if not len(run):
             raise ValueError(f"{run.source}: the run retrieves no document")
-        lists = judged_lists(truth.qrels, run, depth=rules.depth, complete=rules.complete, float32=rules.v9)
+        lists = judged_lists(truth.qrels, run, depth=rules.depth, complete=rules.complete, float32=rules.v9,
+                             judged_only=rules.judged_only)
         if not len(run.queries) - len(lists.unjudged_queries):
             raise ValueError(f"{run.source}: none of its {len(run.queries)} queries is in "
                              f"{truth.qrels.source} (is it the run of these topics?)")
@@ -252,17 +281,18 @@ def _mean(metric: str, values: np.ndarray) -> float:
 
 def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_query: bool = False,
              convention: str | None = None, relevance_level: int = 1, depth: int | None = None,
-             complete: bool = False, version: str = "10"):
+             complete: bool = False, version: str = "10", judged_only: bool = False):
     """Metrics of a run, as trec_eval computes them on qrels (and LightGBM's conventions on request).
 
     Parameters
     ----------
-    truth : Qrels, path, dict, LetorData or (y, qid[, docid])
-        TREC qrels (a :class:`~boostrank.evaluation.runs.Qrels`, a qrels file, or ``{qid: {docid: grade}}``),
-        or labelled lists.
-    run : Run, path, dict or array-like
-        A run (object, file or ``{qid: {docid: score}}``); with labelled lists also the scores of
-        their rows.
+    truth : Qrels, path, dict, DataFrame, LetorData or (y, qid[, docid])
+        TREC qrels (a :class:`~boostrank.evaluation.runs.Qrels`, a qrels file, ``{qid: {docid: grade}}``,
+        or a pandas DataFrame with columns ``qid``/``query_id``, ``docid``/``doc_id``/``docno`` and
+        ``rel``/``relevance``/``grade``/``label``), or labelled lists.
+    run : Run, path, dict, DataFrame or array-like
+        A run (object, file, ``{qid: {docid: score}}`` or a DataFrame with ``qid``, ``docid`` and
+        ``score`` columns by those usual names); with labelled lists also the scores of their rows.
     metrics : str or sequence of str, default=DEFAULT_METRICS
         :func:`~boostrank.metrics.get_metric` names or trec_eval's (``ndcg_cut_10``, ``P_5``,
         ``map``, ``recip_rank``, ``recall_100``, ``Rprec``).
@@ -283,6 +313,9 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
         cut x R documents by ``lround``) or 9.x's (scores compared as float32, so scores equal in float32
         tie and fall to the document id; the cut ``(long)(x R + 0.9)``), as pytrec_eval and
         ir-measures, built on 9.x, compute.
+    judged_only : bool, default=False
+        With qrels: score only the documents the qrels grade, the others removed and the ranks
+        closed up (trec_eval's ``-J``).
 
     Returns
     -------
@@ -305,9 +338,11 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
     >>> evaluate(qrels, run, ["P_2", "recall_3", "recip_rank"])
     {'P_2': 0.0, 'recall_3': 0.5, 'recip_rank': 0.3333333333333333}
     """
-    rules = rules_of(convention, relevance_level, depth, complete, version)
+    rules = rules_of(convention, relevance_level, depth, complete, version, judged_only)
     metrics = metric_list(metrics)
     truth = truth_of(truth)
+    if judged_only and truth.qrels is None:
+        raise ValueError("judged_only is trec_eval's -J: it applies with qrels (labelled lists judge every row)")
     run = run_of(run)
     values, queries = per_query_values(truth, run, metrics, rules)
     if per_query:

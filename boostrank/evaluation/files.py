@@ -158,12 +158,17 @@ def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
         out["qid"] = QueryCodes(queries, codes)
     if "docno" in keep:
         out["docno"] = IdBytes.of_arrow(table.column("docno"))
-    if "tag" in keep:  # every line has one here, so the first names the run (load_run reads no more of it)
+    if "tag" in keep:  # every line has one here: the first names the run, the last is trec_eval's runid
         start = 0
         while raw[start:start + 1] == b"\n":
             start += 1
         end = raw.find(b"\n", start)
-        out["tag"] = np.array([raw[start:end if end >= 0 else len(raw)].split(b" ")[5].decode("utf-8")], dtype=object)
+        last_end = len(raw)
+        while last_end > start and raw[last_end - 1:last_end] == b"\n":
+            last_end -= 1
+        last_start = raw.rfind(b"\n", 0, last_end) + 1
+        out["tag"] = np.array([raw[start:end if end >= 0 else len(raw)].split(b" ")[5].decode("utf-8"),
+                               raw[last_start:last_end].split(b" ")[5].decode("utf-8")], dtype=object)
     return out
 
 
@@ -284,12 +289,14 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> 
         tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
         tag = tags[tagged[0]] if tagged.size else ""
         try:
-            return Run(table["qid"], table["docno"], table["score"],
-                       name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
+            run = Run(table["qid"], table["docno"], table["score"],
+                      name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
+            run.last_tag = tags[tagged[-1]] if tagged.size else None
+            return run
         except DuplicateId:
             pass  # the line-by-line reader names both lines
     qid, docid, score, numbers = [], [], [], []
-    tag = None
+    tag = last_tag = None
     for number, fields, line in _fields(path, raw):
         parsed = _run_line(path, number, fields, line)
         if parsed is None:
@@ -297,14 +304,17 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> 
         q, d, value, line_tag = parsed
         if tag is None:
             tag = line_tag
+        last_tag = line_tag or last_tag
         qid.append(q)
         docid.append(d)
         score.append(value)
         numbers.append(number)
     name = name or tag or os.path.basename(os.fspath(path))
     try:
-        return Run(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
-                   name=name, source=str(path))
+        run = Run(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
+                  name=name, source=str(path))
+        run.last_tag = last_tag
+        return run
     except DuplicateId as dup:
         i, j = dup.rows
         raise LetorFormatError(path, numbers[j], f"qid {qid[i]} retrieves docno {docid[i]} again (line "

@@ -56,7 +56,7 @@ def segments(offsets: np.ndarray, chosen: np.ndarray, depth: int | None = None):
 
 
 def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: bool = False,
-                 float32: bool = False) -> JudgedLists:
+                 float32: bool = False, judged_only: bool = False) -> JudgedLists:
     """Match a run to qrels by (qid, docid).
 
     Parameters
@@ -69,6 +69,9 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
         Add every qrels query the run lacks, as an empty list (trec_eval's ``-c``).
     float32 : bool, default=False
         Rank on the scores cast to float32, as trec_eval 9.x does (:meth:`Run.trec_order`).
+    judged_only : bool, default=False
+        Drop the documents the qrels do not grade (absent, or graded negatively) after the ``depth``
+        cut, the ranks closing up (trec_eval's ``-J``, ``form_res_rels.c``).
 
     Returns
     -------
@@ -92,6 +95,10 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
         rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), run.docid[rows].tolist())]
     else:
         rel[hit] = pooled[judged_row]
+    if judged_only:
+        keep = rel >= 0
+        offsets = np.concatenate(([0], np.cumsum(keep)))[offsets].astype(np.int64)
+        rel, rows = rel[keep], rows[keep]
     in_run = set(run.queries)
     queries = [run.queries[i] for i in kept.tolist()]
     missing = [q for q in qrels.queries if q not in in_run]

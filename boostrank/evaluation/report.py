@@ -22,7 +22,8 @@ _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]<>()#+!|~^$&]")
 #: what each character LaTeX reads as markup becomes in text mode ("<" alone prints as "¡" in OT1)
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "Δ": r"$\Delta$"}
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "Δ": r"$\Delta$",
+                  "−": r"$-$"}
 _LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX_ESCAPES))
 
 
@@ -74,6 +75,35 @@ class Comparison:
             return x
         return json.dumps(clean(self.to_dict()), **{"indent": 2, **kwargs})
 
+    def to_frame(self, pairs: bool = False):
+        """A pandas DataFrame: per (metric, run) its mean, interval and query count; with ``pairs``, per
+        (metric, baseline, run) the paired difference, its p-values and wins/ties/losses."""
+        import pandas as pd
+
+        if pairs:
+            rows = [{"metric": m, **p} for m in self.metrics for p in self.pairs[m]]
+            columns = ["metric", "baseline", "run", "diff", "p", "p_adjusted", "mc_error", "wins", "ties", "losses",
+                       "significant"]
+            frame = pd.DataFrame(rows, columns=columns)
+            return frame.set_index(["metric", "baseline", "run"])
+        rows = [{"metric": m, "run": r, **self.summary[m][r]} for m in self.metrics for r in self.runs]
+        return pd.DataFrame(rows, columns=["metric", "run", "mean", "ci_low", "ci_high", "n"]).set_index(
+            ["metric", "run"])
+
+    def _method(self) -> str:
+        if self.test == "tukey":
+            return f"Tukey's HSD over {len(self.runs)} runs (its p allows for every pair)"
+        return f"{self.test} test, {self.correction or 'no'} correction"
+
+    def _all_pairs(self, m) -> list:
+        """Every pair of metric ``m`` when the runs are compared pairwise (more than one baseline), else []."""
+        if len({p["baseline"] for p in self.pairs[m]}) < 2:
+            return []
+        return [[f"{p['run']} − {p['baseline']}"] + self._cells(self.summary[m][p["run"]], p, p_text)[2:]
+                for p in self.pairs[m]]
+
+    _PAIR_HEADER = ["pair", "Δ", "p", "p adj", "W/T/L"]
+
     def _rows(self):
         """Per metric, one row per run: mean, interval, and its comparison with the baseline (or first pair)."""
         for m in self.metrics:
@@ -104,13 +134,19 @@ class Comparison:
 
     def to_text(self) -> str:
         """A plain-text table per metric."""
-        out = [f"{self.test} test, {self.correction or 'no'} correction, * = p adj < {self.alpha}"]
+        out = [f"{self._method()}, * = p adj < {self.alpha}"]
         for m, rows in self._rows():
             table = [self._header()] + [[r] + self._cells(s, pair, p_text) for r, s, pair in rows]
             widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
             n = self.summary[m][self.runs[0]]["n"]
             out.append(f"\n{m} ({n} queries)")
             out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table)
+            pairs = self._all_pairs(m)
+            if pairs:
+                table = [self._PAIR_HEADER] + pairs
+                widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+                out.append("")
+                out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table)
         return "\n".join(out)
 
     def to_markdown(self) -> str:
@@ -120,12 +156,17 @@ class Comparison:
 
         out = []
         for m, rows in self._rows():
-            out.append(f"**{esc(m)}** ({self.summary[m][self.runs[0]]['n']} queries; {self.test} test, "
-                       f"{self.correction or 'no'} correction)\n")
+            out.append(f"**{esc(m)}** ({self.summary[m][self.runs[0]]['n']} queries; {esc(self._method())})\n")
             out.append("| " + " | ".join(esc(h) for h in self._header()) + " |")
             out.append("|" + "---|" * len(self._header()))
             out.extend("| " + " | ".join([esc(r)] + [esc(c) for c in self._cells(s, pair, p_text)]) + " |"
                        for r, s, pair in rows)
+            pairs = self._all_pairs(m)
+            if pairs:
+                out.append("")
+                out.append("| " + " | ".join(esc(h) for h in self._PAIR_HEADER) + " |")
+                out.append("|" + "---|" * len(self._PAIR_HEADER))
+                out.extend("| " + " | ".join(esc(c) for c in row) + " |" for row in pairs)
             out.append("")
         return "\n".join(out).rstrip() + "\n"
 
@@ -136,7 +177,7 @@ class Comparison:
 
         out = []
         for m, rows in self._rows():
-            out.append(f"% {esc(m)}: {self.summary[m][self.runs[0]]['n']} queries, {self.test} test")
+            out.append(f"% {esc(m)}: {self.summary[m][self.runs[0]]['n']} queries, {esc(self._method())}")
             out.append(r"\begin{tabular}{lllllll}")
             out.append(r"\toprule")
             out.append(" & ".join(esc(h) for h in self._header()) + r" \\")
@@ -145,6 +186,15 @@ class Comparison:
                        for r, s, pair in rows)
             out.append(r"\bottomrule")
             out.append(r"\end{tabular}")
+            pairs = self._all_pairs(m)
+            if pairs:
+                out.append(r"\begin{tabular}{lllll}")
+                out.append(r"\toprule")
+                out.append(" & ".join(esc(h) for h in self._PAIR_HEADER) + r" \\")
+                out.append(r"\midrule")
+                out.extend(" & ".join(esc(c) for c in row) + r" \\" for row in pairs)
+                out.append(r"\bottomrule")
+                out.append(r"\end{tabular}")
         return "\n".join(out) + "\n"
 
     def __str__(self) -> str:

@@ -189,6 +189,7 @@ class Run(_Columns):
                              f"{self.score.shape[0]}")
         self.name = str(name)
         self.source = source or f"run {self.name!r}"
+        self.last_tag = None  # a run file's last tag: trec_eval's runid (load_run sets it)
         bad = np.flatnonzero(~np.isfinite(self.score))
         if bad.size:
             raise ValueError(f"{self.source}: score of qid {self.queries[self._codes[bad[0]]]} docid "

@@ -1,0 +1,151 @@
+"""boostrank.evaluation.trec_eval: ``boostrank trec_eval`` takes trec_eval's own arguments and prints what trec_eval
+prints, byte for byte: trec_eval 9.0.8's test corpus run exactly as its ``make quicktest`` runs it, and trec_eval
+10.0's outputs on the same files (``tests/data/trec_eval/v10``) for what the corpus does not reach."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import boostrank as br
+from boostrank.cli import main
+from boostrank.evaluation.trec_eval import FAMILIES, NICKNAMES, parse_arguments
+
+CORPUS = Path(__file__).resolve().parent / "data" / "trec_eval"
+
+#: trec_eval's test script (its README table): expected output, arguments
+QUICKTEST = {
+    "out.test": "qrels.test results.test",
+    "out.test.a": "-m all_trec qrels.test results.test",
+    "out.test.aq": "-m all_trec -q qrels.test results.test",
+    "out.test.aqc": "-m all_trec -q -c qrels.test results.trunc",
+    "out.test.aqcM": "-m all_trec -q -c -M100 qrels.test results.trunc",
+    "out.test.aql": "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
+}
+
+
+def run_trec_eval(args: list, capsys, monkeypatch, stdin: bytes | None = None) -> tuple[int, str, str]:
+    monkeypatch.chdir(CORPUS)
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    rc = main(["trec_eval", *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("name", sorted(QUICKTEST))
+def test_trec_eval_quicktest_through_its_own_arguments(name, capsys, monkeypatch):
+    rc, out, _ = run_trec_eval(["--trec-eval=9", *QUICKTEST[name].split()], capsys, monkeypatch)
+    assert rc == 0
+    assert out == (CORPUS / name).read_text()
+
+
+def _v10_cases():
+    for line in (CORPUS / "v10" / "COMMANDS").read_text().splitlines():
+        name, args, files, status = line.split("|")
+        yield pytest.param(name, shlex.split(args) + files.split(), int(status), id=name)
+
+
+@pytest.mark.parametrize("name, args, status", list(_v10_cases()))
+def test_trec_eval_10_outputs(name, args, status, capsys, monkeypatch):
+    rc, out, err = run_trec_eval(args, capsys, monkeypatch)
+    assert rc == status
+    assert out == (CORPUS / "v10" / name).read_text()
+    if status == 4:
+        assert "result qid '302' not found in qrels" in err and "-c scores them 0" in err
+
+
+def test_every_line_has_trec_eval_s_three_fields(capsys, monkeypatch):
+    """A script that splits ``trec_eval -q -m all_trec`` output at tabs reads boostrank's unchanged."""
+    rc, out, _ = run_trec_eval(["-q", "-m", "all_trec", "qrels.test", "results.test"], capsys, monkeypatch)
+    assert rc == 0
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert all(len(r) == 3 and r[0] == r[0].rstrip() + " " * (len(r[0]) - len(r[0].rstrip())) for r in rows)
+    assert {r[0].strip() for r in rows if r[1] == "all"} >= {"runid", "num_q", "map", "P_5", "ndcg_cut_1000", "unj_5"}
+
+
+def test_standard_input_and_the_file_it_replaces_print_the_same(capsys, monkeypatch):
+    args = ["-q", "-m", "map", "-m", "P.5,10"]
+    _, from_file, _ = run_trec_eval(args + ["qrels.test", "results.test"], capsys, monkeypatch)
+    rc, from_stdin, _ = run_trec_eval(args + ["qrels.test", "-"], capsys, monkeypatch,
+                                      stdin=(CORPUS / "results.test").read_bytes())
+    assert rc == 0 and from_stdin == from_file and "P_10" in from_file and "P_15" not in from_file
+    rc, _, err = run_trec_eval(["-", "-"], capsys, monkeypatch)
+    assert rc == 1 and "not both" in err
+
+
+@pytest.mark.parametrize("args, status, message", [
+    (["-m", "no_such", "qrels.test", "results.test"], 1, "trec_eval: illegal measure 'no_such'"),
+    (["-m", "P.", "qrels.test", "results.test"], 1, "improper measure in parameter 'P'"),
+    (["-m", "P.5,5", "qrels.test", "results.test"], 1, "duplicate cutoffs"),
+    (["-m", "map.3", "qrels.test", "results.test"], 1, "map takes no parameter"),
+    (["-m", "prefs_simp", "qrels.test", "results.test"], 1, "preference measure"),
+    (["-m", "ndcg.0=0,1=1,2=3", "qrels.test", "results.test"], 1, "custom gains are not computed yet"),
+    (["-m", "dcg", "qrels.test", "results.test"], 1, "not computed by boostrank yet"),
+    (["-R", "prefs", "qrels.test", "results.test"], 2, "only qrels files"),
+    (["-Z", "z.txt", "qrels.test", "results.test"], 2, "-Z"),
+    (["-l", "two", "qrels.test", "results.test"], 1, "-l takes an integer"),
+    (["qrels.test"], 1, "Usage: boostrank trec_eval"),
+    (["-x", "qrels.test", "results.test"], 1, "option -x not recognized"),
+    (["--trec-eval=9", "-m", "rbp", "qrels.test", "results.test"], 1, "trec_eval 9.x has no rbp"),
+    (["qrels.test", "no_such_run"], 2, "no_such_run"),
+])
+def test_what_trec_eval_refuses_is_refused_with_its_status(args, status, message, capsys, monkeypatch):
+    rc, out, err = run_trec_eval(args, capsys, monkeypatch)
+    assert rc == status and message in err and out == ""
+
+
+def test_help_version_and_the_order_of_measures(capsys, monkeypatch):
+    rc, out, _ = run_trec_eval(["-h"], capsys, monkeypatch)
+    assert rc == 0 and "-J" in out and "all_trec" in out and "Not here" in out
+    rc, _, err = run_trec_eval(["-v"], capsys, monkeypatch)
+    assert rc == 0 and "trec_eval version 10.0" in err
+    # measures print in trec_eval's order whatever the order of -m; the first parameters given are kept
+    rc, out, _ = run_trec_eval(["-m", "ndcg_cut.5", "-m", "map", "-m", "P.3", "-m", "P.7", "qrels.test",
+                                "results.test"], capsys, monkeypatch)
+    assert [line.split()[0] for line in out.splitlines()] == ["map", "P_3", "ndcg_cut_5"]
+    assert all(n in FAMILIES for names in NICKNAMES.values() for n in names)
+    assert parse_arguments(["-c", "-M7", "-l2", "-J", "-n", "-N", "9", "a", "b"]).depth == 7
+
+
+def test_judged_only_is_the_run_without_its_unjudged_documents():
+    """-J against its definition: drop what the qrels do not grade (after -M), then evaluate as usual."""
+    rng = np.random.default_rng(5)
+    qrels, run = {}, {}
+    for q in range(12):
+        docs = [f"d{i}" for i in range(30)]
+        qrels[str(q)] = {d: int(rng.integers(-1, 3)) for d in docs if rng.random() < 0.6}
+        run[str(q)] = {d: float(rng.integers(0, 6)) for d in docs if rng.random() < 0.8}
+    qrels = br.evaluation.Qrels.from_dict(qrels)
+    metrics = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "num_ret", "Rprec"]
+    for depth in (None, 7):
+        got = br.evaluate(qrels, run, metrics, per_query=True, judged_only=True, depth=depth)
+        kept = {}
+        for q, scores in run.items():
+            by_docid = sorted(scores.items(), reverse=True)  # trec_eval's ties: docid descending
+            ranked = sorted(by_docid, key=lambda kv: -kv[1])[:depth]
+            judged = qrels.to_dict().get(q, {})
+            kept[q] = {d: s for d, s in ranked if d in judged and judged[d] >= 0}
+        kept = {q: s for q, s in kept.items() if s}
+        want = br.evaluate(qrels, kept, metrics, per_query=True)
+        for m in metrics:
+            for q in want[m]:
+                assert got[m][q] == pytest.approx(want[m][q]), (m, q, depth)
+    with pytest.raises(ValueError, match="judged_only is trec_eval's -J"):
+        br.evaluate((np.array([1, 0]), np.array([1, 1])), np.array([0.5, 0.2]), ["map"], judged_only=True)
+
+
+@pytest.mark.slow
+def test_the_console_command_is_trec_eval_s(tmp_path):
+    """The installed entry point routes ``trec_eval`` past argparse (``-mP.5,10`` stays one argument)."""
+    out = subprocess.run([sys.executable, "-m", "boostrank", "trec_eval", "-mP.5,10", "-q",
+                          str(CORPUS / "qrels.test"), str(CORPUS / "results.test")],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split("\t") == ["P_5                   ", "301", "0.0000"]

@@ -354,9 +354,10 @@ def _demo(args) -> int:
         return LambdaRanker(objective=objective, **gbm).fit(train.X, train.y, qid=train.qid).predict(test.X)
 
     for i, (name, objective, what) in enumerate([
-            ("LightGBM lambdarank", "lambdarank", "LightGBM's own NDCG objective"),
-            ("LightGBM λ-AUC", "auc", "boostrank's AUC swap delta (Welleck Thm 4.1)"),
-            ("LightGBM λ-MAUC", "mauc", "boostrank's multi-class AUC delta (Welleck eq. 18-19)")], start=4):
+            ("LightGBM lambdarank", "lambdarank", "LightGBM's own objective, for NDCG"),
+            ("LightGBM λ-AUC", "auc", "for per-query AUC: Welleck's AUC swap delta (Thm 4.1) with a pointwise anchor"),
+            ("LightGBM λ-MAUC", "mauc", "for per-query multi-class AUC over the grades (Welleck eq. 18-19)")],
+            start=4):
         step(i, name, f"{args.rounds} rounds, {what}", lambda o=objective: boost(o))
     rer = _demo_reranker(args.rerank_k, args.time_limit)
     label = f"LR + re-rank top {args.rerank_k} (dcg@5)"
@@ -373,8 +374,9 @@ def _demo(args) -> int:
     print(format_table(table, metrics))
     print(f"re-ranker: {_rerank_in_words(rer.result_, args.rerank_k)}")
     print("the re-ranked row starts from the logistic regression's ranking: compare it with that row")
-    print(f"one split of {test.n_queries} test queries cannot tell close rankers apart: docs/guide/objectives.md "
-          f"compares the objectives with cross-validation and paired tests on real data")
+    print(f"how to read one split: each objective should lead on the column it is for (λ-AUC on auc, λ-MAUC on mauc, "
+          f"lambdarank on ndcg@10), but one split of {test.n_queries} test queries cannot tell close rankers apart: "
+          f"docs/guide/objectives.md compares them with cross-validation and paired tests on real data")
     if args.json:
         print(json.dumps(table, indent=2))
     return 0
@@ -386,7 +388,7 @@ def _demo_reranker(k, time_limit):
     by its count of work, so every run prints the same row (unless ``--time-limit`` cuts one)."""
     from .rerank import TopKReranker
 
-    return TopKReranker(k=k, objective="rank_risk", a="dcg@5", max_nodes=0, time_limit=time_limit)
+    return TopKReranker(k=k, objective="rank_risk", a="dcg@5", time_limit=time_limit)
 
 
 def _demo_rerank(rer, train, test, base_test):

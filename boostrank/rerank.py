@@ -20,6 +20,7 @@ every training list.  Its defaults carry what real search data taught:
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -33,12 +34,20 @@ from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, R
 from .budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, score_base
 from .gate import choose
-from .metrics import auc, query_mean, rank_risk
+from .metrics import auc, get_metric, query_mean, rank_risk
 from .mip._data import STATISTICS
 from .mip.estimator import MIPRanker, NothingToRankWarning
-from .mip.solvers import MIP_NODES, SOLVERS
+from .mip.solvers import SOLVERS
 from .queries import list_index, offsets_of, row_folds, subset
 from .weights import weight_family
+
+#: the search of each gate fit: the starts it walks from (the best by their statistic), line-sweep rounds per walk
+#: and restarts without a gain before it stops; chosen so that a default fit on MQ2008 (471 lists, 46 features,
+#: k = 10 and 20) ends by its counts inside the default time limit (benchmarks/rerank.py).  A walk's work grows with
+#: the rows (k × lists) times the features, so larger data may still meet the time limit, which result_ says.
+GATE_SEARCH = {"max_starts": 2, "max_rounds": 10, "patience": 2}
+#: the final fit's search: more starts and restarts than a gate fit's, still ending by its counts at MQ2008's size
+FINAL_SEARCH = {"max_starts": 8, "max_rounds": 50, "patience": 30}
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
 
@@ -261,7 +270,20 @@ class TopKReranker(RankingEstimator):
         pass a one-sided paired t-test at this level, Bonferroni-corrected for the
         number of candidates compared (choosing the best of several makes a bare
         positive sum optimistic).
-    margin, solver, n_jobs, mip_gap, max_nodes, init
+    gate_metric : str, default="auto"
+        What the gate's held-out gains are measured in: what users report of the
+        re-ranked lists.  ``"auto"``: ``ndcg@N`` when ``a`` is ``dcg@N``, ``ndcg`` for
+        ``dcg``, ``mrr`` for ``mrr``, else ``ndcg@10`` (so a fit of AUC, or of a rank risk no one reports, is
+        kept only when the lists' NDCG@10 gains on held-out queries); ``"fit"``: the fitted
+        statistic itself; or any :func:`~boostrank.metrics.get_metric` name (``"map"``,
+        ``"p@5"``, ``"auc"``).
+    max_nodes : int, default=0
+        Branch-and-bound nodes of the final fit's MIP solver (as in
+        :class:`~boostrank.mip.MIPRanker`); 0 (the default) keeps the search's w and runs no
+        solver: on MQ2008 the MIP ran until the clock stopped it and never raised what the
+        gate measures (``benchmarks/rerank.py``).  Set it (say 10 000) for the solver's
+        bound and gap.
+    margin, solver, n_jobs, mip_gap, init
         As in :class:`~boostrank.mip.MIPRanker`.
     time_limit : float or None, default=60.0
         Seconds the whole fit may take at most, cross-fitting included (Numba's compiles on
@@ -319,12 +341,13 @@ class TopKReranker(RankingEstimator):
         "verbose": VERBOSE,
         "gain": [StrOptions({"auto", "binary", "exponential"})],
         "gate_alpha": [Interval(Real, 0, 1, closed="neither")],
+        "gate_metric": [str],  # "auto", "fit" or a metric name: _gate_metric checks it
     }
 
     def __init__(self, *, k=20, objective="rank_risk", a="dcg@10", rank="min", l0="cv", include_base=True,
                  base_estimator=None, cv=5, gate=5, margin=1e-4, solver="highs", time_limit=60.0, n_jobs=None,
-                 mip_gap=None, max_nodes=MIP_NODES, init="auto", random_state=None, verbose=0, gain="auto",
-                 gate_alpha=0.05):
+                 mip_gap=None, max_nodes=0, init="auto", random_state=None, verbose=0, gain="auto",
+                 gate_alpha=0.05, gate_metric="auto"):
         self.k = k
         self.objective = objective
         self.a = a
@@ -345,6 +368,7 @@ class TopKReranker(RankingEstimator):
         self.verbose = verbose
         self.gain = gain
         self.gate_alpha = gate_alpha
+        self.gate_metric = gate_metric
 
     # ------------------------------------------------------------ checks
 
@@ -375,6 +399,33 @@ class TopKReranker(RankingEstimator):
         if not (isinstance(self.l0, (int, float)) and math.isfinite(self.l0) and self.l0 >= 0):
             raise ValueError(f"l0 must be a number >= 0 or 'cv', got {self.l0!r}")
         return [float(self.l0)]
+
+    def _gate_metric(self) -> str:
+        """The metric of the gate's held-out gains (``gate_metric``, "auto" resolved)."""
+        if self.gate_metric != "auto":
+            if self.gate_metric != "fit":
+                get_metric(self.gate_metric)  # an unknown name fails here, before any fit
+            return self.gate_metric
+        if self.objective == "rank_risk" and isinstance(self.a, str):
+            a = self.a.strip().lower()
+            found = re.fullmatch(r"dcg@(\d+)", a)
+            if found:
+                return f"ndcg@{found.group(1)}"
+            if a.startswith("dcg"):
+                return "ndcg"  # DCG of the whole list (or of a share of it): NDCG of the whole list
+            if a == "mrr":
+                return "mrr"
+        return "ndcg@10"
+
+    def _gate_value(self, y, scores, offsets):
+        """Each list's gate metric of ``scores`` (0 where undefined)."""
+        name = self._gate_metric()
+        if name == "fit":
+            return self._list_value(y, scores, offsets, per_list=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            per = get_metric(name)(y, scores, trusted(offsets), per_query=True)
+        return np.nan_to_num(np.asarray(per, dtype=np.float64))
 
     def _gain(self):
         if self.gain == "auto":
@@ -513,7 +564,7 @@ class TopKReranker(RankingEstimator):
             tr_rows, tr_off = subset(prob.offsets, row_fold != f)
             te_rows, te_off = subset(prob.offsets, row_fold == f)
             yt, bt, Zt = prob.y[te_rows], prob.base[te_rows], prob.Z[te_rows]
-            before = self._list_value(yt, self._positions(bt, te_off, None), te_off, per_list=True)
+            before = self._gate_value(yt, self._positions(bt, te_off, None), te_off)
             fitted = {}
             for kind, k, l0 in cands:
                 if kind == "exact":
@@ -530,7 +581,7 @@ class TopKReranker(RankingEstimator):
                     w = _blend(fitted[("exact", k, l0)], fitted[("logistic", k, 0.0)], prob.Z, tr_rows)
                 fitted[(kind, k, l0)] = w
                 new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
-                per_list[(kind, k, l0)].append(self._list_value(yt, new, te_off, per_list=True) - before)
+                per_list[(kind, k, l0)].append(self._gate_value(yt, new, te_off) - before)
         return _Choice(*choose({c: np.concatenate(v) for c, v in per_list.items()}), time_limited=clocked)
 
     def _final_fit(self, prob, best, clock, bar):
@@ -568,7 +619,7 @@ class TopKReranker(RankingEstimator):
             self.fallback_ = None
             res.status = "re-ranked"
             res.train_reranked = self._list_value(prob.y[rows], prob.Z[rows] @ w, sub_off)
-            res.reason = ("held-out gain over the base order " + ", ".join(
+            res.reason = (f"held-out gain in {self._gate_metric()} over the base order " + ", ".join(
                 f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
                 for (kd, kk, ll), g in choice.gains.items()) + f"; kept {kind} (paired one-sided p = "
                 f"{choice.p_value:.3g})" if choice.gains else "no gate (gate=0)")
@@ -592,6 +643,8 @@ class TopKReranker(RankingEstimator):
         if self.include_base:
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
+        # the gate compares candidates: a shorter search ranks them alike; the final fit searches longer
+        mip._search_counts = FINAL_SEARCH if keep else GATE_SEARCH
         if not keep:  # a gate fit: the search (and for pair statistics the branch and bound), not the MIP
             mip.set_params(algorithm="search")
         self._last_mip = mip

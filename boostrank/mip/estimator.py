@@ -500,7 +500,10 @@ class MIPRanker(RankingEstimator):
             out.found = search(prob.data, starts, l0=self.l0, max_rounds=0, patience=0)
         else:
             budget = clock.search_share(alone=not (out.solver_follows or out.pair_bnb), before_bnb=out.pair_bnb)
-            out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=seed_of(self.random_state))
+            # a caller that only ranks candidates (TopKReranker's gate) may ask for a shorter search
+            counts = getattr(self, "_search_counts", {})
+            out.found = search(prob.data, starts, l0=self.l0, time_budget=budget, random_state=seed_of(self.random_state),
+                               **counts)
             out.clocked |= out.found.clocked
         out.search_time += time.perf_counter() - t0
 

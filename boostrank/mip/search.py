@@ -101,7 +101,7 @@ def exact_low_dimension(data: RankData, l0: float = 0.0) -> SearchResult | None:
 
 
 def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float | None = None, random_state=0,
-           max_rounds: int = 50, patience: int = 30) -> SearchResult:
+           max_rounds: int = 50, patience: int = 30, max_starts: int | None = None) -> SearchResult:
     """Local search on the exact statistic from named starting directions.
 
     Parameters
@@ -119,6 +119,8 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
     patience : int, default=30
         Perturbed restarts (w_best plus Gaussian noise of scale 0.05 … 1) without
         improvement before the search stops.
+    max_starts : int or None, default=None
+        Walk from the best ``max_starts`` starts only (None: every start).
 
     Returns
     -------
@@ -140,7 +142,7 @@ def search(data: RankData, starts: dict, *, l0: float = 0.0, time_budget: float 
                      None if time_budget is None else t0 + time_budget, max_rounds,
                      [s[2] for s in scored])
     # every start walks to a local optimum (best starts first) ...
-    for i in order:
+    for i in order[:max_starts]:
         if walker.out_of_time():
             break
         val, name, w = scored[i]

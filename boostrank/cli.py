@@ -168,8 +168,11 @@ def cmd_evaluate(args) -> int:
     if args.plot:
         os.makedirs(args.plot, exist_ok=True)
     if args.per_query or args.qrels is not None:
+        from tqdm.auto import tqdm
+
         table = {}
-        for name, run in runs.items():
+        # a bar on a terminal once the work has taken 2 s (none in logs, pipes and short evaluations)
+        for name, run in tqdm(runs.items(), desc="evaluate", unit="run", delay=2, leave=False, disable=None):
             means = evaluate(truth, run, metrics, **options)
             per = evaluate(truth, run, metrics, per_query=True, **options) if args.per_query else None
             table[name] = means
@@ -261,7 +264,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_fuse(args) -> int:
-    from .evaluation.fusion import FUSIONS, fuse, optimize_fusion
+    from .evaluation.fusion import FUSIONS, PARAMETERS, fuse, optimize_fusion
     from .evaluation import load_qrels, save_run
 
     _check_out(args.out, *args.runs, option="--out")
@@ -273,16 +276,22 @@ def cmd_fuse(args) -> int:
         raise ValueError(f"--method must be one of {', '.join(sorted(FUSIONS))}, got {method}")
     norm = None if args.norm == "none" else args.norm
     weights = None if args.weights is None else [float(w) for w in args.weights.split(",")]
+    params = {"k": args.k, "gamma": args.gamma, "sigma": args.sigma, "phi": args.phi}
     if args.optimize:
         if args.qrels is None:
             raise ValueError("--optimize needs --qrels (the judgements the weights are chosen on)")
-        weights, trials = optimize_fusion(load_qrels(args.qrels), runs, args.optimize, method, norm=norm,
-                                          step=args.step, k=args.k)
-        best = max(v for _, v in trials)
-        print(f"boostrank fuse: weights {', '.join(f'{n}={w:.3g}' for n, w in zip(runs, weights))} give "
-              f"{args.optimize} {best:.4f} on {args.qrels} (best of {len(trials)} on a grid of step {args.step})",
-              file=sys.stderr)
-    fused = fuse(runs, method, norm=norm, weights=weights, k=args.k, name=args.run_tag or method)
+        best, trials = optimize_fusion(load_qrels(args.qrels), runs, args.optimize, method, norm=norm,
+                                       step=args.step, k=args.k)
+        value = max(v for _, v in trials)
+        if method in PARAMETERS:
+            params[PARAMETERS[method][0]] = best
+            chosen = f"{PARAMETERS[method][0]} = {best:g}"
+        else:
+            weights = best
+            chosen = "weights " + ", ".join(f"{n}={w:.3g}" for n, w in zip(runs, weights))
+        print(f"boostrank fuse: {chosen} gives {args.optimize} {value:.4f} on {args.qrels} (best of {len(trials)} "
+              f"on a grid)", file=sys.stderr)
+    fused = fuse(runs, method, norm=norm, weights=weights, name=args.run_tag or method, **params)
     save_run(args.out, fused)
     print(f"wrote {args.out}: {len(fused)} documents for {len(fused.queries)} queries ({method} of "
           f"{', '.join(runs)})", file=sys.stderr)
@@ -735,14 +744,20 @@ def build_parser() -> argparse.ArgumentParser:
     fu = command("fuse", "fuse runs into one: score fusions (CombSUM, CombMNZ, ...) and rank fusions (RRF, Borda, ...)")
     fu.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files")
     fu.add_argument("--method", default=None, help="combsum, combmnz, combanz, combmax, combmin, combmed, wsum, "
-                                                   "rrf, borda, isr or log_isr (default: rrf; wsum with --optimize)")
-    fu.add_argument("--norm", choices=["min-max", "max", "sum", "zmuv", "rank", "none"], default="min-max",
+                                                   "wmnz, gmnz, mixed, rrf, borda, w_bordafuse, isr, log_isr, "
+                                                   "logn_isr, rbc, condorcet or w_condorcet (default: rrf; wsum "
+                                                   "with --optimize)")
+    fu.add_argument("--norm", choices=["min-max", "max", "sum", "zmuv", "rank", "borda", "none"], default="min-max",
                     help="normalisation of each run's scores per query before a score fusion")
     fu.add_argument("--weights", help="comma list, one per run (default: all 1)")
     fu.add_argument("--k", type=float, default=60.0, help="RRF's constant")
+    fu.add_argument("--gamma", type=float, default=1.0, help="gmnz's exponent")
+    fu.add_argument("--sigma", type=float, default=0.01, help="logn_isr's sigma")
+    fu.add_argument("--phi", type=float, default=0.8, help="rbc's persistence")
     fu.add_argument("--qrels", help="judgements to choose the weights on (with --optimize)")
     fu.add_argument("--optimize", metavar="METRIC", help="choose the weights that maximise METRIC on --qrels: a "
-                                                       "grid over the simplex (wsum unless --method is given)")
+                                                       "grid over the simplex (wsum unless --method is given); for "
+                                                       "rrf, gmnz, logn_isr and rbc their own parameter")
     fu.add_argument("--step", type=float, default=0.1, help="the grid's spacing for --optimize")
     fu.add_argument("--out", required=True, help="the fused run file (TREC format)")
     fu.add_argument("--run-tag", help="the fused run's tag (default: the method)")

@@ -28,6 +28,17 @@ EXPECTED = {
     "borda": {"d1": 4 + 1.5, "d2": 3 + 4, "d3": 2 + 1.5, "d4": 1 + 3},
     "isr": {"d1": 1.0, "d2": 2 * (1 / 4 + 1), "d3": 1 / 9, "d4": 1 / 4},
     "log_isr": {"d1": 0.0, "d2": math.log(2) * (1 / 4 + 1), "d3": 0.0, "d4": 0.0},
+    # Wu & Crestani: Σ sᵢ × the weights of the runs that retrieved it; Σ wᵢ sᵢ × √(runs that retrieved it)
+    "wmnz": {"d1": 1.0, "d2": 1.5 * 2, "d3": 0.0, "d4": 0.0},
+    "mixed": {"d1": 1.0, "d2": 1.5 * math.sqrt(2), "d3": 0.0, "d4": 0.0},
+    # Lee: Σ sᵢ × (runs that retrieved it)^γ, γ = 1: CombMNZ
+    "gmnz": {"d1": 1.0, "d2": 3.0, "d3": 0.0, "d4": 0.0},
+    # Mourão et al.: Σ 1 / rᵢ² × log(runs that retrieved it + σ), σ = .01
+    "logn_isr": {"d1": math.log(1.01), "d2": (1 / 4 + 1) * math.log(2.01), "d3": math.log(1.01) / 9,
+                 "d4": math.log(1.01) / 4},
+    # Bailey et al.: Σ (1 − φ) φ^(r − 1), φ = .8
+    "rbc": {"d1": 0.2, "d2": 0.2 * 0.8 + 0.2, "d3": 0.2 * 0.64, "d4": 0.2 * 0.8},
+    "w_bordafuse": {"d1": 4 + 1.5, "d2": 3 + 4, "d3": 2 + 1.5, "d4": 1 + 3},
 }
 
 
@@ -133,3 +144,65 @@ def test_the_command_line_refuses_a_run_file_named_twice(tmp_path, capsys):
     assert main(["fuse", str(path), str(path), str(path), "--out", str(tmp_path / "f.run")]) == 2
     assert f"run file {path} is named twice" in capsys.readouterr().err
     assert not (tmp_path / "f.run").exists()
+
+
+def test_condorcet_sorts_by_pairwise_majority_and_its_weights_move_the_votes():
+    """Montague & Aslam: a before b when more runs (or more weight) rank a above b."""
+    runs = [br.Run.from_dict({"q": dict(zip(order, (3.0, 2.0, 1.0)))}, name=f"r{i}")
+            for i, order in enumerate([("a", "b", "c"), ("b", "a", "c"), ("a", "c", "b")])]
+    assert fuse(runs, "condorcet").to_dict()["q"] == {"a": 3.0, "b": 2.0, "c": 1.0}
+    # weight 3 on the run that puts b first: b beats a (3 votes to 2), both still beat c
+    assert fuse(runs, "w_condorcet", weights=[1, 3, 1]).to_dict()["q"] == {"b": 3.0, "a": 2.0, "c": 1.0}
+    # a document a run did not retrieve is below every one it did; a tie of votes falls to docid descending
+    one = fuse([runs[0], br.Run.from_dict({"q": {"z": 1.0}}, name="z")], "condorcet").to_dict()["q"]
+    assert max(one, key=one.get) == "z" and one["a"] > one["b"] > one["c"]
+    with pytest.raises(ValueError, match="w_condorcet"):
+        fuse(runs, "condorcet", weights=[1, 1, 1])
+
+
+def test_borda_normalisation_scores_every_candidate_from_every_run():
+    """ranx's borda_norm: 1 − (r − 1)/c for a retrieved candidate, 0.5 − (ℓ − 1)/(2c) for one a run left out."""
+    got = fuse([A, B], "combmnz", norm="borda").to_dict()["q"]
+    c = 4  # candidates d1..d4; a's list has 3, b's 2
+    a_vals = {"d1": 1.0, "d2": 1 - 1 / c, "d3": 1 - 2 / c, "d4": 0.5 - (3 - 1) / (2 * c)}
+    b_vals = {"d2": 1.0, "d4": 1 - 1 / c, "d1": 0.5 - (2 - 1) / (2 * c), "d3": 0.5 - (2 - 1) / (2 * c)}
+    assert got == pytest.approx({d: (a_vals[d] + b_vals[d]) * 2 for d in a_vals})  # both runs now score all four
+
+
+def test_a_method_s_own_parameter_is_chosen_on_judgements():
+    qrels, runs = _collection(5)
+    for method, name in (("rrf", "k"), ("rbc", "phi"), ("gmnz", "gamma"), ("logn_isr", "sigma")):
+        grid = [0.2, 0.5, 0.9] if method != "rrf" else [1, 10, 60]
+        best, trials = optimize_fusion(qrels, runs, "map", method, grid=grid)
+        assert [v for v, _ in trials] == [float(g) for g in grid] and best in grid
+        want = br.evaluate(qrels, fuse(runs, method, **{name: best}), "map")["map"]
+        assert max(m for _, m in trials) == pytest.approx(want)
+    assert br.evaluation.fusion.SUPERVISED == ("bayesfuse", "probfuse", "segfuse", "slidefuse", "posfuse", "mapfuse")
+
+
+def test_the_command_line_chooses_a_method_s_parameter(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, runs = _collection(6)
+    paths = []
+    for name, run in runs.items():
+        paths.append(str(tmp_path / f"{name}.run"))
+        br.save_run(paths[-1], run)
+    br.save_qrels(tmp_path / "qrels.txt", br.Qrels.from_dict(qrels))
+    out = tmp_path / "fused.run"
+    assert main(["fuse", *paths, "--method", "rbc", "--optimize", "map", "--qrels", str(tmp_path / "qrels.txt"),
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "phi = " in err and out.exists()
+    phi = float(err.split("phi = ")[1].split()[0])
+    fused = br.load_run(out)
+    want = fuse({r.name: r for r in (br.load_run(p) for p in paths)}, "rbc", phi=phi)
+    assert fused.to_dict().keys() == want.to_dict().keys()
+
+
+def test_ids_from_numpy_arrays_are_ids():
+    """Keys taken from NumPy arrays (np.str_, np.int64) are ids like str and int; a bool is not."""
+    run = br.Run.from_dict({np.str_("q1"): {np.str_("d1"): 1.0}, np.int64(7): {"d2": 2.0}})
+    assert run.to_dict() == {"q1": {"d1": 1.0}, "7": {"d2": 2.0}}
+    with pytest.raises(ValueError, match="is not an id"):
+        br.Run.from_dict({True: {"d": 1.0}})

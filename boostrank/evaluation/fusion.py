@@ -3,7 +3,9 @@
 Score fusions combine each document's (normalised) scores: CombSUM, CombMNZ, CombANZ, CombMAX, CombMIN, CombMED
 (Fox & Shaw, TREC-2 1994) and the weighted sum; rank fusions combine its ranks: reciprocal rank fusion (Cormack,
 Clarke & Büttcher, SIGIR 2009), Borda (Aslam & Montague, SIGIR 2001), ISR and log-ISR (Mourão, Martins &
-Magalhães, CMIG 2015).  A run is ranked as trec_eval ranks it (score descending, document id descending); a
+Magalhães, CMIG 2015), their log-N variant, rank-biased centroids (Bailey, Moffat, Scholer & Thomas, SIGIR 2017)
+and Condorcet fusion (Montague & Aslam, CIKM 2002); WMNZ and Mixed (Wu & Crestani, CIKM 2002) and GMNZ (Lee, SIGIR
+1997) weigh the sum by the runs that retrieved a document.  A run is ranked as trec_eval ranks it (score descending, document id descending); a
 document a run did not retrieve adds nothing to its score fusions and its rank fusions, except Borda's, which
 shares the points a run did not award among the candidates it left unranked.  Weights are chosen on judgements by
 :func:`optimize_fusion`.
@@ -21,13 +23,21 @@ from .._kernels.ids import by_hash_within_groups, union_by_hash
 from .ids import IdBytes, QueryCodes
 from .runs import Run
 
-__all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS"]
+__all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS", "PARAMETERS", "SUPERVISED"]
 
 #: the fusion methods and what each combines: "score" fusions read the normalised scores, "rank" ones the ranks
 FUSIONS = {"combsum": "score", "combmnz": "score", "combanz": "score", "combmax": "score", "combmin": "score",
-           "combmed": "score", "wsum": "score", "rrf": "rank", "borda": "rank", "isr": "rank", "log_isr": "rank"}
+           "combmed": "score", "wsum": "score", "wmnz": "score", "gmnz": "score", "mixed": "score",
+           "rrf": "rank", "borda": "rank", "w_bordafuse": "rank", "isr": "rank", "log_isr": "rank",
+           "logn_isr": "rank", "rbc": "rank", "condorcet": "rank", "w_condorcet": "rank"}
 #: the normalisations of each run's scores per query before a score fusion (ranx's definitions)
-NORMS = ("min-max", "max", "sum", "zmuv", "rank", None)
+NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda", None)
+#: ranx's fusions that learn from judged training runs (probabilities per rank segment or position), not here
+SUPERVISED = ("bayesfuse", "probfuse", "segfuse", "slidefuse", "posfuse", "mapfuse")
+#: each method's own parameter, its name in fuse() and the grid optimize_fusion searches (ranx's ranges)
+PARAMETERS = {"rrf": ("k", tuple(range(10, 101, 10))), "gmnz": ("gamma", tuple(np.round(np.arange(1, 101) / 100, 2))),
+              "logn_isr": ("sigma", tuple(np.round(np.arange(1, 101) / 100, 2))),
+              "rbc": ("phi", tuple(np.round(np.arange(1, 100) / 100, 2)))}
 
 
 def _runs(runs) -> dict:
@@ -97,12 +107,24 @@ def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:
     return np.where(span > 0, (s - low) / np.where(span > 0, span, 1.0), 1.0)
 
 
-def _fused(method, index, values, n, weights, k, entry_query, list_sizes):
+def _fused(method, index, values, n, weights, k, entry_query, list_sizes, param=None, docids=None):
     """The fused score of each union entry from each run's per-row values (normalised scores or ranks)."""
     present = sum(np.bincount(i, minlength=n) for i in index).astype(np.float64)
-    if method in ("combsum", "combmnz", "combanz", "wsum"):
+    if method in ("combsum", "combmnz", "combanz", "wsum", "mixed"):
         total = sum(w * np.bincount(i, weights=v, minlength=n) for i, v, w in zip(index, values, weights))
+        if method == "mixed":  # Wu & Crestani: Σ wᵢ sᵢ × √(runs that retrieved it)
+            return total * np.sqrt(present)
         return total * present if method == "combmnz" else total / present if method == "combanz" else total
+    if method in ("wmnz", "gmnz"):
+        total = sum(np.bincount(i, weights=v, minlength=n) for i, v in zip(index, values))
+        if method == "wmnz":  # Wu & Crestani: Σ sᵢ × Σ wᵢ over the runs that retrieved it
+            return total * sum(w * np.bincount(i, minlength=n) for i, w in zip(index, weights))
+        return total * present ** param  # Lee (SIGIR 1997): Σ sᵢ × (runs that retrieved it)^γ
+    if method == "rbc":  # Bailey et al.: Σ wᵢ (1 − φ) φ^(rᵢ − 1)
+        return sum(w * np.bincount(i, weights=(1.0 - param) * param ** (r - 1.0), minlength=n)
+                   for i, r, w in zip(index, values, weights))
+    if method in ("condorcet", "w_condorcet"):
+        return _condorcet(index, values, weights, n, entry_query, docids)
     if method in ("combmax", "combmin", "combmed"):
         at, v = np.concatenate(index), np.concatenate(values)
         order = np.lexsort((v, at))
@@ -116,9 +138,11 @@ def _fused(method, index, values, n, weights, k, entry_query, list_sizes):
         return (v[starts + (size - 1) // 2] + v[starts + size // 2]) / 2.0
     if method == "rrf":
         return sum(w * np.bincount(i, weights=1.0 / (k + r), minlength=n) for i, r, w in zip(index, values, weights))
-    if method in ("isr", "log_isr"):
+    if method in ("isr", "log_isr", "logn_isr"):
         total = sum(w * np.bincount(i, weights=1.0 / r.astype(np.float64) ** 2, minlength=n)
                     for i, r, w in zip(index, values, weights))
+        if method == "logn_isr":  # Mourão et al.: log(runs that retrieved it + σ)
+            return total * np.log(present + param)
         return total * (present if method == "isr" else np.log(present))
     # Borda: c − r + 1 points at rank r among c candidates; the rest, shared by the candidates a run left out
     candidates = np.bincount(entry_query)[entry_query].astype(np.float64)
@@ -132,8 +156,51 @@ def _fused(method, index, values, n, weights, k, entry_query, list_sizes):
     return total
 
 
+def _condorcet(index, ranks, weights, n, entry_query, docids) -> np.ndarray:
+    """Condorcet fusion (Montague & Aslam, CIKM 2002): each query's documents sorted by pairwise majority, a run's
+    vote (its weight) going to the document it ranks higher (a retrieved one above one it did not retrieve); a tie
+    of votes keeps the order of document ids descending, as trec_eval breaks score ties.  The score is the number
+    of candidates minus the position."""
+    from functools import cmp_to_key
+
+    m = len(index)
+    rank = np.full((n, m), np.inf)
+    for j, (i, r) in enumerate(zip(index, ranks)):
+        rank[i, j] = r
+    w = np.asarray(weights, dtype=np.float64)
+    out = np.empty(n)
+    order = np.argsort(entry_query, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(entry_query[order]) != 0])
+    ids = docids.objects
+    for a, b in zip(starts, np.r_[starts[1:], order.size]):
+        members = sorted(order[a:b].tolist(), key=lambda e: ids[e].encode(), reverse=True)  # ties: docid descending
+
+        def compare(x, y):
+            votes_x = w[rank[x] < rank[y]].sum()
+            votes_y = w[rank[y] < rank[x]].sum()
+            return -1 if votes_x > votes_y else 1 if votes_y > votes_x else 0
+
+        ranked = sorted(members, key=cmp_to_key(compare))
+        out[ranked] = len(ranked) - np.arange(len(ranked))
+    return out
+
+
+def _borda_normalised(index, ranks, n, entry_query, list_sizes):
+    """ranx's Borda normalisation: every candidate of a query (the documents any run retrieved) gets a value from
+    each run, 1 − (r − 1)/c at rank r among c candidates, and a document the run left out the mean of the values it
+    did not award, 0.5 − (ℓ − 1)/(2c) for a list of ℓ; so each run now scores every candidate."""
+    candidates = np.bincount(entry_query)[entry_query].astype(np.float64)
+    full, values = [], []
+    for i, r, sizes in zip(index, ranks, list_sizes):
+        v = 0.5 - (sizes[entry_query] - 1.0) / (2.0 * candidates)
+        v[i] = 1.0 - (r - 1.0) / candidates[i]
+        full.append(np.arange(n))
+        values.append(v)
+    return full, values
+
+
 def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Sequence[float] | None = None,
-         k: float = 60.0, name: str | None = None) -> Run:
+         k: float = 60.0, gamma: float = 1.0, sigma: float = 0.01, phi: float = 0.8, name: str | None = None) -> Run:
     """One run from several: each query's documents ranked by their fused score.
 
     Parameters
@@ -145,15 +212,26 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         maximum, minimum, median), ``"wsum"`` (Σ wᵢ sᵢ), ``"rrf"`` (Cormack et al.: Σ wᵢ / (k + rᵢ)),
         ``"borda"`` (Aslam & Montague: Σ wᵢ (c − rᵢ + 1) among c candidates, the points a run did not
         award shared evenly by the candidates it did not rank), ``"isr"`` and ``"log_isr"`` (Mourão et al.:
-        Σ wᵢ / rᵢ² times the number of runs that retrieved the document, or its logarithm).
-    norm : {"min-max", "max", "sum", "zmuv", "rank", None}, default="min-max"
+        Σ wᵢ / rᵢ² times the number of runs that retrieved the document, or its logarithm); ``"logn_isr"``
+        (Mourão et al.: Σ wᵢ / rᵢ² × log(runs that retrieved it + σ)); ``"wmnz"`` (Wu & Crestani, CIKM
+        2002: Σ sᵢ × the sum of the weights of the runs that retrieved it); ``"mixed"`` (Wu & Crestani:
+        Σ wᵢ sᵢ × √(runs that retrieved it)); ``"gmnz"`` (Lee, SIGIR 1997: Σ sᵢ × (runs that retrieved
+        it)^γ); ``"rbc"`` (rank-biased centroid, Bailey et al., SIGIR 2017: Σ wᵢ (1 − φ) φ^(rᵢ − 1));
+        ``"condorcet"`` and ``"w_condorcet"`` (Montague & Aslam, CIKM 2002: the documents sorted by
+        pairwise majority of the runs, weighted by ``weights``); ``"w_bordafuse"``: Borda with weights (the
+        same as ``"borda"`` given ``weights``).  ranx's supervised fusions (``SUPERVISED``: bayesfuse,
+        probfuse, segfuse, slidefuse, posfuse, mapfuse) learn from judged training runs and are not here.
+    norm : {"min-max", "max", "sum", "zmuv", "rank", "borda", None}, default="min-max"
         Of each run's scores per query, before a score fusion (ranx's definitions; rank fusions use the
         ranks), except ``"max"``: s / max|s|, which is ranx's s / max on non-negative scores and keeps the
         order of a run with negative ones (log-probabilities, negative distances), which s / max reverses.
+        ``"borda"`` gives every candidate of the query a value from every run (ranx's ``borda_norm``).
     weights : sequence of float, default=None
         One per run (all 1); they multiply each run's term.
     k : float, default=60.0
         RRF's constant.
+    gamma, sigma, phi : float, default=1.0, 0.01, 0.8
+        gmnz's exponent, logn_isr's σ and rbc's persistence φ (in (0, 1)).
     name : str, default=None
         The fused run's name (default: the method's).
 
@@ -173,24 +251,51 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         raise ValueError(f"{method} takes no weights: it picks one run's score per document")
     if not (math.isfinite(k) and k >= 0):
         raise ValueError(f"k must be a non-negative number, got {k!r}")
+    if not (math.isfinite(gamma) and gamma >= 0):
+        raise ValueError(f"gamma must be a non-negative number, got {gamma!r}")
+    if not (math.isfinite(sigma) and sigma >= 0):
+        raise ValueError(f"sigma must be a non-negative number, got {sigma!r}")
+    if not 0 < phi < 1:
+        raise ValueError(f"phi must be in (0, 1), got {phi!r}")
+    if method == "condorcet" and weights is not None:
+        raise ValueError("condorcet counts one vote per run: use w_condorcet for weights")
+    from tqdm.auto import tqdm
+
     rs = list(named.values())
-    index, queries, docids, entry_query, ranks = _union(rs)
-    n = entry_query.shape[0]
-    if FUSIONS[method] == "score":
-        values = [_normalised(r, rank, norm) for r, rank in zip(rs, ranks)]
-    else:
-        values = ranks
-    sizes = [np.bincount(entry_query[i], minlength=len(queries)).astype(np.float64) for i in index]
-    score = _fused(method, index, values, n, w, float(k), entry_query, sizes)
-    return Run(QueryCodes(queries, entry_query), docids, score, name=name or method)
+    # a bar on a terminal once the work has taken 2 s: the union, each run's values, the fusion, the fused run
+    with tqdm(total=len(rs) + 3, desc=f"fuse {method}", delay=2, leave=False, disable=None) as bar:
+        index, queries, docids, entry_query, ranks = _union(rs)
+        bar.update()
+        n = entry_query.shape[0]
+        sizes = [np.bincount(entry_query[i], minlength=len(queries)).astype(np.float64) for i in index]
+        if FUSIONS[method] == "score" and norm == "borda":
+            index, values = _borda_normalised(index, ranks, n, entry_query, sizes)
+        elif FUSIONS[method] == "score":
+            values = []
+            for r, rank in zip(rs, ranks):
+                values.append(_normalised(r, rank, norm))
+                bar.update()
+        else:
+            values = ranks
+        bar.n = len(rs) + 1
+        param = {"gmnz": gamma, "logn_isr": sigma, "rbc": phi}.get(method)
+        score = _fused(method, index, values, n, w, float(k), entry_query, sizes, param, docids)
+        bar.update()
+        fused = Run(QueryCodes(queries, entry_query), docids, score, name=name or method)
+        bar.update()
+    return fused
 
 
 def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsum", *, norm: str | None = "min-max",
-                    step: float = 0.1, k: float = 60.0, **evaluate_options) -> tuple[np.ndarray, list]:
-    """The weights of ``method`` that maximise ``metric`` on ``truth``: a grid over the simplex.
+                    step: float = 0.1, k: float = 60.0, grid: Sequence[float] | None = None,
+                    **evaluate_options) -> tuple[np.ndarray | float, list]:
+    """The weights of ``method`` that maximise ``metric`` on ``truth`` (a grid over the simplex), or for
+    ``"rrf"``, ``"gmnz"``, ``"logn_isr"`` and ``"rbc"`` their own parameter (k, γ, σ, φ) over a grid.
 
     Every weight vector with entries in multiples of ``step`` that sum to 1 is tried, so the budget is
-    stated up front: C(1/step + n − 1, n − 1) fusions for n runs (66 for 3 runs at 0.1, 1 001 for 5).
+    stated up front: C(1/step + n − 1, n − 1) fusions for n runs (66 for 3 runs at 0.1, 1 001 for 5); a
+    parameter is tried at each value of ``grid`` (default ranx's: k = 10, 20, …, 100; γ, σ = 0.01 … 1;
+    φ = 0.01 … 0.99), one fusion each.  A progress bar shows on a terminal once the search takes 2 s.
 
     Parameters
     ----------
@@ -202,25 +307,42 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
     method, norm, k
         As in :func:`fuse`.
     step : float, default=0.1
-        The grid's spacing; 1/step must be a whole number.
+        The weights' grid spacing; 1/step must be a whole number.
+    grid : sequence of float, default=None
+        The values of the method's parameter to try (``PARAMETERS``).
     **evaluate_options
         Passed to :func:`boostrank.evaluate` (``relevance_level``, ``depth``, ...).
 
     Returns
     -------
-    weights : ndarray
-        The best weights (the first found, in the grid's order, on a tie).
-    trials : list of (weights, value)
+    best : ndarray or float
+        The best weights, or the best value of the parameter (the first found, in the grid's order, on a tie).
+    trials : list of (weights or value, metric)
         Every point of the grid and its metric.
     """
+    from tqdm.auto import tqdm
+
     from .evaluate import evaluate
 
     named = _runs(runs)
+    if method in PARAMETERS:
+        name, default = PARAMETERS[method]
+        points = [float(v) for v in (default if grid is None else grid)]
+        if not points:
+            raise ValueError("grid: give at least one value")
+        trials = []
+        for value in tqdm(points, desc=f"optimize {method} {name}", delay=2, leave=False, disable=None):
+            fused = fuse(named, method, norm=norm, k=value if method == "rrf" else k, **(
+                {} if method == "rrf" else {name: value}))
+            trials.append((value, evaluate(truth, fused, metric, **evaluate_options)[metric]))
+        best = max(range(len(trials)), key=lambda t: trials[t][1])
+        return trials[best][0], trials
     parts = round(1.0 / step)
     if parts < 1 or abs(parts * step - 1.0) > 1e-9:
         raise ValueError(f"step must divide 1 into a whole number of parts, got {step!r}")
+    points = list(itertools.combinations(range(parts + len(named) - 1), len(named) - 1))  # stars and bars
     trials = []
-    for cut in itertools.combinations(range(parts + len(named) - 1), len(named) - 1):  # stars and bars
+    for cut in tqdm(points, desc=f"optimize {method} weights", delay=2, leave=False, disable=None):
         counts = np.diff(np.r_[-1, cut, parts + len(named) - 1]) - 1
         w = counts / parts
         fused = fuse(named, method, norm=norm, weights=w, k=k)

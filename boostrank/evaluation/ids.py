@@ -96,11 +96,13 @@ def id_strings(values, name: str) -> np.ndarray:
     items = arr.tolist()
     kinds = set(map(type, items))
     if not kinds <= {str}:
-        if kinds <= {str, int}:
-            items = list(map(str, items))
+        # NumPy's str_ and integer scalars (keys taken from arrays) are ids as their str and int are
+        if all(issubclass(k, (str, np.str_, int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds):
+            items = [str(v) if isinstance(v, str) else str(int(v)) for v in items]
             arr = np.array(items, dtype=object)
         else:
-            bad = next(i for i, v in enumerate(items) if type(v) not in (str, int))
+            bad = next(i for i, v in enumerate(items) if not isinstance(v, (str, int, np.integer))
+                       or isinstance(v, (bool, np.bool_)))
             raise ValueError(f"{name} {bad}: {items[bad]!r} is not an id (a non-empty string without whitespace, "
                              f"as TREC files need)")
     if items and (min(map(len, items)) == 0 or _SPACE.search("\x00".join(items))):

@@ -467,7 +467,8 @@ def _rerank_in_words(result, k) -> str:
     if result.status != "re-ranked":
         return (f"kept the base order (the logistic regression's ranking): no second stage gained on held-out "
                 f"training queries ({result.reason})")
-    evidence = ("" if gain is None else f"; on held-out training queries, summed DCG@5 rose by {gain:+.3g} "
+    unit = result.gate_metric or "the fitted statistic"
+    evidence = ("" if gain is None else f"; held-out training lists' {unit} rose by {gain:+.3g} in all "
                 f"(paired p = {result.p_value:.2g})")
     model = _SECOND_STAGES.get(result.model, f"its '{result.model}' second stage")
     return f"re-orders each list's top {result.k} by {model}{evidence}"

@@ -191,6 +191,8 @@ class RerankResult:
     seconds : float
     gate_time_limited : bool
         ``time_limit`` cut one of the gate's fits before its own count of work ended it.
+    gate_metric : str
+        What ``heldout_gain`` is measured in (``TopKReranker.gate_metric`` resolved).
     """
 
     status: str
@@ -206,6 +208,7 @@ class RerankResult:
     model: str = "exact"
     p_value: float | None = None
     gate_time_limited: bool = False
+    gate_metric: str = ""
 
     @property
     def repeatable(self) -> tuple[bool, str]:
@@ -504,6 +507,7 @@ class TopKReranker(RankingEstimator):
             choice = self._gate(prob, cands, gate, clock, n_fits - 1, bar) if gate else _Choice(cands[0])
             if choice.rejected(self.gate_alpha):
                 self.result_ = choice.base_order_result(gate, self.gate_alpha, prob.cross_fitted, clock.elapsed())
+                self.result_.gate_metric = self._gate_metric()
                 return self
             w = self._final_fit(prob, choice.best, clock, bar)
         return self._report(prob, choice, w, clock)
@@ -624,6 +628,7 @@ class TopKReranker(RankingEstimator):
                 for (kd, kk, ll), g in choice.gains.items()) + f"; kept {kind} (paired one-sided p = "
                 f"{choice.p_value:.3g})" if choice.gains else "no gate (gate=0)")
         res.seconds = clock.elapsed()
+        res.gate_metric = self._gate_metric()
         self.result_ = res
         return self
 

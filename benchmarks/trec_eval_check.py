@@ -9,7 +9,12 @@ and judged, queries only in the qrels or only in the run, grades -1 to 3), each 
 ``-l2`` and ``-M3``.  Every printed line (measure, query, value) must be boostrank's at trec_eval's
 precision; ``runid`` and ``relstring`` are text and left out.
 
+``--command``: instead, the ``boostrank trec_eval`` command against the binary, whole output and exit status, on
+the same pairs under trec_eval's own option sets (``COMMAND_OPTIONS``: ``-c``, ``-M``, ``-l``, ``-J``, ``-N``,
+``-n``, parameters, ``relstring``; ``runid`` and ``relstring`` included).
+
 Run:  python benchmarks/trec_eval_check.py --trec-eval /tmp/trec_eval/trec_eval [--corpus DIR] [--seeds 20]
+      [--command]
 """
 
 from __future__ import annotations
@@ -79,6 +84,25 @@ def compare(binary: str, qrels_path: str, run_path: str, flags: list, options: d
     return checked, wrong
 
 
+#: trec_eval's own arguments the command is run with beside the binary
+COMMAND_OPTIONS = ["-q -c -m all_trec", "-q -c -M7 -m all_trec", "-q -c -l2 -m all_trec -m relstring.15",
+                   "-q -c -J -m all_trec", "-c -m official", "-q -c -m P.1,3,7 -m ndcg_cut.2,4 -m success.2",
+                   "-n -q -c -m set", "-q -c -J -M5 -l2 -m all_trec", "-q -c -m utility.3,-1,-2,0.1 -N 500",
+                   "-q -c -m rbp.p=0.8 -m rbp_resid.p=0.7 -m relstring -m unj.3", "-q -m all_trec"]
+
+
+def compare_command(binary: str, qrels_path: str, run_path: str, flags: str, version: str) -> tuple:
+    """(lines, differing lines, same exit status) of ``boostrank trec_eval FLAGS`` against the binary."""
+    import sys
+
+    theirs = subprocess.run([binary, *flags.split(), qrels_path, run_path], capture_output=True, text=True)
+    ours = subprocess.run([sys.executable, "-m", "boostrank", "trec_eval", f"--trec-eval={version}", *flags.split(),
+                           qrels_path, run_path], capture_output=True, text=True)
+    a, b = theirs.stdout.splitlines(), ours.stdout.splitlines()
+    differ = [(x, y) for x, y in zip(a, b) if x != y] + [(x, None) for x in a[len(b):]] + [(None, y) for y in b[len(a):]]
+    return len(a), differ, theirs.returncode == ours.returncode
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trec-eval", required=True, help="the trec_eval binary")
@@ -86,6 +110,7 @@ def main(argv=None):
     ap.add_argument("--corpus", help="trec_eval's test/ folder (qrels.test, results.test, ...)")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--json", default=str(HERE / "results" / "trec_eval_check.json"))
+    ap.add_argument("--command", action="store_true", help="check the boostrank trec_eval command's whole output")
     args = ap.parse_args(argv)
     pairs = []
     if args.corpus:
@@ -100,6 +125,23 @@ def main(argv=None):
             br.save_qrels(qp, br.Qrels.from_dict(qrels))
             br.save_run(rp, br.Run.from_dict(run, name="check"))
             pairs.append((qp, rp))
+    if args.command:
+        lines, differing, calls = 0, [], 0
+        for qp, rp in pairs:
+            for flags in COMMAND_OPTIONS:
+                n, differ, same_status = compare_command(args.trec_eval, qp, rp, flags, args.version)
+                calls += 1
+                lines += n
+                differing += [(flags, os.path.basename(qp), d) for d in differ]
+                if not same_status:
+                    differing.append((flags, os.path.basename(qp), "exit status"))
+        print(f"boostrank trec_eval against trec_eval {args.version}: {calls} calls ({len(pairs)} pairs × "
+              f"{len(COMMAND_OPTIONS)} option sets), {lines} lines; {len(differing)} differ")
+        for row in differing[:20]:
+            print("  ", *row)
+        write_json(args.json, {"binary": args.trec_eval, "version": args.version, "command": True, "calls": calls,
+                               "lines": lines, "mismatches": [list(map(str, r)) for r in differing]})
+        return 1 if differing else 0
     checked, wrong, refused = 0, [], 0
     for qp, rp in pairs:
         for flags, options in OPTIONS:

@@ -195,6 +195,44 @@ def plot_roc(path, cap):
     save_figure(fig, path, dpi=110)
 
 
+def _pairs(X, y, qid, keep):
+    """Differences x_i − x_j of the pairs of one query with y_i > y_j that ``keep(y_i, y_j)`` admits, and +1/−1
+    labels (each pair both ways, so a linear SVM without intercept sees both classes)."""
+    diffs = []
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        for i in rows:
+            for j in rows:
+                if y[i] > y[j] and keep(y[i], y[j]):
+                    diffs.append(X[i] - X[j])
+    d = np.asarray(diffs)
+    return np.vstack([d, -d]), np.r_[np.ones(len(d)), -np.ones(len(d))]
+
+
+def linear_baselines(vali, test):
+    """The linear AUC baselines of Welleck's MQ2008 tables, fitted on vali with their library defaults (standardised
+    features): logistic regression on y > 0, RankNCG, a pairwise linear SVM (RankSVM: every pair of differing
+    grades) and a ROC-area SVM per class (for each relevant grade c, a pairwise SVM on c against the grades below;
+    the scores summed)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    scaler = StandardScaler().fit(vali.X)
+    Xv, Xt = scaler.transform(vali.X), scaler.transform(test.X)
+    out = {"logistic regression": LogisticRegression(max_iter=2000).fit(Xv, vali.y > 0).decision_function(Xt),
+           "RankNCG": br.RankNCG().fit(Xv, vali.y, qid=vali.qid).predict(Xt)}
+    P, z = _pairs(Xv, vali.y, vali.qid, lambda a, b: True)
+    svm = LinearSVC(fit_intercept=False, max_iter=20_000).fit(P, z)
+    out["pairwise linear SVM"] = Xt @ svm.coef_.ravel()
+    per_class = np.zeros(len(test.y))
+    for c in (1, 2):
+        P, z = _pairs(Xv, vali.y, vali.qid, lambda a, b, c=c: a == c and b < c)
+        per_class += Xt @ LinearSVC(fit_intercept=False, max_iter=20_000).fit(P, z).coef_.ravel()
+    out["ROC-area SVM per class"] = per_class
+    return out
+
+
 def welleck_precision(quick, path):
     """Per-class AUC (Welleck Table 2), micro/macro P@k (Table 3, Figure 2) on MQ2008 vali→test."""
     plt = pyplot()
@@ -206,11 +244,15 @@ def welleck_precision(quick, path):
     test = br.load_letor(data / "test.txt", n_features=vali.n_features)
     rounds = 50 if quick else 300
     out = {}
+    scores = {}
     for name, obj in (("LambdaMART λ-MAUC", "mauc"), ("LambdaMART λ-AUC", "auc"), ("LightGBM lambdarank", "lambdarank")):
         m = br.LambdaRanker(objective=obj, n_estimators=rounds, learning_rate=0.05, num_leaves=31, random_state=0)
-        s = m.fit(vali.X, vali.y, qid=vali.qid).predict(test.X)
+        scores[name] = m.fit(vali.X, vali.y, qid=vali.qid).predict(test.X)
+    scores.update(linear_baselines(vali, test))
+    for name, s in scores.items():
         per_class = {c: float(br.auc((test.y == c).astype(int), s, test.qid)) for c in (1, 2)}
-        out[name] = {"per_class_auc": per_class,
+        out[name] = {"per_class_auc": per_class, "mauc": float(br.mauc(test.y, s, test.qid)),
+                     "map": float(br.mean_average_precision(test.y, s, test.qid)),
                      "micro": [float(br.precision_at(test.y, s, test.qid, k=k, average="micro")) for k in range(1, 11)],
                      "macro": [float(br.precision_at(test.y, s, test.qid, k=k, average="macro")) for k in range(1, 11)]}
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -294,10 +336,11 @@ def write_report(args, auc_res, rrf_res, welleck, res_dir, secs):
     L += ["", f"Welleck Table 1, LambdaMART-MAUC: MAUC {obj['welleck_table1']['mauc']}, MAP "
               f"{obj['welleck_table1']['map']}.", ""]
     if welleck:
-        L += ["| method | AUC class 1 | AUC class 2 | micro P@1 / P@5 / P@10 | macro P@1 / P@5 / P@10 |",
-              "|---|---|---|---|---|"]
+        L += ["| method | MAUC | MAP | AUC class 1 | AUC class 2 | micro P@1 / P@5 / P@10 | macro P@1 / P@5 / P@10 |",
+              "|---|---|---|---|---|---|---|"]
         for name, r in welleck.items():
-            L.append(f"| {name} | {r['per_class_auc'][1]:.4f} | {r['per_class_auc'][2]:.4f} | "
+            L.append(f"| {name} | {r['mauc']:.4f} | {r['map']:.4f} | {r['per_class_auc'][1]:.4f} | "
+                     f"{r['per_class_auc'][2]:.4f} | "
                      f"{r['micro'][0]:.3f} / {r['micro'][4]:.3f} / {r['micro'][9]:.3f} | "
                      f"{r['macro'][0]:.3f} / {r['macro'][4]:.3f} / {r['macro'][9]:.3f} |")
         L += ["", "Figure: `figures/precision_at_k.png`.", ""]

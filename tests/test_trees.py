@@ -380,7 +380,7 @@ def test_refusals_name_what_to_do():
 
 
 def test_a_zero_as_missing_split_against_its_threshold_is_refused():
-    from boostrank.export import _left_below
+    from boostrank.export.thresholds import _left_below
     from boostrank.trees import MISSING_ZERO
 
     def tree(threshold, default_left):
@@ -475,13 +475,14 @@ def test_a_saved_and_reloaded_lightgbm_model_exports_the_same_documents(tmp_path
 def test_vespas_float_forest_rule_reads_the_same_from_the_model_and_its_export(trained):
     """gbdt.cpp select_best: more than 25 000 leaves, or the largest tree over 12 leaves with the trees' average
     leaf depths summing past 2 500; the export (from the model) and score_export (from the JSON) agree."""
-    from boostrank.export import _json_leaf_depths, _leaf_depths, _vm_forest
+    from boostrank.export.scoring import _json_leaf_depths
+    from boostrank.export.thresholds import tree_leaf_depths, is_vm_forest
 
-    assert not _vm_forest([[1] * 13] * 300) and _vm_forest([[1] * 25_001]) and not _vm_forest([[1] * 25_000])
-    assert _vm_forest([[10] * 13] * 251) and not _vm_forest([[10] * 12] * 400)
+    assert not is_vm_forest([[1] * 13] * 300) and is_vm_forest([[1] * 25_001]) and not is_vm_forest([[1] * 25_000])
+    assert is_vm_forest([[10] * 13] * 251) and not is_vm_forest([[10] * 12] * 400)
     model = trained[0]["lightgbm-lambda-auc"]
     forest = forest_of(model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExportWarning)
         roots = json.loads(export_model(model, "vespa").files["models/boostrank.json"])
-    assert [sorted(_leaf_depths(t)) for t in forest.trees] == [sorted(_json_leaf_depths(r)) for r in roots]
+    assert [sorted(tree_leaf_depths(t)) for t in forest.trees] == [sorted(_json_leaf_depths(r)) for r in roots]

@@ -489,6 +489,7 @@ def test_warmup_reaches_the_parallel_twins_of_the_kernels():
         uniform_series_lambdas.signatures
 
 
+@pytest.mark.slow  # a fresh process on an empty Numba cache: cold-start work
 def test_warmup_fills_an_empty_cache_saying_so_once_and_later_processes_are_silent(tmp_path):
     """A fresh NUMBA_CACHE_DIR: the first compile says so once on stderr and `boostrank warmup` leaves cache
     index files for the metric kernels; a later process finds them and says nothing."""
@@ -529,6 +530,7 @@ def test_the_compile_notice_checks_the_kernel_rankncg_runs(monkeypatch):
     assert seen == [("RankNCG", series_blocks), ("RankNCG", pair_coefficients)]
 
 
+@pytest.mark.slow  # a fresh process on an empty Numba cache: cold-start work
 def test_the_compile_notices_check_a_kernel_each_path_runs(tmp_path):
     """A notice checked on a kernel some paths never call says "compiling" on every warm run of those paths
     (a warm demo did, for the metrics and the MIP): in a fresh process, each path below must have loaded the

@@ -474,6 +474,7 @@ def test_the_parallel_kernel_gives_the_serial_kernels_lambdas(seed, metric, grad
     np.testing.assert_array_equal(out[1][3], out[-1][3])
 
 
+@pytest.mark.slow  # a fresh process on an empty Numba cache: cold-start work
 def test_a_fit_on_a_fresh_cache_compiles_in_process_and_starts_no_child(tmp_path):
     """Issue 71: fit never starts a process.  In a fresh interpreter on an empty Numba cache, LambdaRanker().fit
     and predict (on Numba's threads too) compile their kernels in this process and leave it childless."""

@@ -76,7 +76,7 @@ def _tukey_rows(paired: dict, names: list, order: list) -> list:
     resid = y - y.mean(axis=0, keepdims=True) - y.mean(axis=1, keepdims=True) + y.mean() if n else y
     mse = float((resid ** 2).sum() / df) if df > 0 else float("nan")
     for a, b in order:
-        row = _pair_row(paired[a], paired[b], a, b, "t", 1, None)
+        row = _pair_counts(paired[a], paired[b], a, b)
         diff = row["diff"]
         if not df > 0 or not math.isfinite(diff):
             p = float("nan")
@@ -272,7 +272,12 @@ def _summary(paired: dict, names) -> dict:
 
 def _pair_row(a, b, name_a, name_b, test, n_resamples, random_state) -> dict:
     """One comparison: mean difference, p-value and its Monte Carlo error, wins/ties/losses of b over a."""
-    d = b - a
     p, mc = _paired_p(a, b, test, n_resamples, random_state)
-    return {"baseline": name_a, "run": name_b, "diff": float(d.mean()) if d.size else float("nan"), "p": p,
-            "mc_error": mc, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}
+    return {**_pair_counts(a, b, name_a, name_b), "p": p, "mc_error": mc}
+
+
+def _pair_counts(a, b, name_a, name_b) -> dict:
+    """The mean difference of b over a and its wins/ties/losses per query."""
+    d = b - a
+    return {"baseline": name_a, "run": name_b, "diff": float(d.mean()) if d.size else float("nan"),
+            "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}

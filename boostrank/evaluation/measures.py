@@ -126,7 +126,8 @@ def _split(spec: str):
     return family, params
 
 
-def _numbers(text: str, family: str, kind) -> tuple:
+def measure_parameters(text: str, family: str, kind) -> tuple:
+    """The numbers of a measure's parameter text (``"5,10"``), checked for the family's kind of parameter."""
     try:
         values = tuple(float(v) for v in text.strip(",").split(","))
     except ValueError:
@@ -144,7 +145,7 @@ def trec_measure(spec: str) -> TrecMeasure | None:
     if family not in _FAMILIES:
         return None
     code, default, kind, combine = _FAMILIES[family]
-    params = default if text is None else _numbers(text, family, kind)
+    params = default if text is None else measure_parameters(text, family, kind)
     if kind in ("cut", "fraction"):
         if text is None or len(params) != 1:
             return None  # a family, or several of its measures: expand() names each
@@ -184,7 +185,7 @@ def _expand(spec: str, whole: bool) -> list[str]:
     if family in _RANKED or (family in _FAMILIES and _FAMILIES[family][2] in ("cut", "fraction")):
         default = _RANKED[family][1] if family in _RANKED else _FAMILIES[family][1]
         kind = "cut" if family in _RANKED else _FAMILIES[family][2]
-        params = default if text is None else _numbers(text, family, kind)
+        params = default if text is None else measure_parameters(text, family, kind)
         if text is None or len(params) > 1:
             return [_cut_name(family, v) for v in sorted(set(params))]
     return [spec]

@@ -254,7 +254,7 @@ class _Column:
 
 
 def _columns(families: list, params: dict) -> list:
-    from .measures import _numbers
+    from .measures import measure_parameters
 
     out = []
     for family in families:
@@ -267,7 +267,7 @@ def _columns(families: list, params: dict) -> list:
         if family in _LONG_CUTS | _DOUBLE_CUTS:
             kind = "cut" if family in _LONG_CUTS else "fraction"
             try:
-                values = None if text is None else _numbers(text, family, kind)
+                values = None if text is None else measure_parameters(text, family, kind)
             except ValueError as exc:
                 raise UsageError(f"trec_eval: illegal measure '{family}.{text}': {exc}") from None
             if values is not None and len(set(values)) != len(values):

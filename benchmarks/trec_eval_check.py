@@ -11,7 +11,7 @@ precision; ``runid`` and ``relstring`` are text and left out.
 
 ``--command``: instead, the ``boostrank trec_eval`` command against the binary, whole output and exit status, on
 the same pairs under trec_eval's own option sets (``COMMAND_OPTIONS``: ``-c``, ``-M``, ``-l``, ``-J``, ``-N``,
-``-n``, parameters, ``relstring``; ``runid`` and ``relstring`` included).
+``-n``, parameters, gains per grade, ``relstring``; ``runid`` and ``relstring`` included).
 
 Run:  python benchmarks/trec_eval_check.py --trec-eval /tmp/trec_eval/trec_eval [--corpus DIR] [--seeds 20]
       [--command]
@@ -88,7 +88,11 @@ def compare(binary: str, qrels_path: str, run_path: str, flags: list, options: d
 COMMAND_OPTIONS = ["-q -c -m all_trec", "-q -c -M7 -m all_trec", "-q -c -l2 -m all_trec -m relstring.15",
                    "-q -c -J -m all_trec", "-c -m official", "-q -c -m P.1,3,7 -m ndcg_cut.2,4 -m success.2",
                    "-n -q -c -m set", "-q -c -J -M5 -l2 -m all_trec", "-q -c -m utility.3,-1,-2,0.1 -N 500",
-                   "-q -c -m rbp.p=0.8 -m rbp_resid.p=0.7 -m relstring -m unj.3", "-q -m all_trec"]
+                   "-q -c -m rbp.p=0.8 -m rbp_resid.p=0.7 -m relstring -m unj.3", "-q -m all_trec",
+                   "-q -c -m yaap -m ndcg.0=0,1=1.5,2=2.9,3=-1 -m ndcg_rel.1=3,3=1 -m Rndcg.2=0.5 -m G.1=0.5,2=0.9",
+                   "-q -c -J -l2 -m yaap -m ndcg.-1=1,0=0.5 -m ndcg_rel.-2=3 -m G.3=1,1=2.5 -m Rndcg.0=1,1=0"]
+#: trec_eval 10.0's alone (9.x has no dcg or ideal_dcg)
+COMMAND_OPTIONS_10 = ["-q -c -m dcg -m ideal_dcg", "-q -J -M6 -m dcg.0=1,2=5", "-q -c -m ideal_dcg.1=0.2,3=7"]
 
 
 def compare_command(binary: str, qrels_path: str, run_path: str, flags: str, version: str) -> tuple:
@@ -128,7 +132,7 @@ def main(argv=None):
     if args.command:
         lines, differing, calls = 0, [], 0
         for qp, rp in pairs:
-            for flags in COMMAND_OPTIONS:
+            for flags in COMMAND_OPTIONS + (COMMAND_OPTIONS_10 if args.version == "10" else []):
                 n, differ, same_status = compare_command(args.trec_eval, qp, rp, flags, args.version)
                 calls += 1
                 lines += n
@@ -136,7 +140,7 @@ def main(argv=None):
                 if not same_status:
                     differing.append((flags, os.path.basename(qp), "exit status"))
         print(f"boostrank trec_eval against trec_eval {args.version}: {calls} calls ({len(pairs)} pairs × "
-              f"{len(COMMAND_OPTIONS)} option sets), {lines} lines; {len(differing)} differ")
+              f"{calls // len(pairs)} option sets), {lines} lines; {len(differing)} differ")
         for row in differing[:20]:
             print("  ", *row)
         write_json(args.json, {"binary": args.trec_eval, "version": args.version, "command": True, "calls": calls,

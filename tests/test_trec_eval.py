@@ -86,8 +86,11 @@ def test_standard_input_and_the_file_it_replaces_print_the_same(capsys, monkeypa
     (["-m", "P.5,5", "qrels.test", "results.test"], 1, "duplicate cutoffs"),
     (["-m", "map.3", "qrels.test", "results.test"], 1, "map takes no parameter"),
     (["-m", "prefs_simp", "qrels.test", "results.test"], 1, "preference measure"),
-    (["-m", "ndcg.0=0,1=1,2=3", "qrels.test", "results.test"], 1, "custom gains are not computed yet"),
-    (["-m", "dcg", "qrels.test", "results.test"], 1, "not computed by boostrank yet"),
+    (["-m", "ndcg.0=0,,1=1", "qrels.test", "results.test"], 2, "trec_eval: malformed pair parameters in '0=0,,1=1'"),
+    (["-m", "G.1", "qrels.test", "results.test"], 2, "trec_eval: Cannot initialize measure 'G'"),
+    (["-m", "ndcg_p", "qrels.test", "results.test"], 1, "trec_eval: illegal measure 'ndcg_p'"),
+    (["--trec-eval=9", "-m", "dcg", "qrels.test", "results.test"], 1, "trec_eval 9.x has no dcg"),
+    (["-m", "yaap.2", "qrels.test", "results.test"], 1, "yaap takes no parameter"),
     (["-R", "prefs", "qrels.test", "results.test"], 2, "only qrels files"),
     (["-Z", "z.txt", "qrels.test", "results.test"], 2, "-Z"),
     (["-l", "two", "qrels.test", "results.test"], 1, "-l takes an integer"),
@@ -149,3 +152,17 @@ def test_the_console_command_is_trec_eval_s(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].split("\t") == ["P_5                   ", "301", "0.0000"]
+
+
+def test_a_query_graded_only_negatively_reads_the_previous_query_s_gains(tmp_path, capsys, monkeypatch):
+    """trec_eval keeps each query's counts per grade until a grade >= 0 replaces them (form_res_rels.c), so a
+    query whose every judgement is negative gets the ideal DCG of the query evaluated before it."""
+    (tmp_path / "qrels").write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 x -1\nq3 0 y 1\n")
+    (tmp_path / "run").write_text("q1 Q0 a 1 3 r\nq1 Q0 c 2 2 r\nq2 Q0 x 1 1 r\nq3 Q0 y 1 1 r\n")
+    rc, out, _ = run_trec_eval(["-q", "-m", "ideal_dcg", "-m", "dcg.2=5", "-m", "yaap", str(tmp_path / "qrels"),
+                                str(tmp_path / "run")], capsys, monkeypatch)
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): float(r.split("\t")[2]) for r in out.splitlines()}
+    assert rc == 0
+    assert rows["ideal_dcg", "q2"] == rows["ideal_dcg", "q1"] == round(2 + 1 / np.log2(3), 4)
+    assert rows["ideal_dcg", "q3"] == 1.0 and rows["dcg_2=5", "q1"] == 5.0
+    assert rows["yaap", "q2"] == 0.0  # log(1 / 1): no relevant document, none retrieved

@@ -10,9 +10,12 @@ prints no line for a query the run lacks).  The numbers are :func:`~boostrank.ev
 What stays out, and why: relevance-preference and judgement-group files (``-R prefs``, ``-R
 qrels_prefs``, ``-R qrels_jg`` and their measures, ``prefs_*`` and ``*_avgjg``): another input format
 and another family of measures; ``-Z`` (z-scores against a file of per-topic means and deviations);
-``-D`` (trec_eval's internal trace); the gain-walk measures ``dcg``, ``ideal_dcg``, ``ndcg_p``, ``yaap``
-and custom gains (``ndcg.0=0,1=1,2=3``): not computed yet, and refused by name rather than printed
-unlike trec_eval.
+``-D`` (trec_eval's internal trace); ``rbp`` with gains per grade (``m_rbp.c`` scales them by a minimum and
+maximum it never sets).  ``ndcg_p``, in trec_eval's source but not in its measure table, is illegal there and
+here.  Gains per grade (``ndcg.0=0,1=1,2=3``), ``dcg``, ``ideal_dcg`` and ``yaap`` are
+:mod:`boostrank.evaluation.gains`'.  One difference on purpose: ``dcg``, ``ideal_dcg`` and ``ndcg`` share one
+parameter block in trec_eval (``m_ndcg.c``), so two of them with gains on one command line abort it (a double
+``free``); here each takes its own gains.
 """
 
 from __future__ import annotations
@@ -55,19 +58,19 @@ NICKNAMES = {
     "prefs": ("runid", "num_q") + _PREFS[:6],
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-_NOT_IN_9 = ("unj", "rbp", "rbp_resid")
+_NOT_IN_9 = ("unj", "rbp", "rbp_resid", "dcg", "ideal_dcg")
 #: measures trec_eval knows that this command refuses, and why
 _LEFT_OUT = dict.fromkeys(_PREFS, "a preference measure: it reads preference files (-R prefs), which boostrank "
                                   "does not read")
 _LEFT_OUT.update(dict.fromkeys(("map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
                                "a judgement-group measure: it reads -R qrels_jg files, which boostrank does not read"))
-_LEFT_OUT.update(dict.fromkeys(("dcg", "ideal_dcg", "yaap", "ndcg_p"), "not computed by boostrank yet"))
 #: integer cut-offs (``P_5``) and fractions of R (``iprec_at_recall_0.10``): a measure per parameter
 _LONG_CUTS = {"P", "recall", "ndcg_cut", "map_cut", "relative_P", "success", "unj"}
 _DOUBLE_CUTS = {"iprec_at_recall", "Rprec_mult"}
 #: one value printed as ``name_<parameters>`` when parameters are given (``utility_2,-1,0,0``)
-_PARAMETRISED = {"utility", "11pt_avg", "set_F", "relstring", "rbp", "rbp_resid", "ndcg", "ndcg_rel", "Rndcg", "G"}
-_GAINS = {"ndcg", "ndcg_rel", "Rndcg", "G"}  # their parameters are gains per grade: level=gain pairs
+_PARAMETRISED = {"utility", "11pt_avg", "set_F", "relstring", "rbp", "rbp_resid", "ndcg", "ndcg_rel", "Rndcg", "G",
+                 "dcg", "ideal_dcg"}
+_GAINS = {"ndcg", "ndcg_rel", "Rndcg", "G", "dcg", "ideal_dcg"}  # their parameters are gains per grade: level=gain
 
 USAGE = """Usage: boostrank trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
    -h: Give full help information, including other options
@@ -92,7 +95,8 @@ trec_eval's other options:
 Measures: the names trec_eval prints (P, recall, ndcg_cut, map, bpref, ...) and the nicknames official, set,
 all_trec; parameters after a '.': P.5,10  ndcg_cut.3,7  utility.2,-1,0,0  relstring.20  rbp.p=0.8  set_F.0.5.
 Not here: preference files and measures (-R prefs, prefs_*), judgement groups (-R qrels_jg, *_avgjg),
--Z z-scores, -D traces, dcg, ideal_dcg, ndcg_p, yaap and custom gains (ndcg.0=0,1=1,2=3).
+-Z z-scores, -D traces, rbp with gains per grade.  Gains per grade: ndcg.0=0,1=1,2=3 (also ndcg_rel, Rndcg, G,
+dcg, ideal_dcg).
 """
 
 VERSION = "10.0"
@@ -251,42 +255,60 @@ class _Column:
     printed: str
     spec: str
     family: str
+    pairs: tuple | None = None  # gain pairs of a measure walked by boostrank.evaluation.gains, else None
 
 
 def _columns(families: list, params: dict) -> list:
-    from .measures import measure_parameters
-
     out = []
     for family in families:
         text = params.get(family)
+        if family in ("dcg", "ideal_dcg", "yaap") or (text is not None and family in _GAINS):
+            out.append(_walked(family, text))
+            continue
         if family in ("runid", "relstring") or family not in _LONG_CUTS | _DOUBLE_CUTS | _PARAMETRISED:
             if text is not None and family not in ("relstring",):
                 raise UsageError(f"trec_eval: illegal measure '{family}.{text}' ({family} takes no parameter)")
             out.append(_Column(family if text is None else f"{family}_{text}", family, family))
             continue
         if family in _LONG_CUTS | _DOUBLE_CUTS:
-            kind = "cut" if family in _LONG_CUTS else "fraction"
-            try:
-                values = None if text is None else measure_parameters(text, family, kind)
-            except ValueError as exc:
-                raise UsageError(f"trec_eval: illegal measure '{family}.{text}': {exc}") from None
-            if values is not None and len(set(values)) != len(values):
-                raise UsageError(f"trec_eval: duplicate cutoffs detected in '{family}.{text}'")
-            if values is None:
-                from .measures import expand
-
-                names = expand(family) if family not in ("P", "recall") else expand("all_trec")
-                prefix = family + "_"
-                names = [n for n in names if n.startswith(prefix) and _is_cut(n[len(prefix):])]
-            else:
-                names = [f"{family}_{int(v)}" if kind == "cut" else f"{family}_{v:3.2f}" for v in sorted(values)]
-            out.extend(_Column(n, n, family) for n in names)
+            out.extend(_cut_columns(family, text))
             continue
-        if text is not None and family in _GAINS:
-            raise UsageError(f"boostrank trec_eval: {family}.{text}: custom gains are not computed yet (left out)")
         out.append(_Column(family if text is None else f"{family}_{text}",
                            family if text is None else f"{family}.{text}", family))
     return out
+
+
+def _cut_columns(family: str, text: str | None) -> list:
+    """A cut-off family's measures: its parameters (``P.5,10``), or trec_eval's default cut-offs."""
+    from .measures import expand, measure_parameters
+
+    kind = "cut" if family in _LONG_CUTS else "fraction"
+    try:
+        values = None if text is None else measure_parameters(text, family, kind)
+    except ValueError as exc:
+        raise UsageError(f"trec_eval: illegal measure '{family}.{text}': {exc}") from None
+    if values is not None and len(set(values)) != len(values):
+        raise UsageError(f"trec_eval: duplicate cutoffs detected in '{family}.{text}'")
+    if values is None:
+        names = expand(family) if family not in ("P", "recall") else expand("all_trec")
+        prefix = family + "_"
+        names = [n for n in names if n.startswith(prefix) and _is_cut(n[len(prefix):])]
+    else:
+        names = [f"{family}_{int(v)}" if kind == "cut" else f"{family}_{v:3.2f}" for v in sorted(values)]
+    return [_Column(n, n, family) for n in names]
+
+
+def _walked(family: str, text: str | None) -> _Column:
+    """A measure :mod:`boostrank.evaluation.gains` walks: gains per grade, or dcg, ideal_dcg, yaap."""
+    from .gains import gain_pairs
+
+    if text is not None and family == "yaap":
+        raise UsageError(f"trec_eval: illegal measure 'yaap.{text}' (yaap takes no parameter)")
+    try:
+        pairs = () if text is None else gain_pairs(text)
+    except ValueError as exc:
+        raise UsageError(f"trec_eval: {exc}\ntrec_eval: Cannot initialize measure '{family}'", 2) from None
+    return _Column(family if text is None else f"{family}_{text}", family, family, pairs)
 
 
 def _is_cut(text: str) -> bool:
@@ -320,7 +342,7 @@ def measure_lines(options: TrecEvalOptions):
         run = load_run(_read_input(options.run, tmp))
     kw = dict(relevance_level=options.relevance_level, depth=options.depth, complete=options.complete,
               version=options.version, judged_only=options.judged_only)
-    specs = [c.spec for c in columns if c.family not in ("runid", "relstring")]
+    specs = [c.spec for c in columns if c.family not in ("runid", "relstring") and c.pairs is None]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # trec_eval evaluates the queries in both silently
         per = evaluate(qrels, run, specs, per_query=True, **kw) if specs else {}
@@ -353,11 +375,29 @@ class _Table:
         self.everyone = sorted(lists.queries, key=str.encode)  # the qrels' order (strcmp), as trec_eval walks them
         self.group = {q: g for g, q in enumerate(lists.queries)}
         self.stand_in = 0 if options.judged_only else 1  # documents of 10.0's ranking of a query the run lacks
+        self._counts = None
 
     def n_rel(self, q) -> int:
         g, lists = self.group[q], self.lists
         ideal = lists.ideal[lists.ideal_offsets[g]:lists.ideal_offsets[g + 1]]
         return int((ideal >= self.options.relevance_level).sum())
+
+    def level_counts(self) -> dict:
+        """{query: judged documents per grade} for the gain walks.  A query graded only negatively gets the counts
+        of the query trec_eval evaluated before it (``form_res_rels.c`` keeps its ``rel_levels`` from query to
+        query and sets them only from grades ≥ 0), so its ``ideal_dcg`` is that query's."""
+        if self._counts is None:
+            from .gains import level_counts
+
+            lists, last, self._counts = self.lists, [], {}
+            for q in self.everyone:
+                if self.v9 and q not in self.in_run:
+                    continue  # 9.x does not evaluate it
+                g = self.group[q]
+                counts = level_counts(lists.ideal[lists.ideal_offsets[g]:lists.ideal_offsets[g + 1]].tolist())
+                last = counts if counts is not None else last
+                self._counts[q] = last
+        return self._counts
 
     def retrieved(self, q) -> np.ndarray:
         g, lists = self.group[q], self.lists
@@ -372,6 +412,11 @@ class _Table:
 
         if q not in self.in_run and self.v9:
             return 0.0
+        if c.pairs is not None:
+            from .gains import walk
+
+            rel = self.retrieved(q) if q in self.in_run else (-1,) * self.stand_in
+            return walk(c.family, rel, self.level_counts()[q], self.n_rel(q), c.pairs, self.options.relevance_level)
         x, o = self.per[c.spec][q], self.options
         if c.family == "utility":
             p = trec_measure(c.spec).params
@@ -414,7 +459,7 @@ class _Table:
             elif c.family == "num_rel" and self.options.complete:
                 # -c counts every qrels grade above 0 whatever -l (m_num_rel.c, te_calc_avg_num_rel)
                 lines.append(f"{c.printed:<22}\tall\t{int((self.qrels.rel > 0).sum())}")
-            elif c.family in ("utility", "rbp_resid", "iprec_at_recall", "11pt_avg"):
+            elif c.family in ("utility", "rbp_resid", "iprec_at_recall", "11pt_avg") or c.pairs is not None:
                 v = np.array([self.value_of(c, q) for q in self.everyone], dtype=np.float64)
                 lines.append(f"{c.printed:<22}\tall\t{_printed(c, sequential_sum(v) / v.shape[0])}")
             elif c.family != "relstring":

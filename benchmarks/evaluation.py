@@ -22,7 +22,8 @@ process, so its compile (or cache load) is excluded from the timed rows: ranx co
 about a minute on a fresh cache.  "peak MB" is the resident memory read + evaluate adds at
 its peak (sampled every 2 ms).  The trec_eval row (``--trec-eval BIN``, a binary built from
 usnistgov/trec_eval with ``make``; skipped without one) runs ``trec_eval -m ...`` once per run,
-which reads the qrels each time as trec_eval users do.  The means are checked against
+which reads the qrels each time as trec_eval users do; the ``boostrank trec_eval`` row runs the command the same
+way, with trec_eval's arguments (each call a fresh interpreter).  "fuse MB" is the memory fusion adds at its peak.  The means are checked against
 boostrank's (1e-9; trec_eval's to the 4 decimals it prints): ranx breaks tied scores in another
 order than trec_eval, so it may differ.
 
@@ -229,17 +230,21 @@ def child(lib, qpath, rpaths, tiny, also=("compare", "fuse")):
     if tool.compare is not None and "compare" in also:
         _, out["compare"] = _timed(tool.compare, qrels, runs)
     if tool.fuse is not None and "fuse" in also:
-        _, out["fuse"] = _timed(tool.fuse, runs)
+        del means
+        with PeakRSS() as mem:
+            _, out["fuse"] = _timed(tool.fuse, runs)
+        out["fuse_peak_mb"] = mem.mb
     print(json.dumps(out))
 
 
 def trec_eval_row(binary, qpath, rpaths):
-    """The binary once per run (it reads the qrels each time, as its users do); its means parsed."""
+    """The binary (a command: the trec_eval binary, or ``boostrank trec_eval``) once per run (it reads the qrels each
+    time, as its users do); its means parsed."""
     args = [a for m in PYTREC.values() for a in ("-m", m)]
     t = time.perf_counter()
     means = []
     for p in rpaths:
-        done = subprocess.run([binary, *args, qpath, p], capture_output=True, text=True, check=True)
+        done = subprocess.run([*binary, *args, qpath, p], capture_output=True, text=True, check=True)
         values = {line.split()[0]: float(line.split()[2]) for line in done.stdout.splitlines() if line.strip()}
         means.append({m: values[PYTREC[m].replace(".", "_")] for m in MEASURES})
     return {"end_to_end": time.perf_counter() - t, "means": means}
@@ -267,8 +272,8 @@ def _agreement(row, ref, tol):
 def print_table(rows, title):
     print(f"\n{title}")
     base = rows.get("boostrank")
-    print(f"{'tool':<12} {'read s':>8} {'eval s':>8} {'end-to-end s':>13} {'÷ boostrank':>11} {'compare s':>10} "
-          f"{'fuse s':>8} {'peak MB':>8}  equals boostrank's means")
+    print(f"{'tool':<20} {'read s':>8} {'eval s':>8} {'end-to-end s':>13} {'÷ boostrank':>11} {'compare s':>10} "
+          f"{'fuse s':>8} {'peak MB':>8} {'fuse MB':>8}  equals boostrank's means")
 
     def cell(r, key, width, fmt=".2f"):
         return f"{r[key]:>{width}{fmt}}" if key in r else f"{'-':>{width}}"
@@ -277,9 +282,10 @@ def print_table(rows, title):
         ratio = r["end_to_end"] / base["end_to_end"] if base else float("nan")
         # trec_eval prints 4 decimals
         agree = "-" if lib == "boostrank" else _agreement(r, base["means"] if base else None,
-                                                          5e-5 if lib == "trec_eval" else 1e-9)
-        print(f"{lib:<12} {cell(r, 'read', 8)} {cell(r, 'evaluate', 8)} {r['end_to_end']:>13.2f} {ratio:>11.2f} "
-              f"{cell(r, 'compare', 10)} {cell(r, 'fuse', 8)} {cell(r, 'peak_mb', 8, '.0f')}  {agree}")
+                                                          5e-5 if "trec_eval" in lib else 1e-9)
+        print(f"{lib:<20} {cell(r, 'read', 8)} {cell(r, 'evaluate', 8)} {r['end_to_end']:>13.2f} {ratio:>11.2f} "
+              f"{cell(r, 'compare', 10)} {cell(r, 'fuse', 8)} {cell(r, 'peak_mb', 8, '.0f')} "
+              f"{cell(r, 'fuse_peak_mb', 8, '.0f')}  {agree}")
 
 
 def main(argv=None):
@@ -322,7 +328,9 @@ def main(argv=None):
         tiny = write_files(tiny_folder, tq, truns)
         if args.trec_eval:
             print("trec_eval ...", flush=True)
-            rows["trec_eval"] = trec_eval_row(args.trec_eval, qpath, rpaths)
+            rows["trec_eval"] = trec_eval_row([args.trec_eval], qpath, rpaths)
+        print("boostrank trec_eval ...", flush=True)
+        rows["boostrank trec_eval"] = trec_eval_row([sys.executable, "-m", "boostrank", "trec_eval"], qpath, rpaths)
         for lib in [s for s in args.libs.split(",") if s]:
             print(f"{lib} ...", flush=True)
             row = _run_child(args.ranx_python if lib == "ranx" else sys.executable, lib, qpath, rpaths, tiny,

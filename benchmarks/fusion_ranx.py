@@ -6,7 +6,9 @@ default normalisation (min-max) and its parameters; for each method the share of
 to 1e-9 (relative) and of queries whose fused ranking is the same, over all queries and over those where no run
 ties two scores or holds one score only.  The definitions differ there on purpose: boostrank ranks a run as
 trec_eval does (ties by document id, descending), ranx by its sort; and min-max gives a constant list its best
-value, 1, where ranx gives 0.  ranx is not a dependency: install it
+value, 1, where ranx gives 0.  The six learned fusions are trained on half of the queries and fuse the other
+half; SegFuse's segments are the paper's, not ranx's (``boostrank/evaluation/learned_fusion.py`` says why).
+ranx is not a dependency: install it
 (``pip install ranx``) to run this.
 
 Run:  python benchmarks/fusion_ranx.py [--json results/fusion_ranx.json]
@@ -100,6 +102,62 @@ def compare(raw, ranx) -> dict:
     return rows
 
 
+#: the learned fusions: boostrank's train_fusion options → ranx's training function's extra arguments and the
+#: params its fuse() takes (from what the training returned)
+LEARNED = {
+    "probfuse": ({"n_segments": 10}, {"n_segments": 10}, lambda t: {"probs": t}),
+    "segfuse": ({}, {}, lambda t: {"probs": t}),
+    "posfuse": ({}, {}, lambda t: {"probs": t}),
+    "slidefuse": ({"w": 3}, {}, lambda t: {"probs": t, "w": 3}),
+    "mapfuse": ({}, {}, lambda t: {"map_scores": t}),
+    "bayesfuse": ({}, {}, lambda t: {"log_odds": t}),
+}
+
+
+def compare_learned(raw, qrels, ranx) -> dict:
+    """The learned fusions trained on the even-numbered queries' runs and judgements, fused on the others."""
+    import importlib
+
+    from boostrank.evaluation.learned_fusion import train_fusion
+
+    queries = sorted(set().union(*raw.values()))
+    train_q = set(queries[0::2])
+    split = {part: {n: {q: d for q, d in r.items() if (q in train_q) == (part == "train")} for n, r in raw.items()}
+             for part in ("train", "test")}
+    train_qrels = {q: g for q, g in qrels.items() if q in train_q}
+    ours = {part: [br.Run.from_dict(r, name=n) for n, r in runs.items()] for part, runs in split.items()}
+    theirs = {part: [ranx.Run(r, name=n) for n, r in runs.items()] for part, runs in split.items()}
+    rows = {}
+    print(f"{'method':<13}{'scores equal':>14}{'rankings equal':>16}   (trained on {len(train_q)} queries, "
+          f"fused on {len(queries) - len(train_q)})")
+    for method, (our_kw, their_kw, their_params) in LEARNED.items():
+        trained = train_fusion(train_qrels, ours["train"], method, **our_kw)
+        mine = fuse(ours["test"], method, trained=trained).to_dict()
+        train = getattr(importlib.import_module(f"ranx.fusion.{method}"), f"{method}_train")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            learned = train(ranx.Qrels(train_qrels), theirs["train"], **their_kw)
+            their = ranx.fuse(runs=theirs["test"], norm="min-max", method=method,
+                              params=their_params(learned)).to_dict()
+        equal = total = same = 0
+        for q, docs in mine.items():
+            t = their.get(q, {})
+            total += len(docs)
+            equal += sum(doc in t and abs(t[doc] - v) <= 1e-9 * max(1.0, abs(v)) for doc, v in docs.items())
+            same += sorted(docs, key=lambda x: (-docs[x], x)) == sorted(t, key=lambda x: (-t[x], x))
+        rows[method] = {"scores_equal": equal / total, "rankings_equal": same / len(mine), "queries": len(mine)}
+        print(f"{method:<13}{equal / total:>14.4f}{same / len(mine):>16.4f}")
+    return rows
+
+
+def qrels_from_mq2008() -> dict:
+    d = br.load_letor(DATA / "mq2008" / "test.txt", sparse=False)
+    out = {}
+    for i, (q, g) in enumerate(zip(d.qid.astype(str), d.y)):
+        out.setdefault(q, {})[f"d{i}"] = int(g)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", default=str(HERE / "results" / "fusion_ranx.json"))
@@ -110,6 +168,8 @@ def main(argv=None):
     for label, jitter in (("MQ2008 features (ties, constant lists)", False), ("the same with 1e-6 jitter", True)):
         print(f"\n{label}")
         report[label] = compare(runs_from_mq2008(jitter=jitter), ranx)
+    print("\nthe learned fusions, on the features with 1e-6 jitter")
+    report["learned, with 1e-6 jitter"] = compare_learned(runs_from_mq2008(jitter=True), qrels_from_mq2008(), ranx)
     write_json(args.json, report)
 
 

@@ -263,6 +263,26 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def _trained_fusion(args, method, norm):
+    """A learned fusion's training: the judgements (--qrels) and the same systems' runs on them (--train)."""
+    from .evaluation import load_qrels
+    from .evaluation.fusion import optimize_fusion, train_fusion
+
+    if args.qrels is None or not args.train:
+        raise ValueError(f"{method} learns from judged training runs: give --qrels (the training judgements) and "
+                         f"--train (the same systems' runs on those queries, in the order of the runs to fuse)")
+    qrels, train = load_qrels(args.qrels), _load_runs(list(args.train))
+    if not args.optimize:
+        return train_fusion(qrels, train, method)
+    best, trials = optimize_fusion(qrels, train, args.optimize, method, norm=norm)
+    if trials:
+        value = max(v for _, v in trials)
+        chosen = f"n_segments = {best.n_segments}" if method == "probfuse" else f"w = {best.w}"
+        print(f"boostrank fuse: {chosen} gives {args.optimize} {value:.4f} on {args.qrels} (best of {len(trials)} "
+              f"on a grid)", file=sys.stderr)
+    return best
+
+
 def cmd_fuse(args) -> int:
     from .evaluation.fusion import FUSIONS, PARAMETERS, fuse, optimize_fusion
     from .evaluation import load_qrels, save_run
@@ -277,7 +297,11 @@ def cmd_fuse(args) -> int:
     norm = None if args.norm == "none" else args.norm
     weights = None if args.weights is None else [float(w) for w in args.weights.split(",")]
     params = {"k": args.k, "gamma": args.gamma, "sigma": args.sigma, "phi": args.phi}
-    if args.optimize:
+    if FUSIONS[method] == "learned":
+        params = {"trained": _trained_fusion(args, method, norm)}
+    elif args.train:
+        raise ValueError(f"--train is for the learned fusions (probfuse, segfuse, ...), not {method}")
+    elif args.optimize:
         if args.qrels is None:
             raise ValueError("--optimize needs --qrels (the judgements the weights are chosen on)")
         best, trials = optimize_fusion(load_qrels(args.qrels), runs, args.optimize, method, norm=norm,
@@ -747,7 +771,8 @@ def build_parser() -> argparse.ArgumentParser:
     fu.add_argument("--method", default=None, help="combsum, combmnz, combanz, combmax, combmin, combmed, wsum, "
                                                    "wmnz, gmnz, mixed, rrf, borda, w_bordafuse, isr, log_isr, "
                                                    "logn_isr, rbc, condorcet or w_condorcet (default: rrf; wsum "
-                                                   "with --optimize)")
+                                                   "with --optimize); learned from --train runs on --qrels: "
+                                                   "probfuse, segfuse, posfuse, slidefuse, mapfuse, bayesfuse")
     fu.add_argument("--norm", choices=["min-max", "max", "sum", "zmuv", "rank", "borda", "none"], default="min-max",
                     help="normalisation of each run's scores per query before a score fusion")
     fu.add_argument("--weights", help="comma list, one per run (default: all 1)")
@@ -760,6 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "grid over the simplex (wsum unless --method is given); for "
                                                        "rrf, gmnz, logn_isr and rbc their own parameter")
     fu.add_argument("--step", type=float, default=0.1, help="the grid's spacing for --optimize")
+    fu.add_argument("--train", nargs="+", metavar="RUN", help="a learned fusion's training runs: the same systems "
+                                                             "on the --qrels queries, in the order of RUN ...")
     fu.add_argument("--out", required=True, help="the fused run file (TREC format)")
     fu.add_argument("--run-tag", help="the fused run's tag (default: the method)")
     fu.set_defaults(func=cmd_fuse)

@@ -5,7 +5,8 @@ Score fusions combine each document's (normalised) scores: CombSUM, CombMNZ, Com
 Clarke & Büttcher, SIGIR 2009), Borda (Aslam & Montague, SIGIR 2001), ISR and log-ISR (Mourão, Martins &
 Magalhães, CMIG 2015), their log-N variant, rank-biased centroids (Bailey, Moffat, Scholer & Thomas, SIGIR 2017)
 and Condorcet fusion (Montague & Aslam, CIKM 2002); WMNZ and Mixed (Wu & Crestani, CIKM 2002) and GMNZ (Lee, SIGIR
-1997) weigh the sum by the runs that retrieved a document.  A run is ranked as trec_eval ranks it (score descending, document id descending); a
+1997) weigh the sum by the runs that retrieved a document; ProbFuse, SegFuse, PosFuse, SlideFuse, MAPFuse and
+BayesFuse learn from judged training runs (:mod:`boostrank.evaluation.learned_fusion`).  A run is ranked as trec_eval ranks it (score descending, document id descending); a
 document a run did not retrieve adds nothing to its score fusions and its rank fusions, except Borda's, which
 shares the points a run did not award among the candidates it left unranked.  Weights are chosen on judgements by
 :func:`optimize_fusion`.
@@ -15,63 +16,80 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Mapping, Sequence
+from dataclasses import replace
+from typing import Sequence
 
 import numpy as np
 
 from .._kernels.ids import by_hash_within_groups, union_by_hash
 from .ids import IdBytes, QueryCodes
+from .learned_fusion import (
+    LEARNED,
+    MIN_LOG_ODDS,
+    TrainedFusion,
+    learned_values,
+    runs_to_fuse,
+    train_fusion,
+)
 from .runs import Run
 
-__all__ = ["fuse", "optimize_fusion", "FUSIONS", "NORMS", "PARAMETERS", "SUPERVISED"]
+__all__ = ["fuse", "optimize_fusion", "train_fusion", "FUSIONS", "NORMS", "PARAMETERS"]
 
-#: the fusion methods and what each combines: "score" fusions read the normalised scores, "rank" ones the ranks
-FUSIONS = {"combsum": "score", "combmnz": "score", "combanz": "score", "combmax": "score", "combmin": "score",
+#: the fusion methods and what each combines: "score" fusions read the normalised scores, "rank" ones the ranks,
+#: "learned" ones what train_fusion learned of each rank (segfuse: and the normalised scores)
+FUSIONS = {**dict.fromkeys(LEARNED, "learned"), "combsum": "score", "combmnz": "score", "combanz": "score", "combmax": "score", "combmin": "score",
            "combmed": "score", "wsum": "score", "wmnz": "score", "gmnz": "score", "mixed": "score",
            "rrf": "rank", "borda": "rank", "w_bordafuse": "rank", "isr": "rank", "log_isr": "rank",
            "logn_isr": "rank", "rbc": "rank", "condorcet": "rank", "w_condorcet": "rank"}
 #: the normalisations of each run's scores per query before a score fusion (ranx's definitions)
 NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda", None)
-#: ranx's fusions that learn from judged training runs (probabilities per rank segment or position), not here
-SUPERVISED = ("bayesfuse", "probfuse", "segfuse", "slidefuse", "posfuse", "mapfuse")
-#: each method's own parameter, its name in fuse() and the grid optimize_fusion searches (ranx's ranges)
-PARAMETERS = {"rrf": ("k", tuple(range(10, 101, 10))), "gmnz": ("gamma", tuple(np.round(np.arange(1, 101) / 100, 2))),
+#: each method's own parameter, its name in fuse() (train_fusion() for the learned ones) and the grid
+#: optimize_fusion searches (ranx's ranges)
+PARAMETERS = {"probfuse": ("n_segments", tuple(range(1, 101))), "slidefuse": ("w", tuple(range(1, 101))), "rrf": ("k", tuple(range(10, 101, 10))), "gmnz": ("gamma", tuple(np.round(np.arange(1, 101) / 100, 2))),
               "logn_isr": ("sigma", tuple(np.round(np.arange(1, 101) / 100, 2))),
               "rbc": ("phi", tuple(np.round(np.arange(1, 100) / 100, 2)))}
 
 
-def _runs(runs) -> dict:
-    named = dict(runs) if isinstance(runs, Mapping) else {r.name: r for r in runs}
-    if len(named) < 2 or not all(isinstance(r, Run) for r in named.values()):
-        raise ValueError(f"fusion takes two or more Run objects (a dict or a sequence with distinct names), got "
-                         f"{len(named)}")
-    return named
-
-
-def _union(runs: Sequence[Run]):
+def _union(runs: Sequence[Run], need_ranks: bool = True):
     """Every (query, document) any run retrieves: each run's rows as indices into the union, the union's queries
     (sorted) and documents (:class:`~boostrank.evaluation.ids.IdBytes`), the query (0 … n_queries − 1) of each entry, and
-    each run's rank (1-based, trec_eval's order) of its rows."""
+    each run's rank (1-based, trec_eval's order) of its rows (None each unless ``need_ranks``).  The runs' rows are gathered once into preallocated
+    arrays, and each temporary is dropped before the next is made: at 10 000 queries × 1 000 documents × 5 runs
+    the peak is the runs' rows, not copies of them."""
     queries = sorted(set().union(*(r.queries for r in runs)))
     where = {q: i for i, q in enumerate(queries)}
     segments = np.zeros((len(queries), len(runs), 2), dtype=np.int64)
-    parts, start = [], 0
-    for i, r in enumerate(runs):  # each run's rows by (query, hash), numbered across the runs
-        parts.append(by_hash_within_groups(r._hash, r._by_query, r.offsets) + start)
-        mine = np.array([where[q] for q in r.queries], dtype=np.int64)
-        segments[mine, i, 0], segments[mine, i, 1] = start + r.offsets[:-1], start + r.offsets[1:]
-        start += len(r)
-    ids = IdBytes.concat([r._ids for r in runs])
-    inverse, first, entry_query = union_by_hash(segments, np.concatenate(parts), np.concatenate([r._hash for r in runs]),
-                                                ids.data, ids.offsets)
     cuts = np.cumsum([0] + [len(r) for r in runs])
+    rows, hashes = np.empty(cuts[-1], dtype=np.int64), np.empty(cuts[-1], dtype=np.int64)
+    for i, r in enumerate(runs):  # each run's rows by (query, hash), numbered across the runs
+        rows[cuts[i]:cuts[i + 1]] = by_hash_within_groups(r._hash, r._by_query, r.offsets)
+        rows[cuts[i]:cuts[i + 1]] += cuts[i]
+        hashes[cuts[i]:cuts[i + 1]] = r._hash
+        mine = np.array([where[q] for q in r.queries], dtype=np.int64)
+        segments[mine, i, 0], segments[mine, i, 1] = cuts[i] + r.offsets[:-1], cuts[i] + r.offsets[1:]
+    ids = IdBytes.concat([r._ids for r in runs], objects=False)
+    inverse, first, entry_query = union_by_hash(segments, rows, hashes, ids.data, ids.offsets)
+    del rows, hashes
+    first, entry_query = first.copy(), entry_query.copy()  # the kernel's are as long as all the runs' rows
+    docids = ids.take(first)
+    del ids
+    owner = np.searchsorted(cuts, first, side="right") - 1
+    if all(r._ids._objects is not None for r in runs):  # the str objects the runs hold, shared, not made again
+        objects = np.empty(first.shape[0], dtype=object)
+        for i, r in enumerate(runs):
+            mine = owner == i
+            objects[mine] = r._ids._objects[first[mine] - cuts[i]]
+        docids = IdBytes(docids.data, docids.offsets, objects)
     index = [inverse[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
     ranks = []
     for r in runs:
+        if not need_ranks:
+            ranks.append(None)
+            continue
         rank = np.empty(len(r), dtype=np.int64)
         rank[r.order] = np.arange(len(r)) - np.repeat(r.offsets[:-1], np.diff(r.offsets)) + 1
         ranks.append(rank)
-    return index, queries, ids.take(first), entry_query, ranks
+    return index, queries, docids, entry_query, ranks
 
 
 def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:
@@ -110,6 +128,11 @@ def _normalised(run: Run, ranks: np.ndarray, norm) -> np.ndarray:
 def _fused(method, index, values, n, weights, k, entry_query, list_sizes, param=None, docids=None):
     """The fused score of each union entry from each run's per-row values (normalised scores or ranks)."""
     present = sum(np.bincount(i, minlength=n) for i in index).astype(np.float64)
+    if FUSIONS[method] == "learned":  # CombSUM of what each run's ranks are worth; BayesFuse: a log-odds for absence
+        total = sum(np.bincount(i, weights=v, minlength=n) for i, v in zip(index, values))
+        return total + (len(index) - present) * MIN_LOG_ODDS if method == "bayesfuse" else total
+    if FUSIONS[method] == "rank" and method not in ("condorcet", "w_condorcet", "rbc"):
+        return _rank_fused(method, index, values, n, weights, k, entry_query, list_sizes, param, present)
     if method in ("combsum", "combmnz", "combanz", "wsum", "mixed"):
         total = sum(w * np.bincount(i, weights=v, minlength=n) for i, v, w in zip(index, values, weights))
         if method == "mixed":  # Wu & Crestani: Σ wᵢ sᵢ × √(runs that retrieved it)
@@ -136,6 +159,11 @@ def _fused(method, index, values, n, weights, k, entry_query, list_sizes, param=
             return v[starts]
         size = np.diff(np.r_[starts, at.size])
         return (v[starts + (size - 1) // 2] + v[starts + size // 2]) / 2.0
+    raise ValueError(f"no fusion {method!r}")
+
+
+def _rank_fused(method, index, values, n, weights, k, entry_query, list_sizes, param, present):
+    """The rank fusions of :func:`_fused`: RRF, ISR and its log forms, Borda."""
     if method == "rrf":
         return sum(w * np.bincount(i, weights=1.0 / (k + r), minlength=n) for i, r, w in zip(index, values, weights))
     if method in ("isr", "log_isr", "logn_isr"):
@@ -199,8 +227,32 @@ def _borda_normalised(index, ranks, n, entry_query, list_sizes):
     return full, values
 
 
+def _check_fusion(method, norm, weights, n_runs, trained) -> np.ndarray:
+    """The weights (all 1 by default) once the method, norm, weights and training fit together."""
+    if method not in FUSIONS:
+        raise ValueError(f"method must be one of {sorted(FUSIONS)}, got {method!r}")
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {list(NORMS)}, got {norm!r}")
+    if FUSIONS[method] == "learned":
+        if not isinstance(trained, TrainedFusion) or trained.method != method:
+            raise ValueError(f"{method} learns from judged training runs: pass trained=train_fusion(qrels, "
+                             f"training_runs, {method!r}) (got {trained!r})")
+        if len(trained.runs) != n_runs:
+            raise ValueError(f"trained on {len(trained.runs)} runs ({', '.join(trained.runs)}), given {n_runs}")
+    w = np.ones(n_runs) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if w.shape[0] != n_runs or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"weights: one non-negative number per run ({n_runs}), got {weights!r}")
+    if weights is not None and (method in ("combmax", "combmin", "combmed") or method in LEARNED):
+        raise ValueError(f"{method} takes no weights: it picks one run's score per document" if method not in LEARNED
+                         else f"{method} takes no weights: what it learned weighs each run")
+    if method == "condorcet" and weights is not None:
+        raise ValueError("condorcet counts one vote per run: use w_condorcet for weights")
+    return w
+
+
 def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Sequence[float] | None = None,
-         k: float = 60.0, gamma: float = 1.0, sigma: float = 0.01, phi: float = 0.8, name: str | None = None) -> Run:
+         k: float = 60.0, gamma: float = 1.0, sigma: float = 0.01, phi: float = 0.8, name: str | None = None,
+         trained: TrainedFusion | None = None) -> Run:
     """One run from several: each query's documents ranked by their fused score.
 
     Parameters
@@ -219,8 +271,8 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         it)^γ); ``"rbc"`` (rank-biased centroid, Bailey et al., SIGIR 2017: Σ wᵢ (1 − φ) φ^(rᵢ − 1));
         ``"condorcet"`` and ``"w_condorcet"`` (Montague & Aslam, CIKM 2002: the documents sorted by
         pairwise majority of the runs, weighted by ``weights``); ``"w_bordafuse"``: Borda with weights (the
-        same as ``"borda"`` given ``weights``).  ranx's supervised fusions (``SUPERVISED``: bayesfuse,
-        probfuse, segfuse, slidefuse, posfuse, mapfuse) learn from judged training runs and are not here.
+        same as ``"borda"`` given ``weights``); ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``,
+        ``"posfuse"``, ``"mapfuse"``, ``"bayesfuse"``: learned from training runs (``trained``).
     norm : {"min-max", "max", "sum", "zmuv", "rank", "borda", None}, default="min-max"
         Of each run's scores per query, before a score fusion (ranx's definitions; rank fusions use the
         ranks), except ``"max"``: s / max|s|, which is ranx's s / max on non-negative scores and keeps the
@@ -234,46 +286,40 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         gmnz's exponent, logn_isr's σ and rbc's persistence φ (in (0, 1)).
     name : str, default=None
         The fused run's name (default: the method's).
+    trained : TrainedFusion, default=None
+        What :func:`train_fusion` (or :func:`optimize_fusion`) learned from the same systems' runs on
+        training queries: required by the learned fusions, whose runs are taken in the training order.
 
     Returns
     -------
     Run
     """
-    named = _runs(runs)
-    if method not in FUSIONS:
-        raise ValueError(f"method must be one of {sorted(FUSIONS)}, got {method!r}")
-    if norm not in NORMS:
-        raise ValueError(f"norm must be one of {list(NORMS)}, got {norm!r}")
-    w = np.ones(len(named)) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
-    if w.shape[0] != len(named) or not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(f"weights: one non-negative number per run ({len(named)}), got {weights!r}")
-    if weights is not None and method in ("combmax", "combmin", "combmed"):
-        raise ValueError(f"{method} takes no weights: it picks one run's score per document")
-    if not (math.isfinite(k) and k >= 0):
-        raise ValueError(f"k must be a non-negative number, got {k!r}")
-    if not (math.isfinite(gamma) and gamma >= 0):
-        raise ValueError(f"gamma must be a non-negative number, got {gamma!r}")
-    if not (math.isfinite(sigma) and sigma >= 0):
-        raise ValueError(f"sigma must be a non-negative number, got {sigma!r}")
+    named = runs_to_fuse(runs)
+    w = _check_fusion(method, norm, weights, len(named), trained)
+    for label, value, ok in (("k", k, math.isfinite(k) and k >= 0), ("gamma", gamma, math.isfinite(gamma) and gamma >= 0),
+                             ("sigma", sigma, math.isfinite(sigma) and sigma >= 0)):
+        if not ok:
+            raise ValueError(f"{label} must be a non-negative number, got {value!r}")
     if not 0 < phi < 1:
         raise ValueError(f"phi must be in (0, 1), got {phi!r}")
-    if method == "condorcet" and weights is not None:
-        raise ValueError("condorcet counts one vote per run: use w_condorcet for weights")
     from tqdm.auto import tqdm
 
     rs = list(named.values())
     # a bar on a terminal once the work has taken 2 s: the union, each run's values, the fusion, the fused run
     with tqdm(total=len(rs) + 3, desc=f"fuse {method}", delay=2, leave=False, disable=None) as bar:
-        index, queries, docids, entry_query, ranks = _union(rs)
+        need_ranks = FUSIONS[method] != "score" or norm in ("rank", "borda")
+        index, queries, docids, entry_query, ranks = _union(rs, need_ranks)
         bar.update()
         n = entry_query.shape[0]
         sizes = [np.bincount(entry_query[i], minlength=len(queries)).astype(np.float64) for i in index]
         if FUSIONS[method] == "score" and norm == "borda":
             index, values = _borda_normalised(index, ranks, n, entry_query, sizes)
-        elif FUSIONS[method] == "score":
+        elif FUSIONS[method] != "rank":
             values = []
-            for r, rank in zip(rs, ranks):
-                values.append(_normalised(r, rank, norm))
+            for j, (r, i, rank) in enumerate(zip(rs, index, ranks)):
+                score = _normalised(r, rank, norm) if method not in LEARNED or method == "segfuse" else None
+                values.append(score if method not in LEARNED else
+                              learned_values(trained, j, rank, sizes[j][entry_query[i]].astype(np.int64), score))
                 bar.update()
         else:
             values = ranks
@@ -290,7 +336,10 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
                     step: float = 0.1, k: float = 60.0, grid: Sequence[float] | None = None,
                     **evaluate_options) -> tuple[np.ndarray | float, list]:
     """The weights of ``method`` that maximise ``metric`` on ``truth`` (a grid over the simplex), or for
-    ``"rrf"``, ``"gmnz"``, ``"logn_isr"`` and ``"rbc"`` their own parameter (k, γ, σ, φ) over a grid.
+    ``"rrf"``, ``"gmnz"``, ``"logn_isr"`` and ``"rbc"`` their own parameter (k, γ, σ, φ) over a grid; for a
+    learned fusion, what it learns from ``truth`` and ``runs`` (:func:`train_fusion`), with ProbFuse's
+    ``n_segments`` and SlideFuse's ``w`` chosen over a grid (ranx's: 1 … 100), trained and scored on the same
+    queries as ranx does.
 
     Every weight vector with entries in multiples of ``step`` that sum to 1 is tried, so the budget is
     stated up front: C(1/step + n − 1, n − 1) fusions for n runs (66 for 3 runs at 0.1, 1 001 for 5); a
@@ -315,8 +364,9 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
 
     Returns
     -------
-    best : ndarray or float
-        The best weights, or the best value of the parameter (the first found, in the grid's order, on a tie).
+    best : ndarray, float or TrainedFusion
+        The best weights, or the best value of the parameter (the first found, in the grid's order, on a tie);
+        for a learned fusion, what it learned at the best value (for :func:`fuse`'s ``trained``).
     trials : list of (weights or value, metric)
         Every point of the grid and its metric.
     """
@@ -324,7 +374,9 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
 
     from .evaluate import evaluate
 
-    named = _runs(runs)
+    named = runs_to_fuse(runs)
+    if FUSIONS.get(method) == "learned":
+        return _optimize_learned(truth, named, metric, method, norm, grid, evaluate_options)
     if method in PARAMETERS:
         name, default = PARAMETERS[method]
         points = [float(v) for v in (default if grid is None else grid)]
@@ -349,3 +401,28 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
         trials.append((w, evaluate(truth, fused, metric, **evaluate_options)[metric]))
     best = max(range(len(trials)), key=lambda t: trials[t][1])
     return trials[best][0], trials
+
+
+def _optimize_learned(truth, named, metric, method, norm, grid, evaluate_options):
+    """optimize_fusion of a learned fusion: its parameter (if any) over the grid, trained once per value."""
+    from tqdm.auto import tqdm
+
+    from .evaluate import evaluate
+
+    relevance_level = evaluate_options.get("relevance_level", 1)
+    if method not in PARAMETERS:
+        return train_fusion(truth, named, method, relevance_level=relevance_level), []
+    name, default = PARAMETERS[method]
+    points = [int(v) for v in (default if grid is None else grid)]
+    if not points:
+        raise ValueError("grid: give at least one value")
+    trained, trials, best = None, [], None
+    for value in tqdm(points, desc=f"optimize {method} {name}", delay=2, leave=False, disable=None):
+        if trained is None or method == "probfuse":  # SlideFuse learns once; its window only reads it
+            trained = train_fusion(truth, named, method, relevance_level=relevance_level, **{name: value})
+        model = replace(trained, w=value) if method == "slidefuse" else trained
+        trials.append((value, evaluate(truth, fuse(named, method, norm=norm, trained=model), metric,
+                                       **evaluate_options)[metric]))
+        if best is None or trials[-1][1] > best[1]:
+            best = (model, trials[-1][1])
+    return best[0], trials

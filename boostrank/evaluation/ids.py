@@ -68,13 +68,18 @@ class IdBytes:
         return self.data[self.offsets[i]:self.offsets[i + 1]].tobytes().decode("utf-8", "surrogatepass")
 
     @classmethod
-    def concat(cls, parts: list) -> "IdBytes":
-        """The ids of ``parts``, one after another."""
+    def concat(cls, parts: list, objects: bool = True) -> "IdBytes":
+        """The ids of ``parts``, one after another; ``objects=False``: their bytes alone, not their str objects."""
         data = np.concatenate([p.data[p.offsets[0]:p.offsets[-1]] for p in parts])
         ends = np.cumsum([0] + [p.offsets[-1] - p.offsets[0] for p in parts])
-        offsets = np.concatenate([[0]] + [p.offsets[1:] - p.offsets[0] + e for p, e in zip(parts, ends)])
-        known = all(p._objects is not None for p in parts)
-        return cls(data, offsets.astype(np.int64), np.concatenate([p._objects for p in parts]) if known else None)
+        offsets = np.empty(sum(len(p) for p in parts) + 1, dtype=np.int64)
+        offsets[0], at = 0, 1
+        for p, e in zip(parts, ends):
+            offsets[at:at + len(p)] = p.offsets[1:]
+            offsets[at:at + len(p)] += e - p.offsets[0]
+            at += len(p)
+        known = objects and all(p._objects is not None for p in parts)
+        return cls(data, offsets, np.concatenate([p._objects for p in parts]) if known else None)
 
     def take(self, rows: np.ndarray) -> "IdBytes":
         """The ids ``rows``, bytes copied."""

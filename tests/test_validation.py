@@ -23,3 +23,20 @@ def test_one_group_rule_everywhere():
             call()
     with pytest.raises(ValueError, match="pass one of"):
         br.metrics.group_offsets(6, qid=q, group=[6])
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, 4.0, 1.0, 4.0, 0.0], [-3.0, 2.0, -3.0], [0.5, 1.5, 0.5], [0.0, 1e9, 2.0], [-0.0, 0.0, 1.0], [7.0],
+    list(np.random.default_rng(0).integers(0, 10_000, 200).astype(float)),
+    list(np.random.default_rng(1).normal(size=50)), [],
+])
+def test_distinct_values_is_numpy_s_unique(values):
+    """Integer grades of a small range are counted, not sorted; every other input goes to np.unique: the same
+    values and inverse either way."""
+    from boostrank._validation import distinct_values
+
+    arr = np.asarray(values, dtype=np.float64)
+    got, inverse = distinct_values(arr)
+    want, want_inverse = np.unique(arr, return_inverse=True)
+    assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+    assert inverse.dtype == np.int64

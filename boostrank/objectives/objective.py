@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions, valid
 from .._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
 from .._kernels.jit import note_first_compile
 from .._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
-from .._validation import as_1d_float, as_int_labels, dense_grades
+from .._validation import as_1d_float, as_int_labels, dense_grades, distinct_values
 from .._warnings import warn_user
 from .._validation import group_offsets as _group_offsets
 from .state import LambdaState, logistic_auc, logistic_ndcg, probit
@@ -516,8 +516,7 @@ class LambdaObjective:
     def _graded_classes(self, labels, offsets, y):
         """Graded λ-AUC: (class ids, (start, :func:`graded_auc_weights`)) for the kernel, or (the 0/1 labels
         ``y``, None) when the labels are binary or not a few integer grades."""
-        values, classes = np.unique(as_1d_float(labels, "labels"), return_inverse=True)
-        classes = classes.reshape(-1).astype(np.int64)
+        values, classes = distinct_values(as_1d_float(labels, "labels"))
         integral = bool(np.all(values == np.round(values)))
         graded = values.size <= MAX_GRADED_CLASSES and integral
         if not graded and self._grade_weight_set:
@@ -613,8 +612,8 @@ def lambda_gradients(scores, labels, group_offsets=None, metric: str = "auc", si
 
 def label_mass(labels, weight=None) -> dict:
     """{label value: total weight (rows when unweighted)}: what :meth:`LambdaObjective.anchor_base_of` reads."""
-    values, inverse = np.unique(as_1d_float(labels, "labels"), return_inverse=True)
-    mass = np.bincount(inverse.reshape(-1), weights=weight, minlength=values.size)
+    values, inverse = distinct_values(as_1d_float(labels, "labels"))
+    mass = np.bincount(inverse, weights=weight, minlength=values.size)
     return dict(zip(values.tolist(), mass.tolist()))
 
 

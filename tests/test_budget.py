@@ -3,8 +3,10 @@
 import time
 
 import numpy as np
+import pytest
 
 
+@pytest.mark.slow  # over a second warm
 def test_numba_compiles_do_not_count_against_a_time_limit():
     """A first fit on a fresh cache compiles its kernels inside the fit; the budget's clock stands
     still meanwhile, so a time limit buys the same work cold and warm (#47)."""

@@ -447,6 +447,7 @@ def test_warmup_compiles_the_chosen_groups_and_refuses_unknown_ones(capsys):
     assert "unknown warm-up group(s) ['kernels']" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over a second warm
 def test_warmup_from_a_script_without_a_main_guard(tmp_path):
     """The parallel warm-up starts child interpreters, not multiprocessing's spawn workers (which re-run the
     calling script: a top-level ``br.warmup()`` would start workers from its workers and fail)."""

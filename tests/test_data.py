@@ -385,6 +385,7 @@ def mutated(draw):
     return text.encode("utf-8", errors="surrogateescape")
 
 
+@pytest.mark.slow  # over half a second warm
 @settings(max_examples=N_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=mutated())
 def test_mutated_letor_files_load_correctly_or_raise_letor_format_error(tmp_path, raw):

@@ -541,6 +541,7 @@ def test_compare_labelled_lists_with_score_arrays():
 # ------------------------------------------------------------------ plots
 
 
+@pytest.mark.slow  # over half a second warm
 def test_plots_are_written_and_their_numbers_are_the_comparison(tmp_path):
     pytest.importorskip("matplotlib")
     qrels, runs = three_runs(15)
@@ -595,6 +596,7 @@ def test_cli_evaluate_qrels_runs_per_query_as_trec_eval(tmp_path, capsys):
     assert "one of them" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over a second warm
 def test_cli_compare_formats_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     from boostrank.cli import main

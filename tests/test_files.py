@@ -14,6 +14,7 @@ from boostrank import _files
 COMPRESS = {"gzip": gzip.compress, "bz2": bz2.compress, "lzma": lzma.compress}
 
 
+@pytest.mark.slow  # over a second warm
 @pytest.mark.parametrize("module", list(COMPRESS))
 def test_a_bad_first_line_fails_before_the_rest_is_decompressed(tmp_path, module):
     """Hardening 6 #1: a small bomb (a bad line, then 64 MiB of newlines) is refused at line 1, not read whole."""

@@ -58,6 +58,7 @@ def _fresh(folder, parent):
 
 
 
+@pytest.mark.slow  # over a second warm
 def test_cbc_is_an_extra_and_the_defaults_never_need_it(monkeypatch):
     """#29: cbcbox (~600 MB) served only solver='cbc'; the core install leaves it to boostrank[cbc]."""
     import tomllib

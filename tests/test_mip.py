@@ -531,6 +531,7 @@ def test_highs_prints_nothing_unless_verbose(capfd):
     assert "HiGHS" in capfd.readouterr().out
 
 
+@pytest.mark.slow  # over a second warm
 @pytest.mark.parametrize("statistic", ["auc", "rank_risk"])
 def test_pulp_solver_objects_solve_the_same_model(statistic):
     """#29 item 2: any PuLP solver object; CBC and HiGHS through PuLP agree with the array-built solves."""
@@ -582,6 +583,7 @@ def test_write_model_as_mps_and_lp_reads_back_in_highs(tmp_path):
 # ------------------------------------------------------------------ work limits, not the clock
 
 
+@pytest.mark.slow  # over a second warm
 @pytest.mark.parametrize("solver", ["highs", "cbc"])
 def test_a_node_limited_solve_repeats_and_a_clocked_one_says_so(solver):
     X, y = br.datasets.make_roc_flexibility(250, random_state=2)
@@ -621,6 +623,7 @@ def _risk_lists(seed, n_q=30, size=8, d=4):
     return X, y, np.repeat(np.arange(n_q), size)
 
 
+@pytest.mark.slow  # over a second warm
 def test_a_mip_ranker_without_a_time_limit_repeats_its_fit_and_a_cut_one_says_so():
     X, y, qid = _risk_lists(5, n_q=8, size=5, d=3)  # 128 binaries: not proven within 5 nodes
     kw = dict(objective="rank_risk", a="dcg@5", max_nodes=5, time_limit=None)

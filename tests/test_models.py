@@ -546,6 +546,7 @@ def test_model_file_fuzz_costs_time_and_memory_bounded_by_its_size(tmp_path):
         assert seconds < 2.0 and peak < 200 * len(case) + (1 << 20), (len(case), seconds, peak)
 
 
+@pytest.mark.slow  # over a second warm
 def test_a_saved_lightgbm_model_loads_without_lightgbm_warnings_and_keeps_its_parameters(tmp_path):
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(120, 3)), rng.integers(0, 2, 120)

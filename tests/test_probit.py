@@ -314,6 +314,7 @@ def test_a_sweep_cut_into_chunks_gives_the_whole_sweeps_lambdas(n, kind, classes
     np.testing.assert_allclose(hk, h1, rtol=0, atol=1e-12 * (1.0 + np.abs(h1).max()))
 
 
+@pytest.mark.slow  # over a second warm
 def test_one_long_list_uses_every_thread():
     """From 4 threads with a CPU each the sweeps are cut into chunks (a task per thread); 1, 2 and
     3 threads give the same λs to the bit, chunks the same to 1e-12; more threads than CPUs do not chunk.
@@ -652,6 +653,7 @@ def test_parallel_grouping_is_the_serial_counting_sort(kind):
     assert np.isnan(ts[n:]).all() and (perm[n:] == -1).all()
 
 
+@pytest.mark.slow  # over a second warm
 def test_the_parallel_sort_gives_one_order_at_any_thread_count():
     """One chunk per Numba thread (not a literal two): 1, 2 and 3 threads, the same order as np.lexsort.
 

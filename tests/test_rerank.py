@@ -125,6 +125,7 @@ def test_degenerate_k_lists_and_ties_have_defined_results(k):
     assert sorted(order.tolist()) == list(range(len(y)))
 
 
+@pytest.mark.slow  # over a second warm
 def test_a_fit_cut_by_its_time_limit_says_what_was_cut():
     """What the clock promises on any machine, busy or idle: a limit too short for the work cuts the gate's
     fits and the result says so (and that it is not repeatable); without a limit every stage ends by its own
@@ -272,6 +273,7 @@ def test_the_gate_values_are_the_metric_per_list_and_an_unknown_name_fails_befor
         br.TopKReranker(k=3, gate_metric="no_such").fit(X, y, qid=qid, base_scores=base)
 
 
+@pytest.mark.slow  # over half a second warm
 def test_the_defaults_run_no_mip_solver_and_end_by_their_counts():
     X, y, base, qid = base_lists(8, n_lists=20)
     assert br.TopKReranker().max_nodes == 0

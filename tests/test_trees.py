@@ -199,6 +199,7 @@ def chain_model(splits: int):
     return lgb.Booster(model_str=text)
 
 
+@pytest.mark.slow  # over a second warm
 def test_trees_deeper_than_the_recursion_limit_export():
     """A chain of 1 500 splits: LightGBM loads and predicts it; so do the exports and their evaluators, with no
     RecursionError (boostrank's walks use a stack; json and dump_model get room to recurse)."""
@@ -253,6 +254,7 @@ def test_the_absent_field_value_is_an_explicit_choice():
         export_model(model, "vespa", attribute_type="int")
 
 
+@pytest.mark.slow  # over a second warm
 def test_the_bundled_sample_lambda_auc_model_exports_exactly():
     train, test = br.load_sample()
     for engine in ("lightgbm", "xgboost"):

@@ -840,7 +840,7 @@ def main(argv=None):
     if args.resume and Path(args.json).exists():
         previous = json.loads(Path(args.json).read_text())
         if previous["protocol"]["name"] == args.protocol:
-            summaries = {k: v for k, v in previous["sets"].items() if k in names}
+            summaries = dict(previous["sets"])  # every set already there stays, named by --sets or not
             names = [n for n in names if n not in summaries]
     for name in names:
         loader, desc = DATASETS[name]

@@ -6,10 +6,10 @@ Clarke & Büttcher, SIGIR 2009), Borda (Aslam & Montague, SIGIR 2001), ISR and l
 Magalhães, CMIG 2015), their log-N variant, rank-biased centroids (Bailey, Moffat, Scholer & Thomas, SIGIR 2017)
 and Condorcet fusion (Montague & Aslam, CIKM 2002); WMNZ and Mixed (Wu & Crestani, CIKM 2002) and GMNZ (Lee, SIGIR
 1997) weigh the sum by the runs that retrieved a document; ProbFuse, SegFuse, PosFuse, SlideFuse, MAPFuse and
-BayesFuse learn from judged training runs (:mod:`boostrank.evaluation.learned_fusion`).  A run is ranked as trec_eval ranks it (score descending, document id descending); a
-document a run did not retrieve adds nothing to its score fusions and its rank fusions, except Borda's, which
-shares the points a run did not award among the candidates it left unranked.  Weights are chosen on judgements by
-:func:`optimize_fusion`.
+BayesFuse learn from judged training runs (:mod:`boostrank.evaluation.learned_fusion`).  A run is ranked as
+trec_eval ranks it (score descending, document id descending); a document a run did not retrieve adds nothing to
+its score fusions and its rank fusions, except Borda's, which shares the points a run did not award among the
+candidates it left unranked.  Weights are chosen on judgements by :func:`optimize_fusion`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ __all__ = ["fuse", "optimize_fusion", "train_fusion", "FUSIONS", "NORMS", "PARAM
 
 #: the fusion methods and what each combines: "score" fusions read the normalised scores, "rank" ones the ranks,
 #: "learned" ones what train_fusion learned of each rank (segfuse: and the normalised scores)
-FUSIONS = {**dict.fromkeys(LEARNED, "learned"), "combsum": "score", "combmnz": "score", "combanz": "score", "combmax": "score", "combmin": "score",
+FUSIONS = {**dict.fromkeys(LEARNED, "learned"),
+           "combsum": "score", "combmnz": "score", "combanz": "score", "combmax": "score", "combmin": "score",
            "combmed": "score", "wsum": "score", "wmnz": "score", "gmnz": "score", "mixed": "score",
            "rrf": "rank", "borda": "rank", "w_bordafuse": "rank", "isr": "rank", "log_isr": "rank",
            "logn_isr": "rank", "rbc": "rank", "condorcet": "rank", "w_condorcet": "rank"}
@@ -45,7 +46,8 @@ FUSIONS = {**dict.fromkeys(LEARNED, "learned"), "combsum": "score", "combmnz": "
 NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda", None)
 #: each method's own parameter, its name in fuse() (train_fusion() for the learned ones) and the grid
 #: optimize_fusion searches (ranx's ranges)
-PARAMETERS = {"probfuse": ("n_segments", tuple(range(1, 101))), "slidefuse": ("w", tuple(range(1, 101))), "rrf": ("k", tuple(range(10, 101, 10))), "gmnz": ("gamma", tuple(np.round(np.arange(1, 101) / 100, 2))),
+PARAMETERS = {"probfuse": ("n_segments", tuple(range(1, 101))), "slidefuse": ("w", tuple(range(1, 101))),
+              "rrf": ("k", tuple(range(10, 101, 10))), "gmnz": ("gamma", tuple(np.round(np.arange(1, 101) / 100, 2))),
               "logn_isr": ("sigma", tuple(np.round(np.arange(1, 101) / 100, 2))),
               "rbc": ("phi", tuple(np.round(np.arange(1, 100) / 100, 2)))}
 
@@ -53,9 +55,9 @@ PARAMETERS = {"probfuse": ("n_segments", tuple(range(1, 101))), "slidefuse": ("w
 def _union(runs: Sequence[Run], need_ranks: bool = True):
     """Every (query, document) any run retrieves: each run's rows as indices into the union, the union's queries
     (sorted) and documents (:class:`~boostrank.evaluation.ids.IdBytes`), the query (0 … n_queries − 1) of each entry, and
-    each run's rank (1-based, trec_eval's order) of its rows (None each unless ``need_ranks``).  The runs' rows are gathered once into preallocated
-    arrays, and each temporary is dropped before the next is made: at 10 000 queries × 1 000 documents × 5 runs
-    the peak is the runs' rows, not copies of them."""
+    each run's rank (1-based, trec_eval's order) of its rows (None each unless ``need_ranks``).  The runs' rows
+    are gathered once into preallocated arrays and each temporary is dropped before the next is made, so that the
+    peak holds the runs' rows once, not copies of them."""
     queries = sorted(set().union(*(r.queries for r in runs)))
     where = {q: i for i, q in enumerate(queries)}
     segments = np.zeros((len(queries), len(runs), 2), dtype=np.int64)
@@ -296,8 +298,8 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
     """
     named = runs_to_fuse(runs)
     w = _check_fusion(method, norm, weights, len(named), trained)
-    for label, value, ok in (("k", k, math.isfinite(k) and k >= 0), ("gamma", gamma, math.isfinite(gamma) and gamma >= 0),
-                             ("sigma", sigma, math.isfinite(sigma) and sigma >= 0)):
+    for label, value in (("k", k), ("gamma", gamma), ("sigma", sigma)):
+        ok = math.isfinite(value) and value >= 0
         if not ok:
             raise ValueError(f"{label} must be a non-negative number, got {value!r}")
     if not 0 < phi < 1:

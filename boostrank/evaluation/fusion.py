@@ -320,8 +320,9 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
             values = []
             for j, (r, i, rank) in enumerate(zip(rs, index, ranks)):
                 score = _normalised(r, rank, norm) if method not in LEARNED or method == "segfuse" else None
-                values.append(score if method not in LEARNED else
-                              learned_values(trained, j, rank, sizes[j][entry_query[i]].astype(np.int64), score))
+                if method in LEARNED:
+                    score = learned_values(trained, j, rank, sizes[j][entry_query[i]].astype(np.int64), score)
+                values.append(score)
                 bar.update()
         else:
             values = ranks

@@ -197,13 +197,11 @@ def learned_values(trained: TrainedFusion, j: int, rank: np.ndarray, length: np.
         segment = np.searchsorted(bounds, p, side="right") - 1
         probs = np.concatenate((v, np.zeros(max(bounds.shape[0] - 1 - v.shape[0], 0))))
         return probs[segment] * (score + 1.0)
+    # by rank, past the training lists never relevant: PosFuse's and SlideFuse's 0, BayesFuse's log(0.001/0.999)
     longest = int(max(length.max() if length.size else 0, v.shape[0]))
-    padded = np.concatenate((v, np.zeros(longest - v.shape[0])))
-    if method == "posfuse":
-        return padded[p]
+    padded = np.concatenate((v, np.full(longest - v.shape[0], MIN_LOG_ODDS if method == "bayesfuse" else 0.0)))
     if method == "slidefuse":
         cum = np.concatenate(([0.0], np.cumsum(padded)))
         a, b = np.maximum(p - trained.w, 0), np.minimum(p + trained.w, length - 1)
         return (cum[b + 1] - cum[a]) / (b - a + 1)
-    return np.where(p < v.shape[0], v[np.minimum(p, max(v.shape[0] - 1, 0))] if v.size else MIN_LOG_ODDS,
-                    MIN_LOG_ODDS)  # bayesfuse
+    return padded[p]  # posfuse, bayesfuse

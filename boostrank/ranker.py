@@ -68,8 +68,8 @@ class LambdaRanker(RankingEstimator):
         logistic link, off for ``"mauc"`` (see :class:`boostrank.LambdaObjective`).
     grade_weight : float, default=None
         ``objective="auc"`` on integer grades: weight of each grade boundary other than the
-        AUC cut, so grades within the relevant (or irrelevant) documents also train; None:
-        0.5 with the logistic link; 0: λ-AUC on ``y > threshold`` alone (see
+        AUC cut, so grades within the relevant (or irrelevant) documents also train; None and
+        0: λ-AUC on ``y > threshold`` alone, the grades learnt through the ordinal ``anchor`` (see
         :class:`boostrank.LambdaObjective`).
     pair_weight : {"auto", "swap", "uniform"}, default="auto"
         ``objective="auc"``/``"mauc"``: Welleck's swap weight (``"swap"``) or the statistic's

@@ -161,17 +161,18 @@ def _any_two_classes(y, offsets) -> bool:
 
 
 #: Most distinct integer grades graded λ-AUC weighs (LETOR's are 2-5); beyond, or on real-valued labels,
-#: grade_weight=None trains λ-AUC on y > threshold alone
+#: a grade_weight above 0 is refused
 MAX_GRADED_CLASSES = 32
 
-#: grade_weight=None's value with the logistic link: the weight of a grade boundary other than the AUC cut
-#: (benchmarks/objective_quality.py; benchmarks/MEASUREMENTS.md, "graded λ-AUC")
-GRADE_WEIGHT = 0.5
+#: grade_weight=None's value: the weight of a grade boundary other than the AUC cut.  With ANCHOR, chosen by
+#: inner cross-validation across the real and calibrated sets as the candidate whose largest shortfall to the
+#: best candidate of a set is least (benchmarks/anchor.py; MEASUREMENTS.md, "grades and the anchor"): the
+#: ordinal anchor carries the grades, and pairs inside the relevant grades cost lists whose relevance is a
+#: property of the document
+GRADE_WEIGHT = 0.0
 
-#: anchor=None's value per metric: the weight of the pointwise log-loss beside the λs, chosen by inner
-#: cross-validation across the real and calibrated sets (benchmarks/anchor.py; MEASUREMENTS.md, "the anchor");
-#: for λ-MAUC an option: its mean gain there was within noise
-ANCHOR = {"auc": 0.3, "mauc": 0.0, "ndcg": 0.0}
+#: anchor=None's value per metric: the weight of the pointwise log-loss beside the λs (as GRADE_WEIGHT)
+ANCHOR = {"auc": 0.3, "mauc": 1.0, "ndcg": 0.0}
 
 
 def graded_auc_weights(start, cut, grade_weight):
@@ -272,8 +273,8 @@ class LambdaObjective:
         cut keep Welleck's ΔAUC; pairs of two grades on one side of it, and queries with
         one side only, add ``grade_weight`` times the same swap weight, so the grades a
         binary AUC drops still train the model.  0: λ-AUC on ``y > threshold`` alone.
-        None: 0.5 (0 with the probit link, or on real-valued labels).  Binary labels give
-        λ-AUC exactly for every value.
+        None: 0, chosen by inner cross-validation (``GRADE_WEIGHT``; the ordinal
+        ``anchor`` keeps the grades).  Binary labels give λ-AUC exactly for every value.
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
     link : {"auto", "logistic", "probit"}, default="auto"
@@ -327,7 +328,7 @@ class LambdaObjective:
         starts from the base rate.  The λs compare documents within each query only; the
         anchor also learns which documents are relevant at all, across queries, which
         short, mostly relevant lists on features of a global scale need.  None: 0.3 for
-        ``"auc"``, 0 for ``"mauc"`` (``ANCHOR``, chosen by inner cross-validation:
+        ``"auc"``, 1 for ``"mauc"`` (``ANCHOR``, chosen by inner cross-validation:
         benchmarks/anchor.py); 0: the λs alone.
     anchor_form : {"ordinal", "binary"}, default="ordinal"
         The anchor's targets: ``"ordinal"``, every grade boundary y > g (the mean log-loss

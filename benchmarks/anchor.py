@@ -6,8 +6,10 @@ repeat 0 (the same folds), and within each outer fold's training queries a 4-fol
 Every candidate trains on the inner training queries (LightGBM, 31 leaves, learning rate 0.05, the same
 trees as the benchmark) and is read at 100 and 300 rounds on the inner validation queries; per set and
 candidate, the better of the two counts (one rule for all).  The table gives, per set, each candidate's mean
-inner-validation AUC (MAUC for λ-MAUC) minus that of α = 0 (the λs alone); the default is the candidate with
-the highest mean gain over the sets, and the worst set is printed beside it.
+inner-validation AUC (MAUC for λ-MAUC) minus that of α = 0 (the λs alone), its mean and worst gain over the sets,
+and its largest shortfall to the best candidate of a set.  The default is the candidate whose largest shortfall is
+least (issue 70's bar is per set: never more than .003 behind); the mean gain is printed beside it.  The λ-AUC
+candidates also vary ``grade_weight`` (``gw``, the weight of the boundaries between relevant grades).
 
 Sets with fewer than ``objective_quality.SMALL_SET_QUERIES`` queries (CatBoost's sample) take ``--small-repeats``
 outer repeats, as the benchmark repeats them.
@@ -35,12 +37,14 @@ SETS = ("mq2008", "catboost", "cal-ambiguous", "cal-many-relevant", "cal-sparse-
         "cal-long-many-relevant", "cal-mostly-relevant", "cal-absolute")
 ROUNDS = (100, 300)
 #: (name, metric it is read on, the objective and its options)
-CANDIDATES = [(f"λ-AUC α={a:g}", "auc", ("auc", {"anchor": a})) for a in (0.0, 0.1, 0.3, 1.0, 3.0)] + [
-    (f"λ-AUC ordinal α={a:g}", "auc", ("auc", {"anchor": a, "anchor_form": "ordinal"})) for a in (0.3, 1.0, 3.0)] + [
+CANDIDATES = [(f"λ-AUC α={a:g}", "auc", ("auc", {"anchor": a, "anchor_form": "binary", "grade_weight": 0.5}))
+              for a in (0.0, 0.1, 0.3, 1.0, 3.0)] + [
+    (f"λ-AUC ordinal α={a:g}", "auc", ("auc", {"anchor": a, "anchor_form": "ordinal", "grade_weight": 0.5}))
+    for a in (0.3, 1.0, 3.0)] + [
     (f"λ-MAUC α={a:g}", "mauc", ("mauc", {"anchor": a})) for a in (0.0, 0.3, 1.0, 3.0)] + [
-    # graded λ-AUC's weight of the boundaries between relevant grades (default .5), with and without the anchor
+    # graded λ-AUC's weight of the boundaries between relevant grades (0.5 above, as the first run had it by default)
     (f"λ-AUC gw={g:g} ordinal α={a:g}", "auc", ("auc", {"anchor": a, "anchor_form": "ordinal", "grade_weight": g}))
-    for g, a in ((0.0, 0.0), (0.0, 0.3), (0.0, 1.0), (0.25, 0.3))]
+    for g, a in ((0.0, 0.3), (0.0, 1.0), (0.25, 0.3))]
 INNER_FOLDS = 4
 
 

@@ -79,10 +79,10 @@ INNER_BEST = "best engine (inner)"
 #: the λ objectives with one default undone: what each default buys, in the same run
 VARIANTS = [
     ("λ-AUC anchor=0", "lightgbm", ("auc", {"anchor": 0.0})),  # the λs alone (before issue 70)
-    ("λ-MAUC anchor=1", "lightgbm", ("mauc", {"anchor": 1.0})),  # the ordinal anchor as an option
+    ("λ-MAUC anchor=0", "lightgbm", ("mauc", {"anchor": 0.0})),  # the λs alone (before issue 70)
     ("λ-AUC all pairs", "lightgbm", ("auc", {"pair_fraction": 1.0})),  # Welleck's λ, every pair every round
     ("λ-AUC uniform", "lightgbm", ("auc", {"pair_weight": "uniform"})),
-    ("λ-AUC grade_weight=0", "lightgbm", ("auc", {"grade_weight": 0.0})),
+    ("λ-AUC grade_weight=0.5", "lightgbm", ("auc", {"grade_weight": 0.5})),  # graded pairs (before issue 70)
     ("λ-MAUC all pairs", "lightgbm", ("mauc", {"pair_fraction": 1.0})),
     # λ-AUC's per-query part of LightGBM's lambdarank_norm undone
     ("λ-AUC norm=False", "lightgbm", ("auc", {"norm": False})),
@@ -653,9 +653,9 @@ def paired(results, n_units, single, a, b, metric, folds) -> dict:
 
 
 #: λ rows compared with their own variant (the default against the option it replaced, or it offers)
-VARIANT_TESTS = (("λ-AUC", "auc", "λ-AUC anchor=0"), ("λ-MAUC", "mauc", "λ-MAUC anchor=1"),
+VARIANT_TESTS = (("λ-AUC", "auc", "λ-AUC anchor=0"), ("λ-MAUC", "mauc", "λ-MAUC anchor=0"),
                  ("λ-AUC", "auc", "λ-AUC all pairs"), ("λ-AUC", "auc", "λ-AUC uniform"),
-                 ("λ-AUC", "auc", "λ-AUC grade_weight=0"), ("λ-MAUC", "mauc", "λ-MAUC all pairs"),
+                 ("λ-AUC", "auc", "λ-AUC grade_weight=0.5"), ("λ-MAUC", "mauc", "λ-MAUC all pairs"),
                  ("λ-AUC", "auc", "λ-AUC norm=False"), ("λ-AUC", "auc", "λ-AUC norm=True"),
                  ("λ-MAUC", "mauc", "λ-MAUC norm=True"), ("λ-MAUC", "mauc", "λ-MAUC norm=query"))
 

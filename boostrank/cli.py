@@ -407,9 +407,9 @@ def _demo(args) -> int:
     print(format_table(table, metrics))
     print(f"re-ranker: {_rerank_in_words(rer.result_, args.rerank_k)}")
     print("the re-ranked row starts from the logistic regression's ranking: compare it with that row")
-    print(f"how to read one split: each objective should lead on the column it is for (λ-AUC on auc, λ-MAUC on mauc, "
-          f"lambdarank on ndcg@10), but one split of {test.n_queries} test queries cannot tell close rankers apart: "
-          f"docs/guide/objectives.md compares them with cross-validation and paired tests on real data")
+    print(f"how to read one split: each objective is for one column (λ-AUC for auc, and on most data sets for mauc "
+          f"too; λ-MAUC for mauc; lambdarank for ndcg@10), but one split of {test.n_queries} test queries cannot tell "
+          f"close rankers apart: docs/guide/objectives.md compares them with cross-validation and paired tests")
     if args.json:
         print(json.dumps(table, indent=2))
     return 0

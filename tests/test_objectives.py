@@ -277,7 +277,7 @@ def test_rounds_reuse_the_last_order_without_changing_the_gradients(seed):
     # an objective keeps each query's order between calls; any start must give the fresh result
     y, s, qid = random_ranking(seed, n_queries=8, max_len=60, n_grades=3, tie_levels=6)
     off = offsets_of(qid)
-    obj = br.LambdaObjective("mauc", pair_fraction=1.0)
+    obj = br.LambdaObjective("mauc", pair_fraction=1.0, anchor=0)  # lambda_gradients: the λs alone
     prep = obj.bind(y, off)
     rng = np.random.default_rng(seed)
     for step in range(6):
@@ -391,7 +391,7 @@ def test_real_valued_labels_fall_back_to_binary_unless_grades_were_asked_for():
 def test_defaults_norm_per_query_for_auc_off_for_mauc_on_for_ndcg():
     assert LambdaObjective("auc").norm == "query" and LambdaObjective("mauc").norm is False
     assert LambdaObjective("ndcg").norm is True
-    assert LambdaObjective("auc").grade_weight == 0.5 and LambdaObjective("auc", link="probit").grade_weight == 0
+    assert LambdaObjective("auc").grade_weight == 0 and LambdaObjective("auc", link="probit").grade_weight == 0
 
 
 @pytest.mark.parametrize("metric", ["auc", "mauc"])
@@ -506,7 +506,7 @@ def test_sampled_lambdas_average_to_the_full_lambdas():
     y = np.array([1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 2, 0])
     s = np.array([0.3, 0.1, -0.2, 0.0, 0.5, -1.0, 0.2, 0.2, 0.9, -0.3, 0.4, 0.1])
     full = br.lambda_gradients(s, y, metric="mauc")[0]
-    obj = LambdaObjective("mauc", pair_fraction=0.5, random_state=3)
+    obj = LambdaObjective("mauc", pair_fraction=0.5, random_state=3, anchor=0)  # the λs alone, as full
     prep = obj.bind(y)
     draws = np.array([prep.gradients(s, scaled=False)[0].copy() for _ in range(3000)])
     se = draws.std(axis=0) / np.sqrt(draws.shape[0])
@@ -744,7 +744,7 @@ def test_the_objective_adds_the_anchor_to_its_lambdas_from_the_base_rates(metric
 def test_the_forms_defaults_and_refusals():
     y = np.array([0.0, 1, 2, 2, 0, 3])
     off = np.array([0, 3, 6])
-    assert LambdaObjective("auc").anchor == 0.3 and LambdaObjective("mauc").anchor == 0.0
+    assert LambdaObjective("auc").anchor == 0.3 and LambdaObjective("mauc").anchor == 1.0
     assert LambdaObjective("ndcg").anchor == 0.0
     binary = LambdaObjective("auc", anchor=1.0, anchor_form="binary").bind(y, off)
     assert binary.anchor[1].tolist() == [0, 1, 1, 1, 0, 1] and binary.anchor[2].shape == (1,)

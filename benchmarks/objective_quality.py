@@ -78,7 +78,7 @@ METHODS = [
 INNER_BEST = "best engine (inner)"
 #: the λ objectives with one default undone: what each default buys, in the same run
 VARIANTS = [
-    ("λ-AUC anchor=0", "lightgbm", ("auc", {"anchor": 0.0})),  # the λs alone (before issue 70)
+    ("λ-AUC anchor=0", "lightgbm", ("auc", {"anchor": 0.0})),  # the λs alone (on y > 0 pairs since issue 70)
     ("λ-MAUC anchor=0", "lightgbm", ("mauc", {"anchor": 0.0})),  # the λs alone (before issue 70)
     ("λ-AUC all pairs", "lightgbm", ("auc", {"pair_fraction": 1.0})),  # Welleck's λ, every pair every round
     ("λ-AUC uniform", "lightgbm", ("auc", {"pair_weight": "uniform"})),

@@ -5,13 +5,20 @@ The binary is the reference of record: trec_eval 10.0 (``boostrank.evaluate``'s 
 (``git clone https://github.com/usnistgov/trec_eval && make``; no install) and pass its path.  Checked: the
 test corpus's qrels and runs (``--corpus``, trec_eval's ``test/`` folder) and random collections with what
 trec_eval must get right (tied scores, scores equal only in float32, documents unjudged, pooled but unjudged
-and judged, queries only in the qrels or only in the run, grades -1 to 3), each with no option, ``-c``,
-``-l2`` and ``-M3``.  Every printed line (measure, query, value) must be boostrank's at trec_eval's
+and judged, queries only in the qrels or only in the run, grades -1 to 3, a query whose retrieved documents are all
+unjudged and one judged all 0), each with no option, ``-c``, ``-l2``, ``-M3``, ``-J`` and ``-l0``.  Every printed
+line (measure, query, value) must be boostrank's at trec_eval's
 precision; ``runid`` and ``relstring`` are text and left out.
 
 ``--command``: instead, the ``boostrank trec_eval`` command against the binary, whole output and exit status, on
 the same pairs under trec_eval's own option sets (``COMMAND_OPTIONS``: ``-c``, ``-M``, ``-l``, ``-J``, ``-N``,
-``-n``, parameters, gains per grade, ``relstring``; ``runid`` and ``relstring`` included).
+``-n``, parameters, gains per grade, ``relstring``; ``runid`` and ``relstring`` included), and on hostile pairs
+(``HOSTILE``: one case each of what trec_eval's rules decide at the edges: a query whose retrieved documents are
+all unjudged, all judged 0, or judged only negatively (first or later), a document retrieved twice (near the top
+or past ``-M``), no query in common, a query only one side has, a five-field run line, blank, white-space and
+``#`` lines, trec_eval's stand-in document judged, grades up to 12) under ``HOSTILE_OPTIONS`` (``-M 0``, ``-l``
+of 0 and −1, ``-J`` with ``-c``).  A difference the evaluation guide lists (``DOCUMENTED``) is counted apart;
+the script fails on any other.
 
 Run:  python benchmarks/trec_eval_check.py --trec-eval /tmp/trec_eval/trec_eval [--corpus DIR] [--seeds 20]
       [--command]
@@ -34,7 +41,10 @@ import boostrank as br
 from _common import write_json
 
 HERE = Path(__file__).resolve().parent
-OPTIONS = [([], {}), (["-c"], {"complete": True}), (["-l2"], {"relevance_level": 2}), (["-M3"], {"depth": 3})]
+OPTIONS = [([], {}), (["-c"], {"complete": True}), (["-l2"], {"relevance_level": 2}), (["-M3"], {"depth": 3}),
+           (["-J"], {"judged_only": True}), (["-l0"], {"relevance_level": 0})]
+#: under -J, an emptied ranking's interpolated precision: trec_eval's 0 / 0, br.evaluate's 0 (the guide says so)
+_EMPTY_NAN = ("iprec_at_recall", "11pt_avg")
 
 
 def collection(seed: int, ties: bool, qrels_only: bool):
@@ -46,6 +56,10 @@ def collection(seed: int, ties: bool, qrels_only: bool):
         docs = [f"d{rng.integers(0, 10 ** 6)}-{i}" for i in range(int(rng.integers(1, 15)))]
         judged = [d for d in docs if rng.random() < 0.7] + [f"u{q}-{i}" for i in range(int(rng.integers(0, 4)))]
         grades = rng.choice([-1, 0, 0, 1, 2, 3], size=len(judged))
+        if q == 4:  # every retrieved document unjudged (-J empties it)
+            judged, grades = [f"u{q}-{i}" for i in range(3)], rng.choice([0, 1, 2], size=3)
+        elif q == 5:  # every judged document graded 0 (-l0 makes them relevant)
+            grades = np.zeros(len(judged), dtype=np.int64)
         if q % 6 != 2:
             qrels[f"q{q}"] = {d: int(g) for d, g in zip(judged, grades)} or {"x": 1}
         if q % 7 != 3 or not qrels_only:
@@ -77,7 +91,9 @@ def compare(binary: str, qrels_path: str, run_path: str, flags: list, options: d
     for m in measures:
         for query, want in expected[m].items():
             got = means[m] if query == "all" else per[m].get(query, float("nan"))
-            text = f"{got:.0f}" if m.startswith("num_") else f"{got:.4f}"
+            text = "-nan" if got != got else f"{got:.0f}" if m.startswith("num_") else f"{got:.4f}"
+            if "-J" in flags and m.startswith(_EMPTY_NAN) and want == "-nan":
+                continue
             checked += 1
             if text != want:
                 wrong.append((m, query, text, want, " ".join(flags)))
@@ -96,15 +112,81 @@ COMMAND_OPTIONS_10 = ["-q -c -m dcg -m ideal_dcg", "-q -J -M6 -m dcg.0=1,2=5", "
 
 
 def compare_command(binary: str, qrels_path: str, run_path: str, flags: str, version: str) -> tuple:
-    """(lines, differing lines, same exit status) of ``boostrank trec_eval FLAGS`` against the binary."""
-    import sys
+    """(lines, differing lines, same exit status) of ``boostrank trec_eval FLAGS`` (in this process, as
+    ``boostrank.cli.main`` calls it) against the binary."""
+    import contextlib
+    import io
+
+    from boostrank.cli import main as boostrank
 
     theirs = subprocess.run([binary, *flags.split(), qrels_path, run_path], capture_output=True, text=True)
-    ours = subprocess.run([sys.executable, "-m", "boostrank", "trec_eval", f"--trec-eval={version}", *flags.split(),
-                           qrels_path, run_path], capture_output=True, text=True)
-    a, b = theirs.stdout.splitlines(), ours.stdout.splitlines()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = boostrank(["trec_eval", f"--trec-eval={version}", *flags.split(), qrels_path, run_path])
+    a, b = theirs.stdout.splitlines(), out.getvalue().splitlines()
     differ = [(x, y) for x, y in zip(a, b) if x != y] + [(x, None) for x in a[len(b):]] + [(None, y) for y in b[len(a):]]
-    return len(a), differ, theirs.returncode == ours.returncode
+    return len(a), differ, theirs.returncode == status
+
+
+#: the hostile cases, one kind a pair (see the module docstring)
+HOSTILE = ("plain", "all_unjudged", "all_zero", "negative_first", "negative_later", "duplicate", "duplicate_late",
+           "no_common", "five_fields", "blank_qrels", "space_qrels", "hash_qrels", "hash_run", "blank_run",
+           "stand_in", "run_only", "qrels_only", "high_grades")
+HOSTILE_OPTIONS = ["-q -m all_trec", "-q -c -m all_trec", "-q -J -m all_trec", "-q -c -J -m all_trec",
+                   "-q -l0 -m all_trec", "-q -c -l0 -m all_trec", "-q -l-1 -m all_trec", "-q -M0 -m all_trec",
+                   "-q -c -M0 -m official", "-q -M2 -m official", "-q -l2 -J -m all_trec",
+                   "-q -c -m ndcg.0=0,1=1,2=3 -m G.1=0.5", "-q -J -c -l0 -m Rndcg -m ndcg_rel", "-m official"]
+#: (kind, version or None for both): the differences the evaluation guide lists, one line each there
+DOCUMENTED = {("duplicate", None), ("duplicate_late", None), ("negative_first", None), ("negative_later", None),
+              ("blank_qrels", None), ("space_qrels", None), ("hash_qrels", "9"), ("hash_run", "9")}
+
+
+def hostile(seed: int, kind: str) -> tuple[str, str]:
+    """(qrels text, run text) of a few plain queries and one case of ``kind``."""
+    import random
+
+    rng = random.Random(seed * 100 + HOSTILE.index(kind))
+    qrels, run = [], []
+    queries = [f"q{i}{rng.randint(0, 9)}" for i in range(rng.randint(2, 4))]
+    special = rng.randrange(len(queries))
+    for i, q in enumerate(queries):
+        docs = list(dict.fromkeys(f"d{rng.randint(0, 30)}" for _ in range(rng.randint(1, 8))))
+        scores = [(d, round(rng.choice([rng.random(), 0.5, 1.0]), 3)) for d in docs]
+        if i != special or kind in ("plain", "five_fields", "blank_qrels", "space_qrels", "hash_qrels", "hash_run",
+                                    "blank_run"):
+            judged = {d: rng.choice([-1, 0, 0, 1, 2, 3]) for d in docs if rng.random() < 0.7}
+            judged[f"x{q}"] = rng.choice([0, 1, 2])
+        elif kind == "all_unjudged":
+            judged = {f"u{j}": rng.choice([0, 1, 2]) for j in range(rng.randint(1, 3))}
+        elif kind == "all_zero":
+            judged = dict.fromkeys(docs, 0)
+        elif kind in ("negative_first", "negative_later"):
+            judged = {d: rng.choice([-1, -2, -3]) for d in docs}
+        elif kind == "high_grades":
+            judged = {d: rng.choice([0, 1, 7, 12]) for d in docs}
+        elif kind == "stand_in":  # trec_eval 10.0's stand-in document, judged, and a query the run lacks
+            judged = {"ceci_nest_pas_un_docno": rng.choice([0, 1, 2]), docs[0]: 1}
+            qrels += [f"zz{q} 0 ceci_nest_pas_un_docno {rng.choice([1, 2])}", f"zz{q} 0 dd 1"]
+        else:
+            judged = {d: rng.choice([0, 1]) for d in docs}
+            if kind in ("duplicate", "duplicate_late"):
+                scores.insert(rng.randint(0, len(scores)), (docs[0], 0.001 if kind == "duplicate_late" else 0.99))
+        if not (i == special and kind == "run_only"):
+            qrels += [f"{q} 0 {d} {g}" for d, g in judged.items()]
+        if not (i == special and kind == "qrels_only"):
+            run += [f"{q} Q0 {d} {r + 1} {x} tag" for r, (d, x) in enumerate(scores)]
+    if kind == "no_common":
+        run = [line.replace("q", "r", 1) for line in run]
+    elif kind == "five_fields":
+        i = rng.randrange(len(run))
+        run[i] = " ".join(run[i].split()[:5])
+    elif kind in ("blank_qrels", "space_qrels"):
+        qrels.insert(rng.randint(0, len(qrels)), "" if kind == "blank_qrels" else "   ")
+    elif kind == "hash_qrels":
+        qrels.insert(0, "# a comment")
+    elif kind in ("hash_run", "blank_run"):
+        run.insert(rng.randint(0, len(run)), "# a comment" if kind == "hash_run" else "")
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 
 
 def main(argv=None):
@@ -130,21 +212,34 @@ def main(argv=None):
             br.save_run(rp, br.Run.from_dict(run, name="check"))
             pairs.append((qp, rp))
     if args.command:
-        lines, differing, calls = 0, [], 0
-        for qp, rp in pairs:
-            for flags in COMMAND_OPTIONS + (COMMAND_OPTIONS_10 if args.version == "10" else []):
+        lines, differing, documented, calls = 0, [], collections.Counter(), 0
+        cases = [(qp, rp, None, COMMAND_OPTIONS + (COMMAND_OPTIONS_10 if args.version == "10" else []))
+                 for qp, rp in pairs]
+        for seed in range(args.seeds):
+            for kind in HOSTILE:
+                qp, rp = (os.path.join(folder, f"{kind}-{what}{seed}") for what in "qr")
+                for path, text in zip((qp, rp), hostile(seed, kind)):
+                    Path(path).write_text(text)
+                cases.append((qp, rp, kind, HOSTILE_OPTIONS))
+        for qp, rp, kind, option_sets in cases:
+            for flags in option_sets:
                 n, differ, same_status = compare_command(args.trec_eval, qp, rp, flags, args.version)
                 calls += 1
                 lines += n
-                differing += [(flags, os.path.basename(qp), d) for d in differ]
-                if not same_status:
-                    differing.append((flags, os.path.basename(qp), "exit status"))
-        print(f"boostrank trec_eval against trec_eval {args.version}: {calls} calls ({len(pairs)} pairs × "
-              f"{calls // len(pairs)} option sets), {lines} lines; {len(differing)} differ")
+                found = [(flags, os.path.basename(qp), d) for d in differ] + \
+                    ([] if same_status else [(flags, os.path.basename(qp), "exit status")])
+                if (kind, None) in DOCUMENTED or (kind, args.version) in DOCUMENTED:
+                    documented[kind] += len(found)
+                else:
+                    differing += found
+        print(f"boostrank trec_eval against trec_eval {args.version}: {calls} calls ({len(pairs)} pairs and "
+              f"{args.seeds} × {len(HOSTILE)} hostile ones), {lines} lines; {len(differing)} differ undocumented; "
+              f"documented differences by kind: {dict(documented) or 'none'}")
         for row in differing[:20]:
             print("  ", *row)
         write_json(args.json, {"binary": args.trec_eval, "version": args.version, "command": True, "calls": calls,
-                               "lines": lines, "mismatches": [list(map(str, r)) for r in differing]})
+                               "lines": lines, "mismatches": [list(map(str, r)) for r in differing],
+                               "documented": dict(documented)})
         return 1 if differing else 0
     checked, wrong, refused = 0, [], 0
     for qp, rp in pairs:

@@ -25,7 +25,7 @@ _EXPORTS = {
                 "precision_at", "query_scorer", "r_precision", "rank_risk", "recall", "reciprocal_rank",
                 "resolved_rank", "wmw"),
     "evaluation": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run", "compare", "evaluate",
-                   "fuse"),
+                   "fuse", "optimize_fusion", "train_fusion"),
     "evaluation.plots": ("plot_differences", "plot_roc", "plot_systems"),
     "data": ("LetorFormatError", "load_letor", "save_letor"),
     "datasets": ("load_sample",),

@@ -32,12 +32,15 @@ class RankingData:
         The query offsets, validated (:func:`trusted`).
     sample_weight : ndarray of float64 or None
         Non-negative, not all zero: one per row, or one per query where the estimator weighs queries.
+    position : ndarray of int64 or None
+        Each row's 0-based display rank when its (click) label was logged (:func:`check_positions`).
     """
 
     X: object
     y: np.ndarray
     offsets: GroupOffsets
     sample_weight: np.ndarray | None = None
+    position: np.ndarray | None = None
 
     @property
     def starts(self) -> np.ndarray:
@@ -349,3 +352,32 @@ def check_sample_weight(weight, offsets: np.ndarray, per_query: bool = False) ->
     if w.size and (w.min() < 0 or not w.any()):
         raise ValueError("sample_weight must be non-negative and not all zero")
     return w
+
+
+def check_positions(position, offsets: np.ndarray) -> np.ndarray:
+    """Display positions as int64: 0-based ranks within each list, each below its list's length.
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad value: not a whole number, negative, or past its list.
+    """
+    raw = np.asarray(position)
+    n = int(offsets[-1])
+    if raw.ndim != 1 or raw.shape[0] != n:
+        raise ValueError(f"position needs one 0-based display rank per row ({n}), got shape {raw.shape}")
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise ValueError(f"position holds display ranks (integers from 0), got dtype {raw.dtype}")
+    with np.errstate(invalid="ignore"):
+        whole = np.isfinite(raw) & (raw == np.round(raw)) if raw.dtype.kind == "f" else np.ones(n, dtype=bool)
+    if not whole.all():
+        i = int(np.flatnonzero(~whole)[0])
+        raise ValueError(f"position {raw[i].item()!r} of row {i} is not a whole number (0-based display ranks)")
+    pos = raw.astype(np.int64)
+    sizes = np.repeat(np.diff(offsets), np.diff(offsets))
+    bad = (pos < 0) | (pos >= sizes)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        why = "negative" if pos[i] < 0 else f"past its list of {sizes[i]} rows (positions count from 0)"
+        raise ValueError(f"position {pos[i]} of row {i} is {why}")
+    return pos

@@ -27,7 +27,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import OneListWarning, RankingData, as_1d_float, check_sample_weight, group_offsets, trusted
+from ._validation import (OneListWarning, RankingData, as_1d_float, check_positions, check_sample_weight, group_offsets,
+                          trusted)
 from ._warnings import warn_user
 from .metrics import GroupOffsets, query_mean
 
@@ -77,7 +78,7 @@ class RankingEstimator(BaseEstimator):
                 raise ValueError(f"{key} must be finite, got {params[key]!r}")
 
     def _ranking_data(self, X, y, qid, group, sample_weight=None, *, features,
-                      per_query_weights: bool = False) -> RankingData:
+                      per_query_weights: bool = False, position=None) -> RankingData:
         """The fit's :class:`~boostrank._validation.RankingData`: each input checked once, by one rule.
 
         ``features(X)`` checks the features as the estimator takes them (it may set
@@ -87,6 +88,7 @@ class RankingEstimator(BaseEstimator):
         without groups; one long list (a prioritisation list, a single search log) is a use of its
         own here, but not by accident.  ``sample_weight``: one per row or one
         per query, repeated over the query's rows unless ``per_query_weights`` (XGBoost's rule).
+        ``position``: each row's 0-based display rank (:func:`~boostrank._validation.check_positions`).
         """
         if y is None:  # scikit-learn's wording, which its model selection recognises
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -102,7 +104,8 @@ class RankingEstimator(BaseEstimator):
                       f"and pass qid to fit)", OneListWarning)
         offsets = group_offsets(n, qid=qid, group=group)
         weight = None if sample_weight is None else check_sample_weight(sample_weight, offsets, per_query_weights)
-        return RankingData(X, y, trusted(offsets), weight)
+        position = None if position is None else check_positions(position, offsets)
+        return RankingData(X, y, trusted(offsets), weight, position)
 
     def _check_fitted(self) -> None:
         check_is_fitted(self, self._fitted_attribute)

@@ -181,7 +181,7 @@ def cmd_evaluate(args) -> int:
             if args.json and args.per_query:
                 table[name] = {"mean": means, "per_query": per}
             if args.plot:
-                _plot_roc(args, truth, run, name)
+                _plot_roc(args, truth, run, name, _figure_parts(runs)[name])
         if args.json:
             print(json.dumps({"convention": _convention(args), "runs": table}, indent=2, allow_nan=True))
         elif not args.per_query:
@@ -193,8 +193,9 @@ def cmd_evaluate(args) -> int:
     complete = data.docid is not None and all(d is not None for d in data.docid)
     table = metric_table(data.y, data.qid, runs, metrics, docid=data.docid if complete else None)
     if args.plot:
+        part = _figure_parts(runs)
         for name, scores in runs.items():
-            _plot_roc(args, data, scores, name)
+            _plot_roc(args, data, scores, name, part[name])
     if args.json:
         print(json.dumps({"data": args.data, "n_rows": len(data), "n_queries": data.n_queries,
                           "convention": _convention(args), "runs": table}, indent=2))
@@ -206,14 +207,23 @@ def cmd_evaluate(args) -> int:
 
 
 def _safe(name: str) -> str:
-    """A file-name part from a run's name (its path's last part)."""
+    """A file-name part from a run's name."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name.replace(os.sep, "/"))
 
 
-def _plot_roc(args, truth, run, name) -> None:
+def _figure_parts(names) -> dict:
+    """A distinct file-name part per run name: its last path part, or its whole path where two share the last
+    part (``dirA/run.txt``, ``dirB/run.txt``), numbered where even those meet, so no figure replaces another."""
+    names = list(names)
+    short = [_safe(os.path.basename(n)) for n in names]
+    parts = [s if short.count(s) == 1 else _safe(n.strip(os.sep)) for n, s in zip(names, short)]
+    return {n: p if parts.count(p) == 1 else f"{p}-{i + 1}" for i, (n, p) in enumerate(zip(names, parts))}
+
+
+def _plot_roc(args, truth, run, name, part: str) -> None:
     from .evaluation.plots import plot_roc
 
-    path = os.path.join(args.plot, f"roc-{_safe(os.path.basename(name))}.png")
+    path = os.path.join(args.plot, f"roc-{part}.png")
     try:
         plot_roc(truth, run, path)
     except ValueError as exc:  # no query with both classes: nothing to draw, said once
@@ -250,16 +260,16 @@ def cmd_compare(args) -> int:
         os.makedirs(args.plot, exist_ok=True)
         written = [os.path.join(args.plot, "systems.png")]
         plot_systems(result, written[0])
+        part = _figure_parts(runs)
         for m in metrics:
             for pair in result.pairs[m]:
-                base = os.path.basename
-                path = os.path.join(args.plot, _safe(f"diff-{m}-{base(pair['run'])}-vs-{base(pair['baseline'])}.png"))
+                path = os.path.join(args.plot, f"diff-{_safe(m)}-{part[pair['run']]}-vs-{part[pair['baseline']]}.png")
                 plot_differences(result, m, path, run=pair["run"], baseline=pair["baseline"])
                 written.append(path)
         print("wrote " + ", ".join(written), file=sys.stderr)
         if any(parse_metric(m)[0] in ("auc", "mauc", "wmw") for m in metrics):
             for name, run in runs.items():
-                _plot_roc(args, truth, run, name)
+                _plot_roc(args, truth, run, name, part[name])
     return 0
 
 
@@ -284,16 +294,14 @@ def _trained_fusion(args, method, norm):
 
 
 def cmd_fuse(args) -> int:
-    from .evaluation.fusion import FUSIONS, PARAMETERS, fuse, optimize_fusion
+    from .evaluation.fusion import FUSIONS, PARAMETERS, fuse, method_of, optimize_fusion
     from .evaluation import load_qrels, save_run
 
-    _check_out(args.out, *args.runs, option="--out")
+    _check_out(args.out, *args.runs, args.qrels, *(args.train or []), option="--out")
+    method = method_of(args.method or ("wsum" if args.optimize else "rrf"))
     runs = _load_runs(list(args.runs))
     if len(runs) < 2:
         raise ValueError("fuse needs at least two runs")
-    method = args.method or ("wsum" if args.optimize else "rrf")
-    if method not in FUSIONS:
-        raise ValueError(f"--method must be one of {', '.join(sorted(FUSIONS))}, got {method}")
     norm = None if args.norm == "none" else args.norm
     weights = None if args.weights is None else [float(w) for w in args.weights.split(",")]
     params = {"k": args.k, "gamma": args.gamma, "sigma": args.sigma, "phi": args.phi}
@@ -522,9 +530,11 @@ def cmd_train(args) -> int:
     for key in ("num_leaves", "max_depth"):
         if getattr(args, key) is not None:
             params[key] = getattr(args, key)
+    position = _positions(args.position, train) if args.position else None
     model = LambdaRanker(
         engine=args.engine, objective=args.objective, n_estimators=args.rounds,
         link=args.link, method=args.method, learning_rate=args.learning_rate, anchor=args.anchor,
+        anchor_form=args.anchor_form, position_bias=args.position_bias,
         eval_metric=_split_metrics(args.eval_metric) if args.eval_metric else None,
         early_stopping_rounds=args.early_stopping or None,
         validation_fraction=0.2 if args.validation_fraction is None else args.validation_fraction,
@@ -532,7 +542,7 @@ def cmd_train(args) -> int:
     evals = {}
     if valid is not None:
         evals = dict(eval_set=[(valid.X, valid.y)], eval_qid=[valid.qid])
-    model.fit(train.X, train.y, qid=train.qid, **evals)
+    model.fit(train.X, train.y, qid=train.qid, position=position, **evals)
     _write_atomic(args.out, model.save_model)
     best = "" if model.best_iteration_ is None else f" (best iteration {model.best_iteration_})"
     print(f"{args.engine} model with objective {args.objective}{best} written to {args.out}")
@@ -541,6 +551,30 @@ def cmd_train(args) -> int:
         table = metric_table(valid.y, valid.qid, {args.valid: model.predict(valid.X)}, metrics)
         print(format_table(table, metrics))
     return 0
+
+
+def _positions(spec: str, train) -> np.ndarray:
+    """``--position``: a file of one 0-based display rank per training row (LightGBM's ``.position`` file), or the
+    1-based number of a feature of the training file that holds them, which then trains as a constant (no
+    position is a feature where the model scores; the files keep their columns)."""
+    if os.path.exists(spec):
+        from ._files import read_bytes
+
+        lines = read_bytes(spec).decode("utf-8", "replace").split()
+        try:
+            position = np.array([int(v) for v in lines], dtype=np.int64)
+        except ValueError:
+            raise ValueError(f"--position {spec}: one integer display rank per line") from None
+        if position.shape[0] != train.y.shape[0]:
+            raise ValueError(f"--position {spec} holds {position.shape[0]} ranks for {train.y.shape[0]} training rows")
+        return position
+    if not spec.isdigit() or not 1 <= int(spec) <= train.n_features:
+        raise ValueError(f"--position is a file of ranks or a feature number 1 … {train.n_features}, got {spec!r}")
+    j = int(spec) - 1
+    column = train.X[:, j]
+    position = np.asarray(column.todense() if hasattr(column, "todense") else column, dtype=np.float64).ravel()
+    train.X[:, j] = 0.0
+    return position
 
 
 def cmd_fit_linear(args) -> int:
@@ -772,7 +806,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "wmnz, gmnz, mixed, rrf, borda, w_bordafuse, isr, log_isr, "
                                                    "logn_isr, rbc, condorcet or w_condorcet (default: rrf; wsum "
                                                    "with --optimize); learned from --train runs on --qrels: "
-                                                   "probfuse, segfuse, posfuse, slidefuse, mapfuse, bayesfuse")
+                                                   "probfuse, segfuse, posfuse, slidefuse, mapfuse, bayesfuse; "
+                                                   "ranx's names too (sum, mnz, bordafuse, ...)")
     fu.add_argument("--norm", choices=["min-max", "max", "sum", "zmuv", "rank", "borda", "none"], default="min-max",
                     help="normalisation of each run's scores per query before a score fusion")
     fu.add_argument("--weights", help="comma list, one per run (default: all 1)")
@@ -808,6 +843,14 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--anchor", type=float, default=None,
                     help="auc/mauc: weight of the pointwise log-loss added to the λs, which learns across queries "
                          "(default: the objective's; 0: the λs alone)")
+    tr.add_argument("--anchor-form", choices=["ordinal", "binary"], default="ordinal",
+                    help="auc/mauc: the anchor's log-loss over every grade boundary, or on the AUC cut alone")
+    tr.add_argument("--position", metavar="COLUMN|FILE",
+                    help="click feedback: the rank each training row was shown at (0-based), from a file of one rank "
+                         "per line or a feature number of --train (which then trains as a constant); the position "
+                         "bias is corrected")
+    tr.add_argument("--position-bias", choices=["auto", "propensity", "additive", "none"], default="auto",
+                    help="with --position: how the λs correct the position bias")
     tr.add_argument("--rounds", type=int, default=100, help="boosting rounds (at most, with early stopping)")
     tr.add_argument("--learning-rate", type=float, default=0.05, help="shrinkage")
     tr.add_argument("--num-leaves", type=int, default=None, help="leaves per tree (engine default)")
@@ -891,17 +934,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _closed_pipe() -> int:
+    """The reader of standard output went away (``| head``): stop quietly with the status of a C program killed
+    by SIGPIPE, the null device under standard output so that Python's flush at exit raises nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``boostrank`` console script."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["trec_eval"]:  # trec_eval's own arguments (-m P.5,10 -q -l2 ...), which argparse would reshape
         from .evaluation.trec_eval import main as trec_eval
 
-        return trec_eval(argv[1:])
+        try:
+            return trec_eval(argv[1:])
+        except BrokenPipeError:
+            return _closed_pipe()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        return _closed_pipe()
     except KeyboardInterrupt:
         print(f"boostrank {args.command}: interrupted", file=sys.stderr)
         return 130

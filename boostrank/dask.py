@@ -112,7 +112,7 @@ def _materialise(client, df):
 
 # ---------------------------------------------------------------- the estimator
 
-_LABEL, _QID, _WEIGHT = "_boostrank_label", "_boostrank_qid", "_boostrank_weight"
+_LABEL, _QID, _WEIGHT, _POSITION = "_boostrank_label", "_boostrank_qid", "_boostrank_weight", "_boostrank_position"
 
 
 def _is_dask(x) -> bool:
@@ -121,15 +121,17 @@ def _is_dask(x) -> bool:
     return dask.is_dask_collection(x)
 
 
-def _query_frame(client, X, y, qid, weight=None, npartitions=None):
-    """One Dask DataFrame of features, label, qid (and weight), whole queries per partition, computed once.
+def _query_frame(client, X, y, qid, weight=None, npartitions=None, position=None):
+    """One Dask DataFrame of features, label, qid (and weight, position), whole queries per partition, computed
+    once; with positions, each query's rows in display order (how the workers' objectives read them).
 
     Accepts Dask DataFrames/Series/Arrays with aligned partitions, or in-memory data
     (split into one partition per worker).
     """
-    columns = {name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight)) if col is not None}
+    columns = {name: col for name, col in ((_LABEL, y), (_QID, qid), (_WEIGHT, weight), (_POSITION, position))
+               if col is not None}
     ddf = _lazy_frame(client, X, columns) if _is_dask(X) else _local_frame(client, X, columns, npartitions)
-    features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT)]
+    features = [c for c in ddf.columns if c not in (_LABEL, _QID, _WEIGHT, _POSITION)]
     ddf = _materialise(client, ddf)  # one evaluation of the input, whatever follows
     held = [c for c in (_LABEL, _QID) if c in ddf.columns]
     absent = client.compute(ddf[held].isna().sum(), sync=True)  # a Dask column aligned by index leaves holes
@@ -145,9 +147,36 @@ def _query_frame(client, X, y, qid, weight=None, npartitions=None):
         ddf = _materialise(client, ddf.partitions[np.flatnonzero(lengths).tolist()])
     try:  # already whole queries in qid order (data written by query): no shuffle
         _check_whole_queries(_partition_runs(ddf, _QID))
-        return ddf, features
     except ValueError:
-        return _materialise(client, partition_by_query(ddf, _QID)), features
+        ddf = _materialise(client, partition_by_query(ddf, _QID))
+    if position is not None:
+        ddf = _materialise(client, ddf.map_partitions(_in_display_order, meta=ddf._meta))
+        bad = [b for b in client.compute([_delayed(_first_bad_positions)(p) for p in ddf.to_delayed()], sync=True)
+               if b is not None]
+        if bad:
+            raise ValueError(f"on Dask, positions travel as each query's row order: query {bad[0][0]} shows "
+                             f"{bad[0][1]} where its {bad[0][2]} rows need the ranks 0 … {bad[0][2] - 1} once each")
+    return ddf, features
+
+
+def _in_display_order(part):
+    """A partition's queries, each with its rows in the order of their positions (stable)."""
+    if not len(part):
+        return part
+    runs = np.cumsum(np.r_[True, part[_QID].to_numpy()[1:] != part[_QID].to_numpy()[:-1]])
+    return part.iloc[np.lexsort((part[_POSITION].to_numpy(), runs))]
+
+
+def _first_bad_positions(part):
+    """(query, its positions, its size) of the first query whose positions are not 0 … n − 1, or None."""
+    if not len(part):
+        return None
+    q, pos = part[_QID].to_numpy(), part[_POSITION].to_numpy()
+    offsets = group_offsets(q.size, qid=q)
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        if not np.array_equal(pos[a:b], np.arange(b - a)):
+            return q[a], pos[a:b][:10].tolist(), b - a
+    return None
 
 
 def _local_frame(client, X, columns, npartitions):
@@ -272,8 +301,12 @@ class DaskLambdaRanker(LambdaRanker):
     """
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, eval_set=None, eval_qid=None,
-            eval_group=None):
+            eval_group=None, position=None):
         """Train on the cluster; parameters as :meth:`boostrank.LambdaRanker.fit` (``qid`` required).
+
+        ``position`` (click feedback) travels as each query's row order, as XGBoost's ``lambdarank_unbiased``
+        reads it: each query's positions must be 0 … n − 1 once each.  LightGBM's Dask ranker takes no
+        positions, so its own ``lambdarank`` cannot correct them there: use boostrank's objectives.
 
         Returns
         -------
@@ -289,7 +322,11 @@ class DaskLambdaRanker(LambdaRanker):
         boost = dict(learning_rate=self.learning_rate, random_state=self.random_state, n_jobs=self.n_jobs)
         adapter.dask_params(self.objective, engine_params, **boost)
         client = get_client()
-        train, features = _query_frame(client, X, y, qid, sample_weight)
+        if position is not None and objective_kw is None and self.engine == "lightgbm":
+            raise ValueError(f"LightGBM's Dask ranker takes no positions, so objective={self.objective!r} cannot "
+                             f"correct their bias on Dask: use objective='auc' or 'mauc' (boostrank's correction), "
+                             f"or engine='xgboost' (lambdarank_unbiased)")
+        train, features = _query_frame(client, X, y, qid, sample_weight, position=position)
         objective = self.objective
         if objective_kw is not None:
             objective = LambdaObjective(self.objective, n_jobs=adapter.objective_threads(None), **objective_kw)
@@ -304,7 +341,8 @@ class DaskLambdaRanker(LambdaRanker):
         self._features = features
         try:
             booster = adapter.dask_train(client, train, features, (_LABEL, _QID, _WEIGHT), group_sizes,
-                                         objective, engine_params, n_estimators=self.n_estimators, **boost)
+                                         objective, engine_params, n_estimators=self.n_estimators,
+                                         positions=position is not None, **boost)
         except Exception as exc:  # the engines' collectives fail when a worker dies or loses its link
             first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
             raise RuntimeError(f"distributed training failed and no model was kept ({type(exc).__name__}: "

@@ -268,8 +268,9 @@ def load_letor(
         column in LightGBM), allocate for millions of empty columns. Raise it for
         genuinely wider data.
     max_bytes : int, default=None
-        Most bytes of text (after decompression) to read; None: a quarter of this
-        machine's memory.  Past it the file is refused before it exhausts memory.
+        Most bytes of text (after decompression) to read; None: what half of this
+        machine's memory can parse (:func:`boostrank._files.default_max_bytes`).  Past it the
+        file is refused before it exhausts memory.
 
     Returns
     -------

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import resources
 
 import numpy as np
 
 from .data import LetorData, load_letor
 
-__all__ = ["make_letor", "load_sample", "make_gaussians", "make_roc_flexibility"]
+__all__ = ["make_letor", "load_sample", "make_gaussians", "make_roc_flexibility", "simulate_clicks", "ClickLog"]
 
 
 def make_letor(
@@ -178,3 +179,162 @@ def make_roc_flexibility(n_samples: int = 500, n_distinct: int = 20, n_features:
     flipped = rng.random(n_samples) < flip
     y[flipped] = 1 - y[flipped]
     return P[rows], y
+
+
+@dataclass
+class ClickLog:
+    """Click feedback logged on ranked lists: what :func:`simulate_clicks` returns.
+
+    One row per (session, document shown): a session is one display of a query's list.
+
+    Attributes
+    ----------
+    X : ndarray or sparse matrix of shape (n_rows, n_features)
+        The shown documents' features.
+    clicks : ndarray of int64 of shape (n_rows,)
+        The feedback: 1 a click, 0 none; with ``graded=True``, 2 a click with the stronger
+        signal (a purchase, a long dwell).
+    session : ndarray of int64 of shape (n_rows,)
+        The session of each row (the lists to train on: ``qid=log.session``), contiguous.
+    position : ndarray of int64 of shape (n_rows,)
+        The 0-based rank each document was shown at (``position=log.position``).
+    query : ndarray of int64 of shape (n_rows,)
+        The query of the session (the ``qid`` of the judged data it was drawn from).
+    grade : ndarray of int64 of shape (n_rows,)
+        The true grade, which the clicks only hint at: evaluate on it, never train on it.
+    examined : ndarray of float64 of shape (n_rows,)
+        The probability the click model gave each shown document of being examined.
+    """
+
+    X: object
+    clicks: np.ndarray
+    session: np.ndarray
+    position: np.ndarray
+    query: np.ndarray
+    grade: np.ndarray
+    examined: np.ndarray
+
+
+def simulate_clicks(X, y, qid, logging_scores, *, sessions: int = 6, click_model: str = "position", eta: float = 1.0,
+                    noise: tuple[float, float] = (0.1, 0.1), depth: int | None = None, graded: bool = False,
+                    random_state: int | None = 0) -> ClickLog:
+    """Clicks on lists ranked by a logging ranker, drawn from the true grades by a click model.
+
+    Each query's documents are shown ``sessions`` times in the order of ``logging_scores`` (the
+    production ranker: one feature such as BM25, or a model trained on a few queries; ties broken
+    at random in each session), cut at ``depth``, and each session's clicks are drawn:
+
+    * ``"position"``, the position-based model (Richardson, Dominowska & Ragno, WWW 2007; as
+      Joachims, Swaminathan & Schnabel, WSDM 2017, and Ai et al., SIGIR 2018, simulate it): the
+      document at 0-based rank k is examined with probability (1/(k + 1))^η and, examined,
+      clicked with probability ε⁻ + (1 − ε⁻ − ε⁺)(2^g − 1)/(2^G − 1) for grade g of the highest
+      G, ``noise = (ε⁻, ε⁺)`` the click noise on irrelevant documents and the clicks missed on the
+      most relevant.
+    * ``"cascade"`` (Craswell, Zoeter, Taylor & Ramsey, WSDM 2008; the dependent click model of
+      Guo, Liu & Wang, WSDM 2009): the user reads down the list, clicks with the same probability
+      and, after a click, stops with the probability (2^g − 1)/(2^G − 1) of being satisfied.
+
+    With ``graded=True`` a click also carries a stronger signal (a purchase, a long dwell) with
+    probability (2^g − 1)/(2^G − 1): feedback 2, for λ-MAUC.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    y : array-like of int of shape (n_samples,)
+        True grades (0 … G).
+    qid : array-like of shape (n_samples,)
+        Queries; a query's rows contiguous.
+    logging_scores : array-like of shape (n_samples,)
+        The logging ranker's scores (higher shown first).
+    sessions : int, default=6
+        Displays of each query's list.
+    click_model : {"position", "cascade"}, default="position"
+    eta : float, default=1.0
+        Examination decay (position model): 0 none, 2 steep.
+    noise : (float, float), default=(0.1, 0.1)
+        ε⁻, ε⁺ of the click probability.
+    depth : int, default=None
+        Documents shown per session (None: the whole list).
+    graded : bool, default=False
+    random_state : int, default=0
+
+    Returns
+    -------
+    ClickLog
+
+    Examples
+    --------
+    >>> import boostrank as br
+    >>> train, test = br.load_sample()
+    >>> log = simulate_clicks(train.X, train.y, train.qid, train.X[:, 0], sessions=2)
+    >>> ranker = br.LambdaRanker(n_estimators=20).fit(log.X, log.clicks, qid=log.session, position=log.position)
+    >>> 0.5 < br.auc(test.y, ranker.predict(test.X), test.qid) <= 1
+    True
+    """
+    grades, scores, offsets = _click_inputs(y, qid, logging_scores, sessions, click_model, eta, noise, depth)
+    low, high = (float(v) for v in noise)
+    rng = np.random.default_rng(random_state)
+    top = max(int(grades.max()) if grades.size else 0, 1)
+    value = (2.0 ** grades - 1.0) / (2.0 ** top - 1.0)  # how relevant, 0 … 1
+    click_p = low + (1.0 - low - high) * value
+    rows, position, session, clicks, examined = [], [], [], [], []
+    for g in range(offsets.shape[0] - 1):
+        a, b = int(offsets[g]), int(offsets[g + 1])
+        shown = min(b - a, depth or b - a)
+        for _ in range(sessions):
+            order = a + np.lexsort((rng.random(b - a), -scores[a:b]))[:shown]  # ties at random
+            exam, click = _session(rng, click_model, eta, click_p[order], value[order])
+            feedback = click.astype(np.int64)
+            if graded:
+                feedback[click & (rng.random(shown) < value[order])] = 2
+            rows.append(order)
+            position.append(np.arange(shown))
+            session.append(np.full(shown, len(session)))
+            clicks.append(feedback)
+            examined.append(exam)
+    rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    query_ids = np.asarray(qid)
+    return ClickLog(X=X[rows], clicks=np.concatenate(clicks) if clicks else np.zeros(0, dtype=np.int64),
+                    session=np.concatenate(session) if session else np.zeros(0, dtype=np.int64),
+                    position=np.concatenate(position) if position else np.zeros(0, dtype=np.int64),
+                    query=query_ids[rows] if query_ids.ndim else np.zeros(0, dtype=np.int64),
+                    grade=grades[rows], examined=np.concatenate(examined) if examined else np.zeros(0))
+
+
+def _click_inputs(y, qid, logging_scores, sessions, click_model, eta, noise, depth):
+    """simulate_clicks' arguments checked: (grades, logging scores, list offsets)."""
+    from ._validation import as_1d_float, group_offsets as _offsets
+
+    if click_model not in ("position", "cascade"):
+        raise ValueError(f"click_model is 'position' or 'cascade', got {click_model!r}")
+    if isinstance(sessions, bool) or not isinstance(sessions, (int, np.integer)) or sessions < 1:
+        raise ValueError(f"sessions must be a positive integer, got {sessions!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+    low, high = (float(v) for v in noise)
+    if not (0 <= low and 0 <= high and low + high <= 1):
+        raise ValueError(f"noise = (ε⁻, ε⁺) needs ε⁻ ≥ 0, ε⁺ ≥ 0 and ε⁻ + ε⁺ ≤ 1, got {noise!r}")
+    if not np.isfinite(eta) or eta < 0:
+        raise ValueError(f"eta must be a non-negative number, got {eta!r}")
+    grades = as_1d_float(y, "y")
+    if (grades < 0).any() or (grades != np.round(grades)).any():
+        raise ValueError("y holds true grades: integers from 0")
+    scores = as_1d_float(logging_scores, "logging_scores")
+    if scores.shape != grades.shape:
+        raise ValueError(f"{scores.shape[0]} logging scores for {grades.shape[0]} rows")
+    return grades.astype(np.int64), scores, _offsets(grades.shape[0], qid=qid)
+
+
+def _session(rng, click_model, eta, click_p, value):
+    """One display of a list (its documents in shown order): (examination probability, clicked) per rank."""
+    shown = click_p.shape[0]
+    if click_model == "position":
+        exam = (1.0 / (np.arange(shown) + 1.0)) ** eta
+        return exam, (rng.random(shown) < exam) & (rng.random(shown) < click_p)
+    exam, click = np.zeros(shown), np.zeros(shown, dtype=bool)
+    for r in range(shown):  # the cascade: read down, stop satisfied after a click
+        exam[r] = 1.0
+        click[r] = rng.random() < click_p[r]
+        if click[r] and rng.random() < value[r]:
+            break
+    return exam, click

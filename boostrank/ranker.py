@@ -26,7 +26,8 @@ from ._validation import RankingData, as_1d_float, check_features, group_offsets
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives.eval_metric import EvalMetric
-from .objectives.objective import ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters
+from .objectives.objective import (ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters,
+                                   is_default)
 from .queries import HOLDOUT_MIN_QUERIES, HOLDOUT_MIN_ROWS, validation_split
 
 #: Most boosting rounds a fit accepts: far past any ranking run (LightGBM's own default is 100), and a
@@ -84,6 +85,19 @@ class LambdaRanker(RankingEstimator):
         model also learns which documents are relevant at all, across queries (the λs compare
         documents within each query only); for ``"mauc"`` over every grade boundary.  None: the
         default per objective (see :class:`boostrank.LambdaObjective`); 0: the λs alone.
+    anchor_form : {"ordinal", "binary"}, default="ordinal"
+        The anchor's log-loss over every grade boundary of integer grades, or on the AUC cut alone
+        (see :class:`boostrank.LambdaObjective`).
+    position_bias : {"auto", "propensity", "additive", "none"}, default="auto"
+        With ``fit(position=...)`` (click feedback): how the λs correct the position bias
+        (:mod:`boostrank.objectives.clicks`): ``"propensity"`` weighs pairs by estimated
+        examination propensities, ``"additive"`` learns a bias per position as LightGBM does for
+        ``lambdarank``; ``"auto"``: ``"propensity"`` where the λs are pair sums, else ``"additive"``.
+        The engines' own objectives correct it their own way (LightGBM's ``lambdarank``: its
+        position term; XGBoost's: ``lambdarank_unbiased``).
+    propensity : array-like of float, default=None
+        Examination probabilities per position from 0, known from an intervention
+        (randomisation) experiment: used as they are, not estimated.
     link, method : str, default="auto", "auto"
         ``objective="auc"``/``"mauc"``: ``link="probit"`` trains with the linear-time
         erfc-series λ (:mod:`boostrank.objectives.probit`) on lists of 128 rows or more and exact pair
@@ -178,8 +192,9 @@ class LambdaRanker(RankingEstimator):
 
     def __init__(self, *, engine="lightgbm", objective="auc", n_estimators=100, learning_rate=0.05,
                  sigma=1.0, threshold=0.0, norm=None, link="auto", method="auto", grade_weight=None,
-                 pair_weight="auto", pair_fraction=None, anchor=None, eval_metric=None, early_stopping_rounds=None,
-                 validation_fraction=0.2, random_state=None, n_jobs=None, verbose=0, **engine_params):
+                 pair_weight="auto", pair_fraction=None, anchor=None, anchor_form="ordinal", position_bias="auto",
+                 propensity=None, eval_metric=None, early_stopping_rounds=None, validation_fraction=0.2,
+                 random_state=None, n_jobs=None, verbose=0, **engine_params):
         self.engine = engine
         self.objective = objective
         self.n_estimators = n_estimators
@@ -193,6 +208,9 @@ class LambdaRanker(RankingEstimator):
         self.pair_weight = pair_weight
         self.pair_fraction = pair_fraction
         self.anchor = anchor
+        self.anchor_form = anchor_form
+        self.position_bias = position_bias
+        self.propensity = propensity
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.validation_fraction = validation_fraction
@@ -258,7 +276,7 @@ class LambdaRanker(RankingEstimator):
         own = {name: getattr(self, name) for name in ESTIMATOR_PARAMETERS}
         if self.objective not in OBJECTIVE_NAMES:
             for name, value in own.items():
-                if value != PARAMETERS[name].default:
+                if not is_default(value, PARAMETERS[name].default):
                     hint = {"sigma": "; LightGBM's lambdarank takes sigmoid", "norm": "; LightGBM's lambdarank "
                             "takes lambdarank_norm"}.get(name, "")
                     raise ValueError(f"{name} is a parameter of boostrank's objectives {list(OBJECTIVE_NAMES)}, "
@@ -268,13 +286,13 @@ class LambdaRanker(RankingEstimator):
         if ignored:
             raise ValueError(f"{', '.join(ignored)} would change nothing: only the engines' own ranking objectives "
                              f"read {'it' if len(ignored) == 1 else 'them'}, not objective={self.objective!r}")
-        kw = {name: value for name, value in own.items() if value != PARAMETERS[name].default
+        kw = {name: value for name, value in own.items() if not is_default(value, PARAMETERS[name].default)
               or name in ("sigma", "threshold", "norm")}
         for engine_name, name in OBJECTIVE_ALIASES.items():
             if engine_name not in engine:
                 continue
             value = engine.pop(engine_name)
-            if name in own and own[name] != PARAMETERS[name].default:
+            if name in own and not is_default(own[name], PARAMETERS[name].default):
                 raise ValueError(f"{engine_name} is LightGBM's name of {name}; set one of them")
             kw[name] = value
         check_parameters(self.objective, kw, type(self).__name__)  # a value its objective would not read: refused
@@ -282,7 +300,7 @@ class LambdaRanker(RankingEstimator):
         return kw, engine
 
     def fit(self, X, y, *, qid=None, group=None, sample_weight=None, eval_set=None,
-            eval_qid=None, eval_group=None):
+            eval_qid=None, eval_group=None, position=None):
         """Fit on ``X, y`` grouped by ``qid`` (or ``group`` sizes).
 
         Parameters
@@ -302,6 +320,10 @@ class LambdaRanker(RankingEstimator):
         eval_set : list of (X, y), default=None
         eval_qid, eval_group : list of array-like, default=None
             Groups of each eval set.
+        position : array-like of int, default=None
+            Click feedback: each row's 0-based display rank in its list when it was logged.  The
+            position bias is then corrected (``position_bias``); the model scores relevance, and
+            :meth:`predict` takes no position.  Eval sets are judged as they are.
 
         Returns
         -------
@@ -309,7 +331,7 @@ class LambdaRanker(RankingEstimator):
         """
         adapter, metrics, objective_kw, engine_params = self._check_params()
         data = self._ranking_data(X, y, qid, group, sample_weight, features=lambda X: check_features(self, X, True),
-                                  per_query_weights=adapter.PER_QUERY_WEIGHTS)
+                                  per_query_weights=adapter.PER_QUERY_WEIGHTS, position=position)
         self.n_groups_ = data.n_groups  # several lists: score and predict want their qid
         objective = None
         if objective_kw is not None:  # its parameters are checked here, not in an engine callback
@@ -337,7 +359,8 @@ class LambdaRanker(RankingEstimator):
         else:  # y bound once, as the engine holds it (float32): the gradients are those of the engine's own labels
             objective = objective.bind(adapter.held_labels(data.y), data.offsets,
                                        adapter.row_weights(data.sample_weight, data.starts),
-                                       n_jobs=adapter.objective_threads(self.n_jobs))
+                                       n_jobs=adapter.objective_threads(self.n_jobs), position=data.position,
+                                       learning_rate=self.learning_rate)
         params = {**adapter.sklearn_params(self.learning_rate, self.random_state, self.n_jobs,
                                            log=int(self.verbose) >= 2), **engine_params}
         # verbose: a bar on a terminal (tqdm's disable=None), none in logs and pipes
@@ -374,7 +397,8 @@ class LambdaRanker(RankingEstimator):
             elif held_q is not None:
                 weight = weight[~held_q]
         valid = RankingData(_safe_indexing(data.X, valid_rows), data.y[valid_rows], trusted(valid_off))
-        train = RankingData(_safe_indexing(data.X, train_rows), data.y[train_rows], trusted(train_off), weight)
+        train = RankingData(_safe_indexing(data.X, train_rows), data.y[train_rows], trusted(train_off), weight,
+                            None if data.position is None else data.position[train_rows])
         return train, [("valid_0", valid)]
 
     def predict(self, X):

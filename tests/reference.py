@@ -247,7 +247,7 @@ def pair_offset(seed, d, c, k):
 
 
 def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, uniform=False, stride=1, seed=0,
-                     row0=0):
+                     row0=0, upper=None, lower=None):
     """λ-MAUC (λ-AUC for 0/1 labels; any ``statistic`` of the order) of one list with plain loops
     and swap-and-recount ΔM.
 
@@ -257,7 +257,8 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
     weighs |ΔM| / (j − i), the statistic's own weight of one pair (Thm 4.1: ΔM of a swap is
     the distance times it).  ``stride`` k > 1: the pair (h, l) counts k times when l's rank
     among the documents of its label, in order, is ≡ ``pair_offset(seed, row0 + h, label_l, k)``
-    (mod k), and not at all otherwise (the list's rows start at row ``row0``).
+    (mod k), and not at all otherwise (the list's rows start at row ``row0``).  ``upper``, ``lower``: per-document
+    pair factors, the pair (h, l) with h of the higher label weighing ``upper[h] * lower[l]``.
     """
     n = len(scores)
     grad = np.zeros(n)
@@ -285,6 +286,8 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
                 delta *= stride
             if spread:
                 delta /= 0.01 + abs(scores[hi] - scores[lo])
+            if upper is not None:
+                delta *= upper[hi] * lower[lo]
             rho = logistic_rho(sigma * (scores[hi] - scores[lo]))
             rest = logistic_rho(-sigma * (scores[hi] - scores[lo]))  # 1 − ρ without cancellation
             grad[hi] -= sigma * delta * rho
@@ -716,3 +719,67 @@ def paired_bootstrap_p_reference(d, n_resamples: int, seed: int) -> float:
         mean = sum(c * (x - d.mean()) for c, x in zip(row, d)) / n
         hits += abs(mean) >= abs(d.mean()) * (1 - 1e-12)
     return (hits + 1) / (n_resamples + 1)
+
+
+def setup_gains_reference(pairs, counts: dict, sort) -> list:
+    """trec_eval's ``setup_gains`` (gain_init.c) as written: every level 0 … the highest grade, judged or not,
+    after the named ones, each sorted by ``sort`` (the truncating comparator's merge sort); [level, gain, count]."""
+    levels = [[int(name), gain, 0] for name, gain in pairs if name.lstrip("+-").isdigit()]
+    top = max(counts) if counts else -1
+    for grade in range(top + 1):
+        for row in levels:
+            if row[0] == grade:
+                row[2] = counts.get(grade, 0)
+                break
+        else:
+            levels.append([grade, float(grade), counts.get(grade, 0)])
+    return sort(levels)
+
+
+def click_anchor_loss_reference(scores, clicks, thresholds, bias, alpha, exam):
+    """α × the mean over thresholds of the position-based model's click log-loss, P(y > t_k) = e σ(s + b_k),
+    summed over rows: what the anchor's gradient descends with examination propensities."""
+    total = 0.0
+    for s, y, e in zip(scores, clicks, exam):
+        for t, b in zip(thresholds, bias):
+            p = e / (1.0 + math.exp(-(s + b)))
+            total -= math.log(p) if y > t else math.log1p(-p)
+    return alpha * total / len(thresholds)
+
+
+def click_fisher_reference(scores, thresholds, bias, alpha, exam):
+    """α × the mean over thresholds of the click model's Fisher information in s: (dP/ds)² / (P (1 − P))."""
+    out = []
+    for s, e in zip(scores, exam):
+        h = 0.0
+        for b in bias:
+            sig = 1.0 / (1.0 + math.exp(-(s + b)))
+            p = e * sig
+            h += (e * sig * (1 - sig)) ** 2 / (p * (1 - p))
+        out.append(alpha * h / len(thresholds))
+    return out
+
+
+def position_bias_step_reference(bias, position, grad, hess, learning_rate, reg):
+    """LightGBM's UpdatePositionBiasFactors, written out: per position p, over its rows,
+    b_p += lr × (−Σg − b_p reg n_p) / (Σh + reg n_p + 0.001)."""
+    out = list(bias)
+    for p in range(len(bias)):
+        rows = [i for i, q in enumerate(position) if q == p]
+        n = len(rows)
+        first = -sum(grad[i] for i in rows) - bias[p] * reg * n
+        second = sum(hess[i] for i in rows) + reg * n
+        out[p] = bias[p] + learning_rate * first / (second + 1e-3)
+    return out
+
+
+def examination_em_reference(propensity, position, clicked, gamma):
+    """One EM step of the position-based click model's examination propensities: per position, the mean over its
+    rows of P(examined | click) = 1 and P(examined | no click) = e (1 − γ) / (1 − e γ)."""
+    out = []
+    for p in range(len(propensity)):
+        rows = [i for i, q in enumerate(position) if q == p]
+        e = propensity[p]
+        seen = [1.0 if clicked[i] else e * (1 - gamma[i]) / (1 - e * gamma[i]) for i in rows]
+        out.append(sum(seen) / len(rows) if rows else float("nan"))
+    return out

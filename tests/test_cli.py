@@ -751,3 +751,59 @@ def test_evaluate_q_of_several_runs_keeps_three_fields_per_line(capsys):
     assert all(len(r) == 3 for r in rows)
     assert [r[2] for r in rows if r[0].strip() == "runid"] == [str(corpus / "results.test"),
                                                                  str(corpus / "results.trunc")]
+
+
+def test_fuse_out_is_none_of_its_inputs(tmp_path, capsys):
+    """--out is checked against the runs to fuse, the judgements and the training runs: none is replaced."""
+    runs = {n: br.Run.from_dict({"q": {"a": 1.0 + i, "b": 2.0 - i}}, name=n) for i, n in enumerate("xy")}
+    paths = {}
+    for n, run in runs.items():
+        for part in ("", "t"):
+            paths[part + n] = str(tmp_path / f"{part}{n}.run")
+            br.save_run(paths[part + n], run)
+    qrels = str(tmp_path / "dev.qrels")
+    br.save_qrels(qrels, br.Qrels.from_dict({"q": {"a": 1}}))
+    for target in (paths["tx"], qrels, paths["x"]):
+        before = open(target, "rb").read()
+        assert main(["fuse", paths["x"], paths["y"], "--method", "posfuse", "--qrels", qrels, "--train", paths["tx"],
+                     paths["ty"], "--out", target]) == 2
+        assert "is one of the inputs" in capsys.readouterr().err
+        assert open(target, "rb").read() == before
+
+
+def test_anchor_form_reaches_the_objective_from_the_command_line(tmp_path, capsys):
+    f = _letor_files(tmp_path)
+    models = {}
+    for form in ("ordinal", "binary"):
+        models[form] = str(tmp_path / f"{form}.txt")
+        assert main(["train", "--train", f["train"], "--rounds", "3", "--quiet", "--anchor-form", form,
+                     "--out", models[form]]) == 0
+    booster = {form: open(path).read().split("\nTree=0", 1)[1] for form, path in models.items()}
+    assert booster["ordinal"] != booster["binary"]
+
+
+def test_train_takes_positions_from_a_file_or_a_feature(tmp_path, capsys):
+    train, _ = br.load_sample()
+    log = br.datasets.simulate_clicks(train.X, train.y, train.qid, train.X[:, 0], sessions=1, random_state=0)
+    X = np.column_stack([log.X, log.position])  # the position as the last feature
+    path, bare = tmp_path / "clicks.txt", tmp_path / "bare.txt"
+    br.save_letor(path, br.data.LetorData(X=X, y=log.clicks, qid=log.session))
+    br.save_letor(bare, br.data.LetorData(X=log.X, y=log.clicks, qid=log.session))
+    np.savetxt(tmp_path / "clicks.position", log.position, fmt="%d")
+    models = {}
+    for name, data, spec in (("file", bare, str(tmp_path / "clicks.position")), ("column", path, str(X.shape[1])),
+                             ("plain", bare, None)):
+        models[name] = str(tmp_path / f"{name}.txt")
+        assert main(["train", "--train", str(data), "--rounds", "5", "--quiet", "--out", models[name]]
+                    + (["--position", spec] if spec else [])) == 0
+    scores = {n: br.load_model(p).predict(X[:200] if n == "column" else log.X[:200]) for n, p in models.items()}
+    # the column trains as a constant, so both forms give one model; without positions another
+    assert not np.allclose(scores["file"], scores["plain"])
+    np.testing.assert_allclose(scores["file"], scores["column"], rtol=1e-9)
+    for spec, match in (("0", "feature number"), (str(tmp_path / "short.txt"), "ranks for")):
+        if spec.endswith("short.txt"):
+            np.savetxt(spec, log.position[:10], fmt="%d")
+        capsys.readouterr()
+        assert main(["train", "--train", str(path), "--rounds", "5", "--quiet", "--position", spec, "--out",
+                     str(tmp_path / "x.txt")]) == 2
+        assert match in capsys.readouterr().err

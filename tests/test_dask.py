@@ -329,3 +329,37 @@ def test_every_worker_anchors_to_the_base_rates_of_all_the_data(client, frame, o
     thresholds, bias = seen["objective"].anchor_base
     np.testing.assert_allclose(bias, local.anchor[2], rtol=1e-12)
     assert thresholds.shape[0] == len(np.unique(y)) - 1  # every grade boundary
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_positions_travel_as_row_order(client, engine):
+    """Click feedback on Dask: each query's rows put in display order on its worker, where the objective reads the
+    positions as XGBoost's lambdarank_unbiased does; the correction changes the model as on one machine."""
+    train, test = br.load_sample()
+    log = br.datasets.simulate_clicks(train.X, train.y, train.qid, train.X[:, 0], sessions=1, random_state=0)
+    df = pd.DataFrame(log.X, columns=[f"f{j}" for j in range(log.X.shape[1])])
+    df["y"], df["qid"], df["pos"] = log.clicks, log.session, log.position
+    shuffled = df.sample(frac=1.0, random_state=1)  # rows out of display order, queries scattered
+    ddf = dd.from_pandas(shuffled, npartitions=3)
+    features = [c for c in df.columns if c.startswith("f")]
+    frame, _ = bd._query_frame(client, ddf[features], ddf["y"], ddf["qid"], position=ddf["pos"])
+    for part in frame.to_delayed():
+        p = part.compute()
+        off = br._validation.group_offsets(len(p), qid=p[bd._QID].to_numpy())
+        for a, b in zip(off[:-1], off[1:]):
+            assert np.array_equal(p[bd._POSITION].to_numpy()[a:b], np.arange(b - a))
+    kw = dict(engine=engine, n_estimators=20, random_state=0)
+    m = bd.DaskLambdaRanker(**kw).fit(ddf[features], ddf["y"], qid=ddf["qid"], position=ddf["pos"])
+    raw = bd.DaskLambdaRanker(**kw).fit(ddf[features], ddf["y"], qid=ddf["qid"])
+    local = br.LambdaRanker(**kw).fit(df[features], df["y"], qid=df["qid"], position=df["pos"])
+    Xt = pd.DataFrame(test.X, columns=features)
+    assert not np.allclose(m.predict(Xt), raw.predict(Xt))
+    dist, one = (br.auc(test.y, model.predict(Xt), test.qid) for model in (m, local))
+    assert abs(dist - one) < 0.03
+    gapped = ddf.assign(pos=ddf["pos"] * 2)
+    with pytest.raises(ValueError, match="positions travel as each query's row order"):
+        bd.DaskLambdaRanker(**kw).fit(gapped[features], gapped["y"], qid=gapped["qid"], position=gapped["pos"])
+    if engine == "lightgbm":
+        with pytest.raises(ValueError, match="LightGBM's Dask ranker takes no positions"):
+            bd.DaskLambdaRanker(engine="lightgbm", objective="lambdarank").fit(
+                ddf[features], ddf["y"], qid=ddf["qid"], position=ddf["pos"])

@@ -312,7 +312,7 @@ def test_damaged_xz_letor_file_is_a_letor_format_error(tmp_path, cut):
         packed[30] ^= 0xFF
     bad = tmp_path / "f.txt.xz"
     bad.write_bytes(bytes(packed))
-    with pytest.raises(br.LetorFormatError, match="damaged lzma"):
+    with pytest.raises(br.LetorFormatError, match="damaged xz"):
         br.load_letor(bad)
 
 

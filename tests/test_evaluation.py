@@ -123,7 +123,7 @@ def test_trec_eval_options_cut_complete_and_combine_queries_as_trec_eval():
     assert strict["num_rel"] == 1
     assert list(br.evaluate(qrels, run, "success")) == ["success_1", "success_5", "success_10"]
     assert len(br.evaluate(qrels, run, "all_trec")) >= 88
-    for bad in (dict(depth=0), dict(relevance_level=1.5), dict(version="8")):
+    for bad in (dict(depth=-1), dict(relevance_level=1.5), dict(version="8")):
         with pytest.raises(ValueError, match=next(iter(bad))):
             br.evaluate(qrels, run, "map", **bad)
     for bad, match in (("utility.1,2", "four coefficients"), ("bpref.3", "takes no parameter"),
@@ -288,7 +288,7 @@ def test_objects_refuse_duplicates_nonfinite_scores_and_bad_ids():
         br.Run(["q"], ["a"], [np.inf])
     with pytest.raises(ValueError, match="not an id"):
         br.Run(["q"], ["a b"], [1.0])
-    with pytest.raises(ValueError, match="integers"):
+    with pytest.raises(ValueError, match="not a 64-bit integer"):
         br.Qrels(["q"], ["a"], [0.5])
     with pytest.raises(ValueError, match="tag"):
         br.save_run("/dev/null", br.Run(["q"], ["a"], [1.0]), tag="two words")
@@ -611,6 +611,15 @@ def test_cli_compare_formats_and_plots(tmp_path, capsys):
     figs = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert "systems.png" in figs and "diff-ndcg_cut_5-better-vs-base.png" in figs and "roc-same.png" in figs
     assert len(figs) == 1 + 2 * 2 + 3  # systems, a difference per metric and pair, a ROC per run
+    # two runs with one file name in two folders: a figure each, none replacing another
+    for folder, name in (("dirA", "base"), ("dirB", "better")):
+        (tmp_path / folder).mkdir()
+        br.save_run(tmp_path / folder / "run.txt", br.Run.from_dict(runs[name]), tag="same-tag")
+    capsys.readouterr()
+    assert main(["compare", "--qrels", qpath, str(tmp_path / "dirA" / "run.txt"), str(tmp_path / "dirB" / "run.txt"),
+                 "--metrics", "auc", "--plot", str(tmp_path / "twins")]) == 0
+    twins = sorted(p.name for p in (tmp_path / "twins").iterdir())
+    assert len(twins) == 1 + 1 + 2 and len([f for f in twins if f.startswith("roc-")]) == 2, twins
     for report in ("markdown", "latex", "text"):
         assert main(["compare", "--qrels", qpath, *paths, "--metrics", "map", "--report", report,
                      "--baseline", "base"]) == 0
@@ -1049,3 +1058,45 @@ def test_evaluate_takes_data_frames_by_their_usual_column_names():
         br.evaluate(qf, rf.rename(columns={"docno": "id"}), ["map"])
     with pytest.raises(ValueError, match="doc_id and docno both"):
         br.evaluate(qf.assign(docno=qf.doc_id), rf, ["map"])
+
+
+def test_judged_only_scores_a_query_left_with_no_judged_document_0_and_counts_it():
+    """trec_eval -J: a query whose retrieved documents are all unjudged scores 0 in the mean (9.0.8 and 10.0)."""
+    qrels = {"q1": {"a": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 1.0, "u": 0.5}, "q2": {"u": 1.0, "v": 0.5}}
+    means = br.evaluate(qrels, run, ["map", "P_5", "ndcg_cut_10", "recip_rank", "Rprec", "recall_5"],
+                        judged_only=True)
+    assert means == {"map": 0.5, "P_5": 0.1, "ndcg_cut_10": 0.5, "recip_rank": 0.5, "Rprec": 0.5, "recall_5": 0.5}
+    per = br.evaluate(qrels, run, ["map", "num_ret"], judged_only=True, per_query=True)
+    assert per == {"map": {"q1": 1.0, "q2": 0.0}, "num_ret": {"q1": 1, "q2": 0}}
+    assert br.evaluate(qrels, run, "map", depth=0)["map"] == 0.0  # -M 0: no document, as trec_eval
+
+
+def test_dict_judgements_refuse_fractional_grades():
+    for grades in ({"a": 0.5}, {"a": 1.9}, {"a": True}, {"a": "1"}):
+        with pytest.raises(ValueError, match=r"grade .* of qid q docid a is not a 64-bit integer"):
+            br.evaluate({"q": grades}, {"q": {"a": 1.0}}, "map")
+    assert br.Qrels.from_dict({"q": {"a": 2.0, "b": np.int64(1)}}).rel.tolist() == [2, 1]
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization", "bootstrap", "tukey"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_one_or_two_queries_give_no_p_value(test, n):
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(n)}
+    worse = {q: {"a": 1.0, "b": 2.0} for q in qrels}
+    better = {q: {"a": 2.0, "b": 1.0} for q in qrels}
+    with pytest.warns(RuntimeWarning, match=f"map: {n} paired queries: a paired test needs at least 3"):
+        pair = br.compare(qrels, {"worse": worse, "better": better}, ["map"], test=test).pairs["map"][0]
+    assert math.isnan(pair["p"]) and not pair["significant"] and pair["diff"] == 0.5
+    with pytest.warns(RuntimeWarning):
+        same = br.compare(qrels, {"worse": worse, "again": worse}, ["map"], test=test).pairs["map"][0]
+    assert same["p"] == 1.0  # identical runs: nothing to test
+
+
+def test_a_run_file_of_blank_lines_is_an_empty_run_as_an_empty_file_is(tmp_path):
+    for name, text in (("blank.run", "\n\n \n"), ("empty.run", "")):
+        (tmp_path / name).write_text(text)
+        run = br.load_run(tmp_path / name)
+        assert len(run) == 0 and run.queries == [] and run.name == name
+        with pytest.raises(ValueError, match="retrieves no document"):
+            br.evaluate({"q": {"a": 1}}, run, "map")

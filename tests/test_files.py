@@ -45,9 +45,9 @@ def test_more_text_than_max_bytes_is_refused_by_name(tmp_path, module):
             _files.read_bytes(path, max_bytes=bad)
 
 
-def test_the_default_cap_is_a_quarter_of_memory_and_at_least_a_gigabyte():
+def test_the_default_cap_is_what_half_of_memory_can_parse():
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    assert _files.default_max_bytes() == max(total // 4, 1 << 30)
+    assert _files.default_max_bytes() == max(total // (2 * _files.PARSE_FACTOR), 1 << 28)
 
 
 def test_concatenated_gzip_members_and_a_fifo_read_whole(tmp_path):
@@ -86,3 +86,83 @@ def test_a_full_disk_names_the_file_it_could_not_write(tmp_path):
     if os.path.exists("/dev/full"):  # a device is written through
         with pytest.raises(OSError, match="cannot write /dev/full: No space left on device"):
             _files.write_atomic("/dev/full", lambda tmp: open(tmp, "w").write("x" * 10))
+
+
+@pytest.mark.parametrize("module, name", [(bz2, "bzip2"), (lzma, "xz")])
+def test_streams_one_after_another_read_whole_and_bytes_after_the_last_are_refused(tmp_path, module, name):
+    a, b = b"q 0 d1 1\n" * 500, b"q 0 d2 1\n" * 500
+    path = tmp_path / "f"
+    path.write_bytes(module.compress(a) + module.compress(b))  # pbzip2's, or cat a.bz2 b.bz2
+    assert _files.read_bytes(path) == a + b
+    if module is lzma:
+        path.write_bytes(module.compress(a) + b"\0" * 8 + module.compress(b))  # xz's stream padding
+        assert _files.read_bytes(path) == a + b
+    second = module.compress(b)
+    for tail in (b"junk appended", second[:2] + b"x" + second[3:]):  # junk, a damaged stream header
+        path.write_bytes(module.compress(a) + tail)
+        with pytest.raises(br.LetorFormatError, match=f"{path}: damaged {name} data: .*bytes after the end of a "
+                                                      f"compressed stream do not start another|{path}: damaged"):
+            _files.read_bytes(path)
+    path.write_bytes(module.compress(a)[:-8])
+    with pytest.raises(br.LetorFormatError, match=f"damaged {name} data"):
+        _files.read_bytes(path)
+
+
+def test_a_stream_is_read_under_the_cap_and_named(tmp_path):
+    import io
+
+    class Endless(io.RawIOBase):
+        """A bad second line, then text without end."""
+
+        def __init__(self):
+            self.given = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            chunk = (b"q 0 d 1\nnot a qrels line\n" if not self.given else b"x" * len(buffer))[:len(buffer)]
+            buffer[:len(chunk)] = chunk
+            self.given += len(chunk)
+            return len(chunk)
+
+    stream = Endless()
+    with pytest.raises(br.LetorFormatError, match="a stream:2: grade 'line' is not an integer"):
+        br.load_qrels(stream)
+    assert stream.given < 1 << 22 and not stream.closed  # its first lines, then refused; the owner closes it
+    stream = Endless()
+    with pytest.raises(br.LetorFormatError, match="more than 1000 bytes"):
+        _files.read_bytes(stream, max_bytes=1000)
+
+
+@pytest.mark.parametrize("comment", ["", "# a comment line\n"])  # the fast reader, and the line-by-line one
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_a_line_repeated_is_refused_where_it_is_met(tmp_path, comment, kind, monkeypatch):
+    """A few KB of bzip2 holding one valid line repeated (64 MiB of text in the issue) is refused at its second
+    line, naming both, without parsing the file again line by line (which held 20-35 times the text)."""
+    from boostrank.evaluation import files
+
+    line = b"301 0 FBIS3-10082 1\n" if kind == "qrels" else b"301 Q0 FBIS3-10082 1 2.5 tag\n"
+    path = tmp_path / f"bomb.{kind}.bz2"
+    path.write_bytes(bz2.compress(comment.encode() + line * 200_000))
+    first = 1 + bool(comment)
+    if not comment:  # the fast reader names the lines itself, reading none again
+        monkeypatch.setattr(files, "_line_by_line", None)
+    with pytest.raises(br.LetorFormatError, match=rf"{path}:{first + 1}: qid 301 .*again \(line {first}\)"):
+        (br.load_qrels if kind == "qrels" else br.load_run)(path)
+
+
+def test_the_line_by_line_reader_holds_a_small_multiple_of_the_text():
+    import tracemalloc
+
+    from boostrank.evaluation import files
+
+    text = b"# judged\n" + b"".join(b"%d 0 D%07d %d\n" % (i % 97, i, i % 3) for i in range(100_000))
+    tracemalloc.start()
+    try:
+        columns = files._line_by_line("x", text, files._qrels_line, files.np.int64)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(columns.numbers) == 100_000 and columns.numbers[0] == 2
+    assert peak < 8 * len(text), peak / len(text)

@@ -206,3 +206,18 @@ def test_ids_from_numpy_arrays_are_ids():
     assert run.to_dict() == {"q1": {"d1": 1.0}, "7": {"d2": 2.0}}
     with pytest.raises(ValueError, match="is not an id"):
         br.Run.from_dict({True: {"d": 1.0}})
+
+
+def test_ranx_s_method_names_and_norms_a_method_does_not_read():
+    from boostrank.evaluation.fusion import ALIASES
+
+    runs = [br.Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="x"),
+            br.Run.from_dict({"q": {"b": 9.0, "c": 8.0, "d": 1.0}}, name="y")]
+    for ranx_name, ours in ALIASES.items():
+        assert br.fuse(runs, ranx_name).to_dict() == br.fuse(runs, ours).to_dict()
+    with pytest.raises(ValueError, match="rrf reads ranks, not scores: norm='zmuv' would change nothing"):
+        br.fuse(runs, "rrf", norm="zmuv")
+    assert br.fuse(runs, "rrf", norm=None).to_dict() == br.fuse(runs, "rrf").to_dict()
+    with pytest.raises(ValueError, match="ranx's"):
+        br.fuse(runs, "no_such")
+    assert br.train_fusion is br.evaluation.train_fusion and br.optimize_fusion is br.evaluation.optimize_fusion

@@ -11,6 +11,7 @@ import pytest
 import boostrank as br
 from boostrank.evaluation.fusion import fuse, optimize_fusion
 from boostrank.evaluation.learned_fusion import (
+    LEARNED,
     MIN_LOG_ODDS,
     TrainedFusion,
     train_fusion,
@@ -114,3 +115,21 @@ def test_the_command_line_trains_and_fuses(tmp_path, capsys):
     assert br.load_run(out).to_dict()["q"] == pytest.approx(EXPECTED["posfuse", None])
     assert main(["fuse", *paths["test"], "--method", "posfuse", "--out", str(out)]) == 2
     assert "give --qrels" in capsys.readouterr().err
+
+
+def test_runs_named_as_the_training_runs_are_paired_by_name_whatever_their_order():
+    trained = train_fusion(QRELS, TRAIN, "posfuse")
+    assert fuse(TEST[::-1], "posfuse", trained=trained).to_dict() == fuse(TEST, "posfuse", trained=trained).to_dict()
+    other = [br.Run.from_dict(r.to_dict(), name=f"test-{r.name}") for r in TEST]  # no training name: in order
+    assert fuse(other, "posfuse", trained=trained).to_dict() == fuse(TEST, "posfuse", trained=trained).to_dict()
+    half = [TEST[0], other[1]]
+    with pytest.raises(ValueError, match="share some names with the training runs"):
+        fuse(half, "posfuse", trained=trained)
+
+
+@pytest.mark.parametrize("method", sorted(LEARNED))
+def test_training_that_would_learn_nothing_is_refused(method):
+    with pytest.raises(ValueError, match="has no query the judgements have"):
+        train_fusion({"x1": {"a1": 1}}, TRAIN, method)
+    with pytest.raises(ValueError, match="no document training run 'A' retrieves is relevant"):
+        train_fusion({"t1": {"a1": 0}, "t2": {"b1": 0}}, TRAIN, method)

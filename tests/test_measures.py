@@ -10,6 +10,7 @@ so a measure that stops being recognised, or a new one that does not match, fail
 from __future__ import annotations
 
 import collections
+import math
 import re
 import warnings
 from pathlib import Path
@@ -118,3 +119,18 @@ def test_the_command_line_prints_trec_evals_lines(capsys, name, flags):
     expected = {(m, q): v for m, values in _expected(name).items() for q, v in values.items()}
     assert len(printed) == sum(_family(m) not in NOT_YET for m, _ in expected)
     assert all(expected[m, q] == v for m, q, v in printed)
+
+
+def test_relevance_levels_of_zero_and_below_count_judged_documents_as_trec_eval_does():
+    """-l 0 and below: R and num_rel_ret count judged documents only (grades 0 and up; form_res_rels.c), while the
+    walks read the codes (an unjudged document passes -l -1); Rndcg of relevant documents without a positive gain
+    is trec_eval's 0 / 0."""
+    qrels = {"q": {"a": 0, "b": 0, "c": -1}}
+    run = {"q": {"u": 3.0, "a": 2.0, "c": 1.0}}  # unjudged, judged 0, judged -1 (pooled, not judged)
+    at0 = br.evaluate(qrels, run, ["num_rel", "num_rel_ret", "Rndcg", "map"], relevance_level=0, per_query=True)
+    assert at0["num_rel"]["q"] == 2 and at0["num_rel_ret"]["q"] == 1 and math.isnan(at0["Rndcg"]["q"])
+    assert at0["map"]["q"] == pytest.approx((1 / 2) / 2)
+    below = br.evaluate(qrels, run, ["num_rel", "num_rel_ret", "map"], relevance_level=-1, per_query=True)
+    assert below["num_rel"]["q"] == 2 and below["num_rel_ret"]["q"] == 1
+    assert below["map"]["q"] == pytest.approx((1 + 1) / 2)  # u passes -1 in the walk: trec_eval's own sum
+    assert math.isnan(br.evaluate(qrels, run, "Rndcg", relevance_level=0)["Rndcg"])

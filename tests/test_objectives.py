@@ -9,6 +9,8 @@ from .conftest import random_ranking
 from boostrank._kernels.lambdas import add_anchor
 from boostrank.objectives.objective import label_mass
 
+NO_EXAM = np.zeros(0)  # no examination propensities: the anchor's plain log-loss
+
 
 def offsets_of(qid):
     return np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True])
@@ -648,7 +650,8 @@ def test_the_first_compile_notice_checks_the_kernel_the_data_takes(case, monkeyp
 
 
 @pytest.mark.parametrize("kw", [{"threshold": float("nan")}, {"threshold": "1"}, {"sigma": "1"},
-                                {"sigma": float("nan")}, {"truncation_level": 2.5}, {"truncation_level": True}])
+                                {"sigma": float("nan")}, {"truncation_level": 2.5}, {"truncation_level": True},
+                                {"anchor": 1e39}, {"anchor": float("inf")}, {"grade_weight": 1e308}])
 def test_objective_parameters_that_would_train_a_constant_model_are_refused(kw):
     with pytest.raises(ValueError):
         br.LambdaObjective("ndcg" if "truncation_level" in kw else "auc", **kw)
@@ -685,7 +688,7 @@ def test_the_anchor_kernel_equals_the_reference(seed, k, dtype):
         grad = rng.normal(size=n).astype(dtype)
         hess = rng.random(n).astype(dtype)
         before = (grad.astype(np.float64), hess.astype(np.float64))
-        add_anchor(s, classes, bias, 0.7, grad, hess)
+        add_anchor(s, classes, bias, 0.7, grad, hess, NO_EXAM)
         rg, rh = ref.anchor_reference(s, classes, list(range(k)), bias, 0.7)
         tol = 1e-6 if dtype == np.float32 else 1e-12
         np.testing.assert_allclose(grad, before[0] + rg, rtol=tol, atol=tol)
@@ -700,7 +703,7 @@ def test_the_anchor_is_the_gradient_and_hessian_of_its_log_loss(seed, k):
     classes = rng.integers(0, k + 1, 20)
     bias = rng.normal(size=k)
     grad, hess = np.zeros(20), np.zeros(20)
-    add_anchor(s, classes, bias, 1.3, grad, hess)
+    add_anchor(s, classes, bias, 1.3, grad, hess, NO_EXAM)
     h = 1e-5
     for i in range(20):
         e = np.zeros(20)
@@ -711,8 +714,8 @@ def test_the_anchor_is_the_gradient_and_hessian_of_its_log_loss(seed, k):
     # the hessian: central differences of the gradient (each row's depends on its own score only)
     g_up, h_up = np.zeros(20), np.zeros(20)
     g_down, h_down = np.zeros(20), np.zeros(20)
-    add_anchor(s + h, classes, bias, 1.3, g_up, h_up)
-    add_anchor(s - h, classes, bias, 1.3, g_down, h_down)
+    add_anchor(s + h, classes, bias, 1.3, g_up, h_up, NO_EXAM)
+    add_anchor(s - h, classes, bias, 1.3, g_down, h_down, NO_EXAM)
     np.testing.assert_allclose(hess, (g_up - g_down) / (2 * h), rtol=1e-6, atol=1e-10)
 
 
@@ -826,8 +829,8 @@ def test_the_parallel_anchor_adds_the_same_sums(n_chunks):
         bias = rng.normal(size=3)
         g1, h1 = rng.normal(size=n), rng.random(n)
         g2, h2 = g1.copy(), h1.copy()
-        add_anchor(s, classes, bias, 0.4, g1, h1)
-        add_anchor_parallel(s, classes, bias, 0.4, g2, h2, n_chunks)
+        add_anchor(s, classes, bias, 0.4, g1, h1, NO_EXAM)
+        add_anchor_parallel(s, classes, bias, 0.4, g2, h2, n_chunks, NO_EXAM)
         np.testing.assert_array_equal(g1, g2)
         np.testing.assert_array_equal(h1, h2)
 
@@ -835,6 +838,20 @@ def test_the_parallel_anchor_adds_the_same_sums(n_chunks):
 def test_extreme_scores_give_finite_anchors():
     s = np.array([-1e308, -800.0, -50.0, 0.0, 50.0, 800.0, 1e308])
     grad, hess = np.zeros(7), np.zeros(7)
-    add_anchor(s, np.array([1, 1, 1, 0, 0, 0, 0]), np.array([0.5]), 1.0, grad, hess)
+    add_anchor(s, np.array([1, 1, 1, 0, 0, 0, 0]), np.array([0.5]), 1.0, grad, hess, NO_EXAM)
     assert np.isfinite(grad).all() and np.isfinite(hess).all() and (hess >= 0).all()
     np.testing.assert_allclose(grad[[0, 1, -1]], [-1.0, -1.0, 1.0])  # σ = 0 far below, 1 far above
+
+
+@pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
+def test_lambda_ranker_takes_the_anchor_s_form(engine):
+    """anchor_form is the estimator's, cloned and saved, and trains what LambdaObjective(anchor_form=) trains."""
+    from sklearn.base import clone
+
+    data = br.datasets.make_letor(30, docs_per_query=(5, 15), random_state=4)
+    fits = {form: br.LambdaRanker(engine=engine, anchor_form=form, n_estimators=5).fit(data.X, data.y, qid=data.qid)
+            for form in ("ordinal", "binary")}
+    assert not np.allclose(fits["ordinal"].predict(data.X), fits["binary"].predict(data.X))
+    assert clone(fits["binary"]).get_params()["anchor_form"] == "binary"
+    with pytest.raises(ValueError, match="anchor_form"):
+        br.LambdaRanker(engine=engine, anchor_form="cubic").fit(data.X, data.y, qid=data.qid)

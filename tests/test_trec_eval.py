@@ -5,6 +5,7 @@ prints, byte for byte: trec_eval 9.0.8's test corpus run exactly as its ``make q
 from __future__ import annotations
 
 import io
+import math
 import shlex
 import subprocess
 import sys
@@ -52,6 +53,23 @@ def _v10_cases():
         yield pytest.param(name, shlex.split(args) + files.split(), int(status), id=name)
 
 
+def _edge_cases():
+    for line in (CORPUS / "edges" / "COMMANDS").read_text().splitlines():
+        name, version, args, files, status = line.split("|")
+        files = [str(CORPUS / "edges" / f) for f in files.split()]
+        yield pytest.param(name, [f"--trec-eval={version}", *shlex.split(args), *files], int(status), id=name)
+
+
+@pytest.mark.parametrize("name, args, status", list(_edge_cases()))
+def test_trec_eval_at_its_edges(name, args, status, capsys, monkeypatch):
+    """trec_eval 9.0.8's and 10.0's outputs and exit statuses where its rules decide (``edges/COMMANDS``): a query
+    whose retrieved documents are all unjudged under -J, -M 0, -l 0 and -l -1, no query in common, the stand-in
+    document judged, a run line without its tag, a comment line, negative gains, arguments read by atol/atof."""
+    rc, out, err = run_trec_eval(args, capsys, monkeypatch)
+    assert (rc, out) == (status, (CORPUS / "edges" / name).read_text())
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("name, args, status", list(_v10_cases()))
 def test_trec_eval_10_outputs(name, args, status, capsys, monkeypatch):
     rc, out, err = run_trec_eval(args, capsys, monkeypatch)
@@ -83,7 +101,12 @@ def test_standard_input_and_the_file_it_replaces_print_the_same(capsys, monkeypa
 @pytest.mark.parametrize("args, status, message", [
     (["-m", "no_such", "qrels.test", "results.test"], 1, "trec_eval: illegal measure 'no_such'"),
     (["-m", "P.", "qrels.test", "results.test"], 1, "improper measure in parameter 'P'"),
-    (["-m", "P.5,5", "qrels.test", "results.test"], 1, "duplicate cutoffs"),
+    (["-m", "P.5,5", "qrels.test", "results.test"], 2, "trec_eval: duplicate cutoffs detected\n"
+                                                        "trec_eval: Cannot initialize measure 'P'"),
+    (["-m", "P.0", "qrels.test", "results.test"], 2, "trec_eval: Negative cutoff detected"),
+    (["-m", "utility.1,2", "qrels.test", "results.test"], 4, "trec_eval: Can't calculate measure 'utility'"),
+    (["-M", "-1", "qrels.test", "results.test"], 1, "-M takes a number of documents, 0 or more"),
+    (["-m", "rbp.0.8", "qrels.test", "results.test"], 2, "malformed pair parameters in '0.8'"),
     (["-m", "map.3", "qrels.test", "results.test"], 1, "map takes no parameter"),
     (["-m", "prefs_simp", "qrels.test", "results.test"], 1, "preference measure"),
     (["-m", "ndcg.0=0,,1=1", "qrels.test", "results.test"], 2, "trec_eval: malformed pair parameters in '0=0,,1=1'"),
@@ -93,7 +116,6 @@ def test_standard_input_and_the_file_it_replaces_print_the_same(capsys, monkeypa
     (["-m", "yaap.2", "qrels.test", "results.test"], 1, "yaap takes no parameter"),
     (["-R", "prefs", "qrels.test", "results.test"], 2, "only qrels files"),
     (["-Z", "z.txt", "qrels.test", "results.test"], 2, "-Z"),
-    (["-l", "two", "qrels.test", "results.test"], 1, "-l takes an integer"),
     (["qrels.test"], 1, "Usage: boostrank trec_eval"),
     (["-x", "qrels.test", "results.test"], 1, "option -x not recognized"),
     (["--trec-eval=9", "-m", "rbp", "qrels.test", "results.test"], 1, "trec_eval 9.x has no rbp"),
@@ -166,3 +188,61 @@ def test_a_query_graded_only_negatively_reads_the_previous_query_s_gains(tmp_pat
     assert rows["ideal_dcg", "q2"] == rows["ideal_dcg", "q1"] == round(2 + 1 / np.log2(3), 4)
     assert rows["ideal_dcg", "q3"] == 1.0 and rows["dcg_2=5", "q1"] == 5.0
     assert rows["yaap", "q2"] == 0.0  # log(1 / 1): no relevant document, none retrieved
+
+
+def test_standard_input_is_read_as_it_comes_and_named(capsys, monkeypatch):
+    """'-' is read under the byte cap and the first-line check, not copied whole to a private file first (a stream
+    that never ends filled the disk); its errors name standard input."""
+    class Endless(io.RawIOBase):
+        given = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            chunk = (b"301 Q0 d 1 1.0 t\n301 Q0\n" if not self.given else b"x" * len(buffer))[:len(buffer)]
+            buffer[:len(chunk)] = chunk
+            self.given += len(chunk)
+            return len(chunk)
+
+    stream = Endless()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(stream)))
+    rc, _, err = run_trec_eval(["qrels.test", "-"], capsys, monkeypatch)
+    assert rc == 2 and "standard input:2: a run line" in err and stream.given < 1 << 22
+
+
+def test_a_grade_of_a_billion_costs_its_distinct_grades(tmp_path, capsys, monkeypatch):
+    """-m dcg and gains per grade walk the distinct grades, not every integer up to the highest."""
+    (tmp_path / "q").write_text("1 0 a 1000000000\n1 0 b 3\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2.0 t\n1 Q0 a 2 1.0 t\n")
+    rc, out, _ = run_trec_eval(["-m", "dcg", "-m", "ndcg.3=2.5", str(tmp_path / "q"), str(tmp_path / "r")], capsys,
+                               monkeypatch)
+    dcg = 3 + 1e9 / math.log2(3)
+    ndcg = (2.5 + 1e9 / math.log2(3)) / (1e9 + 2.5 / math.log2(3))
+    assert rc == 0 and out.splitlines() == [f"dcg                   \tall\t{dcg:.4f}",
+                                            f"ndcg_3=2.5            \tall\t{ndcg:.4f}"]
+
+
+def test_a_closed_output_pipe_stops_quietly(capsys, monkeypatch):
+    """| head: the reader went away; no traceback, the status of a C program killed by SIGPIPE."""
+    import os
+
+    class Closed(io.TextIOBase):
+        def __init__(self, fd):
+            self.fd = fd
+
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            return self.fd
+
+    monkeypatch.chdir(CORPUS)
+    read, write = os.pipe()
+    try:
+        monkeypatch.setattr(sys, "stdout", Closed(write))
+        assert main(["trec_eval", "-q", "qrels.test", "results.test"]) == 141
+    finally:
+        os.close(read)
+        os.close(write)
+    assert capsys.readouterr().err == ""

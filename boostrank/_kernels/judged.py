@@ -74,7 +74,7 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
         cut = n if (k <= 0 or k > n) else k
         n_rel = 0
         for i in range(m):
-            if ideal[ia + i] > threshold:
+            if ideal[ia + i] > threshold and ideal[ia + i] >= 0.0:  # R counts judged grades only (-l 0 or less)
                 n_rel += 1
         if measure == MODE_NDCG:
             dcg = 0.0
@@ -266,9 +266,11 @@ def _single(rel, a, n, threshold, n_rel, n_nonrel, measure, params):
     judged_nonrel = 0
     for i in range(n):
         r = rel[a + i]
+        if r < 0.0:
+            continue  # unjudged: neither count, whatever -l (form_res_rels.c counts judged documents)
         if r > threshold:
             n_rel_ret += 1
-        elif r >= 0.0:
+        else:
             judged_nonrel += 1
     if measure == MODE_TREC_NUM_Q:
         return 1.0
@@ -317,13 +319,26 @@ def _at_cutoffs(rel, a, n, threshold, n_rel, measure, params, v9_rounding, out_r
     (ranx/metrics/f1.py at 2cae52f: P_k divides by k, recall_k by R, 0 without a hit) and Rprec_mult
     (m_Rprec_mult.c: precision at x R documents, cut ``(long)(x R + 0.9)`` in 9.x and 10)."""
     if measure == MODE_TREC_RPREC_MULT:
-        for c in range(params.shape[0]):
-            cut = np.int64(params[c] * n_rel + 0.9)
-            hits = 0
-            for i in range(min(cut, n)):
-                if rel[a + i] > threshold:
-                    hits += 1
-            out_row[c] = hits / cut if cut > 0 else 0.0
+        # from the bottom of the list up, as m_Rprec_mult.c walks it: the relevant so far start at the judged
+        # relevant retrieved and drop at each document of grade above the threshold (the two differ for -l 0
+        # or less, where unjudged codes pass the threshold); a cut past the list reads the judged count
+        n_rel_ret = 0
+        for i in range(n):
+            if rel[a + i] >= 0.0 and rel[a + i] > threshold:
+                n_rel_ret += 1
+        current = params.shape[0] - 1
+        while current >= 0 and np.int64(params[current] * n_rel + 0.9) > n:
+            out_row[current] = n_rel_ret / np.int64(params[current] * n_rel + 0.9)
+            current -= 1
+        rel_so_far = n_rel_ret
+        i = n
+        while i > 0 and rel_so_far > 0:
+            while current >= 0 and i == np.int64(params[current] * n_rel + 0.9):
+                out_row[current] = rel_so_far / i
+                current -= 1
+            if rel[a + i - 1] > threshold:
+                rel_so_far -= 1
+            i -= 1
         return
     hits = 0
     c = 0
@@ -405,7 +420,8 @@ def _gain_walk(rel, a, n, ideal, ia, ib, measure, n_rel):
     if n_pos + 1 < n and idcg > 0.0:  # documents ranked after the ideal gain reached 0: one point at the end
         total += dcg / idcg
         points += 1
-    return total / points if points > 0 else 0.0
+    # relevant documents (-l 0 or less) but no positive ideal gain: m_Rndcg.c's 0 / 0
+    return total / points if points > 0 else np.nan
 
 
 @njit(cache=True)
@@ -470,14 +486,16 @@ def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold,
         n_rel = 0
         n_nonrel = 0
         for i in range(ideal_offsets[g], ideal_offsets[g + 1]):
+            if ideal[i] < 0.0:
+                continue  # R and the judged non-relevant count grades of 0 and more, whatever -l
             if ideal[i] > threshold:
                 n_rel += 1
-            elif ideal[i] >= 0.0:
+            else:
                 n_nonrel += 1
         if measure == MODE_TREC_IPREC_AT_RECALL or measure == MODE_TREC_11PT_AVG:
             n_rel_ret = 0
             for i in range(n):
-                if rel[a + i] > threshold:
+                if rel[a + i] > threshold and rel[a + i] >= 0.0:
                     n_rel_ret += 1
             for c in range(params.shape[0]):
                 cuts[c] = _cut_of(params[c], n_rel, v9_rounding)

@@ -116,7 +116,7 @@ def exp_nonpositive(x, out, scratch1, scratch2):
 
 
 @njit(cache=True)
-def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, queries):
+def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, queries, factors):
     """λ-MAUC gradients (Welleck eqs. 18–19); λ-AUC is the case of 0/1 labels.
 
     On the pessimistic score order of each query, swapping the documents at
@@ -173,6 +173,12 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     queries : (g0, g1)
         The queries g0 … g1 − 1 to compute (0, n_groups: all); only their rows of the
         arrays are read or written.
+    factors : (upper, lower)
+        Per-row pair factors, float64 of shape (n,), or both of shape (0,) for none: a pair
+        (h, l) with h of the higher class weighs ``upper[h] * lower[l]`` times its λ and
+        hessian (inverse examination propensities of clicked documents, and how likely an
+        unclicked one is irrelevant: :mod:`boostrank.objectives.clicks`).  ``work`` then
+        needs 8 rows.
 
     One thread; :func:`lambda_auc_kernel_parallel` spreads the queries over Numba's.
     """
@@ -182,6 +188,10 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     sigma = setting.sigma
     norm = setting.norm
     pos, ex, sc, acc_g, acc_h, arg = work[0], work[1], work[2], work[3], work[4], work[5]
+    upper, lower = factors
+    weighted = upper.shape[0] > 0
+    f_up = work[6] if weighted else work[0]  # the factors in the bucketed layout (unused without them)
+    f_lo = work[7] if weighted else work[0]
     fl = np.empty(weights.shape[1], dtype=np.int64)
     step = max(setting.stride, 1)
     # three passes: order and bucket each query; every exp in one vectorised loop (per
@@ -221,6 +231,10 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
                 doc[slot] = d
                 pos[slot] = r
                 sc[slot] = scores[d]
+        if weighted:
+            for t in range(a, b):
+                f_up[t] = upper[doc[t]]
+                f_lo[t] = lower[doc[t]]
         s_max = scores[a + order[a]]
         for i in range(a, b):
             arg[i] = sigma * (sc[i] - s_max)
@@ -258,7 +272,7 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
                 for u in range(a + st[ch], a + st[ch + 1]):
                     first = lo if step == 1 else lo + pair_offset(setting.seed, doc[u], cl, step)
                     lam_u, h_u = _pair_sums(ex, pos, sc, u, dw, first, hi, step, (acc_g, acc_h), setting,
-                                            not safe, spread)
+                                            (not safe, spread), (f_up[u], f_lo) if weighted else (1.0, f_lo[:0]))
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
                     total += 2.0 * lam_u
@@ -269,7 +283,7 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
 
 
 @njit(cache=True, parallel=True)
-def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, hess, scratch, bounds):
+def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, hess, scratch, bounds, factors):
     """:func:`lambda_auc_kernel` with its queries spread over Numba's threads (the same output).
 
     ``bounds``: int64 query indices 0 = b_0 < … < b_k = n_groups; each chunk of queries
@@ -279,13 +293,15 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
     own loops compile for much longer (MEASUREMENTS.md, "first compile").
     """
     for c in prange(bounds.shape[0] - 1):
-        lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, (bounds[c], bounds[c + 1]))
+        lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scratch, (bounds[c], bounds[c + 1]),
+                          factors)
 
 
 @njit(cache=True)
-def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi):
+def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi, exam):
     """Rows ``lo:hi`` of :func:`add_anchor`: σ(s + b_k) = 1 / (1 + e^{−s} e^{−b_k}), one exp per row."""
     k_count = odds.shape[0]
+    examined = exam.shape[0] > 0
     for i in range(lo, hi):
         e = math.exp(-scores[i])  # inf past s < −709: every p is 0; 0 past s > 745: every p is 1
         g = 0.0
@@ -298,14 +314,23 @@ def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi):
             else:
                 d = 1.0 + ec
                 p, q = 1.0 / d, ec / d  # q = 1 − p without cancelling
-            g += p - (1.0 if c > k else 0.0)
-            h += p * q
+            target = 1.0 if c > k else 0.0
+            if examined and exam[i] < 1.0:
+                # a click needs an examination: P(c > k) = e p (position-based model); gradient of its log-loss
+                # and its Fisher information (the observed curvature can be negative)
+                x = exam[i]
+                miss = (1.0 - x) + x * q  # 1 − e p without cancelling
+                g += q * ((1.0 - target) * x * p / miss - target)
+                h += x * p * q * q / miss
+            else:
+                g += p - target
+                h += p * q
         grad[i] += w * g
         hess[i] += w * h
 
 
 @njit(cache=True)
-def add_anchor(scores, classes, bias, alpha, grad, hess):
+def add_anchor(scores, classes, bias, alpha, grad, hess, exam):
     """Add ``alpha`` times the gradient and hessian of a pointwise log-loss to ``grad`` and ``hess``, in place.
 
     Each row i of class c_i (0 … K) meets the K thresholds of the classes: for threshold k
@@ -318,18 +343,23 @@ def add_anchor(scores, classes, bias, alpha, grad, hess):
     With two classes (K = 1) this is the log-loss of ``binary`` on y > threshold; with K > 1
     the all-threshold (cumulative-logit) form keeps the grades.  It compares documents
     across queries, which the λs, each query's own, do not (boostrank issue 70).
+
+    ``exam`` (float64 of shape (n,), or (0,) for none): each row's examination probability e_i
+    under the position-based click model (Richardson et al. 2007; Wang et al., WSDM 2018):
+    feedback needs an examination, so P(c_i > k) = e_i σ(s_i + b_k) and the scores learn
+    relevance, not clicks.  Its hessian is the Fisher information e σ (1 − σ)² / (1 − e σ).
     """
-    _anchor_rows(scores, classes, np.exp(-bias), alpha / bias.shape[0], grad, hess, 0, scores.shape[0])
+    _anchor_rows(scores, classes, np.exp(-bias), alpha / bias.shape[0], grad, hess, 0, scores.shape[0], exam)
 
 
 @njit(cache=True, parallel=True)
-def add_anchor_parallel(scores, classes, bias, alpha, grad, hess, n_chunks):
+def add_anchor_parallel(scores, classes, bias, alpha, grad, hess, n_chunks, exam):
     """:func:`add_anchor` on Numba's threads, rows cut into ``n_chunks`` runs (the same sums, row by row)."""
     n = scores.shape[0]
     odds = np.exp(-bias)
     w = alpha / bias.shape[0]
     for c in prange(n_chunks):
-        _anchor_rows(scores, classes, odds, w, grad, hess, c * n // n_chunks, (c + 1) * n // n_chunks)
+        _anchor_rows(scores, classes, odds, w, grad, hess, c * n // n_chunks, (c + 1) * n // n_chunks, exam)
 
 
 @njit(cache=True)
@@ -376,18 +406,22 @@ def pair_offset(seed, d, c, step):
 
 
 @njit(cache=True, fastmath=PAIR_SUM_FASTMATH)
-def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, guarded, spread):
+def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, flags, factors):
     """λ and hessian sums of document ``u`` against every ``step``-th row of lo:hi of a lower class.
 
-    ``acc``: (λ, hessian) accumulators of the partners.  ``guarded``: take the direct
-    logistic where E_l + E_h underflows.  ``spread``: divide each |ΔM| by
-    0.01 + |Δs| (``lambdarank_norm``).  ``setting.uniform``: the pair weight is ``dw``
+    ``acc``: (λ, hessian) accumulators of the partners.  ``flags`` = (guarded, spread): take the
+    direct logistic where E_l + E_h underflows; divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).
+    ``setting.uniform``: the pair weight is ``dw``
     alone, not ``dw`` times the distance in positions.  1 − ρ is E_h / (E_l + E_h),
     not a subtraction, so the hessian of a pair with ρ near 1 keeps its relative accuracy.
+    ``factors``: (``u``'s pair factor, the partners' in the bucketed layout), or (1, an empty array) for none.
     The loop runs scalar (Numba checks every division for zero): a vectorised form was
     slower on lists of tens of documents (benchmarks/MEASUREMENTS.md, "pair sums").
     """
     acc_g, acc_h = acc
+    guarded, spread = flags
+    f_u, f_lo = factors
+    weighted = f_lo.shape[0] > 0
     sigma = setting.sigma
     s2 = sigma * sigma
     uniform = setting.uniform
@@ -410,6 +444,8 @@ def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, guarded, spread):
         delta = dw if uniform else abs(pu - pos[v]) * dw
         if spread:
             delta = delta / (0.01 + abs(su - sc[v]))
+        if weighted:
+            delta = delta * (f_u * f_lo[v])
         lam = sigma * delta * rho
         h = s2 * delta * rho * rest
         lam_u += lam

@@ -30,17 +30,19 @@ NATIVE_OBJECTIVES = ("lambdarank", "rank_xendcg")
 
 
 def _unpack(a, b, c, d):
-    """(data object, scores, loader) from either call form; the loader runs when the data object is new."""
+    """(data object, scores, loader) from either call form; the loader runs when the data object is new and
+    gives (labels, offsets, weights, positions)."""
     if hasattr(b, "get_group"):  # lgb.train: (preds, Dataset)
         def load():
             sizes = b.get_group()
             labels = b.get_label()
             off = None if sizes is None else group_offsets(len(labels), group=sizes)
-            return labels, off, b.get_weight()
+            position = b.get_position() if hasattr(b, "get_position") else None  # LightGBM 4.1 on
+            return labels, off, b.get_weight(), position
         return b, a, load
 
     def load():  # LGBMRanker: (y_true, y_pred, weight, group)
-        return a, None if d is None else group_offsets(len(a), group=d), c
+        return a, None if d is None else group_offsets(len(a), group=d), c, None
     return a, b, load
 
 
@@ -77,6 +79,21 @@ def _dataset_threads(train_data, default):
     return default
 
 
+def _row_order(offsets, n: int) -> np.ndarray:
+    """Each row's place in its query: its position when the rows are in the order they were shown."""
+    starts = offsets if offsets is not None else np.array([0, n])
+    return np.arange(n) - np.repeat(starts[:-1], np.diff(starts))
+
+
+def _dataset_learning_rate(train_data) -> float:
+    """The learning rate ``lgb.train`` gave the Dataset (0.1, LightGBM's default, when it gave none)."""
+    params = getattr(train_data, "params", None) or {}
+    for name in ("learning_rate", "shrinkage_rate", "eta"):
+        if isinstance(params.get(name), (int, float)) and params[name] > 0:
+            return float(params[name])
+    return 0.1
+
+
 def _positive(n) -> bool:
     return isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0
 
@@ -87,8 +104,9 @@ class LightGBMObjective:
     It binds the objective to the training data on its first call (and again when handed other data).
     """
 
-    def __init__(self, objective: LambdaObjective):
+    def __init__(self, objective: LambdaObjective, position=None):
         self.objective = objective
+        self.position = position
         self._bound: tuple | None = None
 
     def __repr__(self):
@@ -97,9 +115,12 @@ class LightGBMObjective:
     def __call__(self, preds, train_data, weight=None, group=None):
         key, scores, load = _unpack(preds, train_data, weight, group)
         if self._bound is None or self._bound[0] is not key:
-            labels, offsets, w = load()
+            labels, offsets, w, position = load()
+            if self.position is not None:
+                position = self.position if not isinstance(self.position, str) else _row_order(offsets, len(labels))
             threads = _dataset_threads(train_data, self.objective.n_jobs)
-            self._bound = (key, self.objective.bind(labels, offsets, w, n_jobs=threads))
+            self._bound = (key, self.objective.bind(labels, offsets, w, n_jobs=threads, position=position,
+                                                    learning_rate=_dataset_learning_rate(train_data)))
         # float32, LightGBM's gradient type: its cast of float64 output costs a round a fresh allocation
         return self._bound[1].gradients(scores, dtype=np.float32)
 
@@ -121,12 +142,16 @@ class LightGBMMetric:
         return self.metric.engine_name, bound_metric(self._bound, self.metric, key, load).value(scores), True
 
 
-def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
+def lightgbm_objective(metric: str = "auc", *, position=None, **kw) -> LightGBMObjective:
     """λ-AUC / λ-MAUC / λ-NDCG objective for ``lgb.train`` and ``LGBMRanker``.
 
     Parameters
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
+    position : array-like of int or "order", default=None
+        Click feedback: each training row's 0-based display rank, or ``"order"``: each query's rows
+        are in the order they were shown; by default the Dataset's own (``lgb.Dataset(position=...)``
+        or a ``.position`` file).  The position bias is then corrected as ``position_bias`` says.
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.objective.LambdaObjective`.
         ``n_jobs``: the λ kernels' threads.  By default the ``num_threads`` that ``lgb.train``
@@ -150,7 +175,7 @@ def lightgbm_objective(metric: str = "auc", **kw) -> LightGBMObjective:
     >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2}
     >>> booster = lgb.train(params, ds, num_boost_round=3)
     """
-    return LightGBMObjective(LambdaObjective(metric, **kw))
+    return LightGBMObjective(LambdaObjective(metric, **kw), position)
 
 
 def lightgbm_metric(name: str = "auc") -> LightGBMMetric:
@@ -259,8 +284,10 @@ def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), 
     _check_native_labels(objective, data.y, params)
     # without the pre-filter a set too small for min_data_in_leaf trains constant trees instead of
     # failing "num_features() > 0" when LightGBM swaps in the callable objective
+    # LightGBM's own correction of lambdarank reads the positions from the Dataset; boostrank's λs hold them
+    position = data.position if isinstance(objective, str) else None
     train = lgb.Dataset(data.X, data.y, group=np.diff(data.starts), weight=data.sample_weight, free_raw_data=False,
-                        params={"feature_pre_filter": False})
+                        params={"feature_pre_filter": False}, position=position)
     valid = [lgb.Dataset(e.X, e.y, group=np.diff(e.starts), reference=train, params={"feature_pre_filter": False})
              for _, e in evals]
     base = {"verbose": -1, "metric": "None", "objective": _fobj(objective)}
@@ -455,16 +482,17 @@ def dask_params(objective: str, engine_params: dict, *, learning_rate, random_st
 
 
 def dask_train(client, frame, features, columns, group_sizes, objective, engine_params, *, n_estimators,
-               learning_rate, random_state, n_jobs):
+               learning_rate, random_state, n_jobs, positions=False):
     """Train on a Dask frame with whole queries per partition (``DaskLGBMRanker``); returns the booster.
 
     ``columns`` names the label, query and weight columns; ``group_sizes(frame, qid_column)`` gives the
-    query sizes LightGBM takes."""
+    query sizes LightGBM takes; ``positions``: each query's rows are in display order (click feedback)."""
     import lightgbm as lgb
 
     label, qid, weight = columns
     model = lgb.DaskLGBMRanker(
-        client=client, objective=LightGBMObjective(objective) if isinstance(objective, LambdaObjective)
+        client=client, objective=LightGBMObjective(objective, "order" if positions else None)
+        if isinstance(objective, LambdaObjective)
         else objective, n_estimators=n_estimators, learning_rate=learning_rate,
         random_state=random_state, verbose=-1, **engine_params)  # Dask sets the threads per worker
     model.fit(frame[features], frame[label], group=group_sizes(frame, qid),

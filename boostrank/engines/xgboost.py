@@ -71,8 +71,9 @@ class XGBoostObjective:
     It binds the objective to the training DMatrix on its first call (and again when handed another).
     """
 
-    def __init__(self, objective: LambdaObjective):
+    def __init__(self, objective: LambdaObjective, position=None):
         self.objective = objective
+        self.position = position
         self._bound: tuple | None = None
 
     def __repr__(self):
@@ -81,7 +82,12 @@ class XGBoostObjective:
     def __call__(self, predt, dtrain):
         if self._bound is None or self._bound[0] is not dtrain:
             offsets = _groups(dtrain)
-            self._bound = (dtrain, self.objective.bind(dtrain.get_label(), offsets, _row_weights(dtrain, offsets)))
+            position = self.position
+            if isinstance(position, str):  # "order": each row's place in its query is where it was shown
+                starts = offsets if offsets is not None else np.array([0, dtrain.num_row()])
+                position = np.arange(dtrain.num_row()) - np.repeat(starts[:-1], np.diff(starts))
+            self._bound = (dtrain, self.objective.bind(dtrain.get_label(), offsets, _row_weights(dtrain, offsets),
+                                                       position=position))
         # float32, XGBoost's gradient type (see LightGBMObjective)
         return self._bound[1].gradients(predt, dtype=np.float32)
 
@@ -140,12 +146,16 @@ class XGBoostMetric:
                                           maximize=True, save_best=save_best)
 
 
-def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
+def xgboost_objective(metric: str = "auc", *, position=None, **kw) -> XGBoostObjective:
     """λ-AUC / λ-MAUC / λ-NDCG objective for ``xgb.train(params, dtrain, obj=...)``.
 
     Parameters
     ----------
     metric : {"auc", "mauc", "ndcg"}, default="auc"
+    position : array-like of int or "order", default=None
+        Click feedback: each training row's 0-based display rank, or ``"order"``: the rows of
+        each query are in the order they were shown, as XGBoost's ``lambdarank_unbiased`` reads
+        positions.  The position bias is then corrected (``position_bias``).
     **kw
         ``sigma``, ``threshold``, ``link``, ... of :class:`boostrank.objectives.objective.LambdaObjective`.
         ``n_jobs`` defaults to 1: XGBoost runs its own bundled libgomp and Numba the
@@ -161,7 +171,9 @@ def xgboost_objective(metric: str = "auc", **kw) -> XGBoostObjective:
     """
     if kw.get("n_jobs") is None:
         kw["n_jobs"] = OBJECTIVE_THREADS
-    return XGBoostObjective(LambdaObjective(metric, **kw))
+    if isinstance(position, str) and position != "order":
+        raise ValueError(f"position is an array of display ranks or 'order', got {position!r}")
+    return XGBoostObjective(LambdaObjective(metric, **kw), position)
 
 
 def xgboost_metric(name: str = "auc") -> XGBoostMetric:
@@ -272,6 +284,9 @@ def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), 
 
     custom = isinstance(objective, LambdaState)
     full = {"tree_method": "hist", "verbosity": 0, **objective_params("auc" if custom else objective), **params}
+    if not custom and data.position is not None:  # XGBoost's own correction reads positions as row order
+        data = rows_by_position(data)
+        full.setdefault("lambdarank_unbiased", True)
     if evals:
         full["disable_default_eval_metric"] = 1
     check_params(full)
@@ -304,6 +319,22 @@ def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), 
                         custom_metric=custom_metric if watch else None, maximize=True,
                         evals_result=record, verbose_eval=False, callbacks=callbacks)
     return booster, record, (booster.best_iteration if stop else None)
+
+
+def rows_by_position(data):
+    """The ranking data with each query's rows in display order: how ``lambdarank_unbiased`` reads positions
+    (XGBoost's documentation: "the position of a sample is its order within the query group")."""
+    from sklearn.utils import _safe_indexing
+
+    from .._validation import RankingData
+
+    starts = data.starts
+    query = np.repeat(np.arange(starts.shape[0] - 1), np.diff(starts))
+    rows = np.lexsort((data.position, query))
+    weight = data.sample_weight
+    if weight is not None and weight.shape[0] == rows.shape[0]:
+        weight = weight[rows]
+    return RankingData(_safe_indexing(data.X, rows), data.y[rows], data.offsets, weight, None)
 
 
 def sklearn_params(learning_rate, random_state=None, n_jobs=None, log=False) -> dict:
@@ -448,8 +479,9 @@ def dask_params(objective: str, engine_params: dict, *, learning_rate, random_st
 
 
 def dask_train(client, frame, features, columns, group_sizes, objective, engine_params, *, n_estimators,
-               learning_rate, random_state, n_jobs):
-    """Train on a Dask frame with whole queries per partition (``xgb.dask.train`` with qid); returns the booster."""
+               learning_rate, random_state, n_jobs, positions=False):
+    """Train on a Dask frame with whole queries per partition (``xgb.dask.train`` with qid); returns the booster.
+    ``positions``: each query's rows are in display order (click feedback), as ``lambdarank_unbiased`` reads them."""
     import importlib
 
     label, qid, weight = columns
@@ -460,9 +492,11 @@ def dask_train(client, frame, features, columns, group_sizes, objective, engine_
     custom = isinstance(objective, LambdaObjective)
     params = dask_params(objective.metric if custom else objective, engine_params, learning_rate=learning_rate,
                          random_state=random_state, n_jobs=n_jobs)
+    if positions and not custom:
+        params.setdefault("lambdarank_unbiased", True)
     dtrain = xgb.dask.DaskDMatrix(client, frame[features], frame[label], qid=frame[qid], enable_categorical=True)
     out = xgb.dask.train(client, params, dtrain, num_boost_round=n_estimators,
-                         obj=XGBoostObjective(objective) if custom else None)
+                         obj=XGBoostObjective(objective, "order" if positions else None) if custom else None)
     return out["booster"]
 
 

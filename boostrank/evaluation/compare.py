@@ -18,6 +18,10 @@ __all__ = ["compare"]
 
 
 _TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey")
+#: fewer paired queries than this give no p-value (NaN, with a warning): with one query, or two, a resampling
+#: test's smallest p and a t statistic's spread say nothing (the bootstrap of one difference calls any difference
+#: significant at 1 / (B + 1); two equal differences give t an infinite statistic)
+MIN_QUERIES = 3
 _CORRECTIONS = ("holm", "bonferroni", None)
 
 
@@ -32,9 +36,9 @@ def _paired_p(a: np.ndarray, b: np.ndarray, test: str, n_resamples: int, random_
         return float("nan"), 0.0
     if not np.any(d != 0):
         return 1.0, 0.0  # identical on every query: nothing to test (scipy returns NaN or warns)
+    if d.size < MIN_QUERIES:
+        return float("nan"), 0.0  # compare() says why, once
     if test == "t":
-        if d.size < 2:
-            return float("nan"), 0.0
         return float(stats.ttest_1samp(d, 0.0).pvalue), 0.0
     if test == "wilcoxon":
         return float(stats.wilcoxon(d).pvalue), 0.0
@@ -78,13 +82,15 @@ def _tukey_rows(paired: dict, names: list, order: list) -> list:
     for a, b in order:
         row = _pair_counts(paired[a], paired[b], a, b)
         diff = row["diff"]
-        if not df > 0 or not math.isfinite(diff):
+        if n and np.array_equal(paired[a], paired[b]):
+            p = 1.0  # identical on every query: nothing to test
+        elif not df > 0 or not math.isfinite(diff) or n < MIN_QUERIES:
             p = float("nan")
         elif mse <= 0:  # every run differs from another by the same amount on every query
             p = 1.0 if diff == 0 else 0.0
         else:
             p = float(stats.studentized_range.sf(abs(diff) / math.sqrt(mse / n), k, df))
-        row.update(p=min(1.0, p), mc_error=0.0)
+        row.update(p=p if math.isnan(p) else min(1.0, p), mc_error=0.0)
         rows.append(row)
     return rows
 
@@ -224,6 +230,7 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
         for m in metrics:
             paired[m] = _paired_values(m, {r: dict(zip(q, v[m].tolist())) for r, (v, q) in values.items()},
                                        values[names[0]][1])
+            _warn_few(m, len(paired[m]["queries"]))
             summary[m] = _summary(paired[m], names)
             if test == "tukey":
                 rows = _tukey_rows(paired[m], names, order)
@@ -241,6 +248,12 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     return Comparison(runs=names, metrics=metrics, test=test, correction=None if test == "tukey" else correction,
                       alpha=float(alpha),
                       summary=summary, pairs=pairs, per_query=paired)
+
+
+def _warn_few(metric: str, n: int) -> None:
+    if n < MIN_QUERIES:
+        warnings.warn(f"{metric}: {n} paired queries: a paired test needs at least {MIN_QUERIES}, so the p-values "
+                      f"of runs that differ are NaN", RuntimeWarning, stacklevel=3)
 
 
 def _paired_values(metric: str, tables: dict, query_order: list) -> dict:

@@ -77,12 +77,12 @@ def rules_of(convention, relevance_level, depth, complete, version, judged_only=
         raise ValueError(f"convention must be None, 'trec' or 'lightgbm', got {convention!r}")
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
         raise ValueError(f"relevance_level is an integer grade (trec_eval's -l), got {relevance_level!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"depth is a positive number of documents (trec_eval's -M), got {depth!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0):
+        raise ValueError(f"depth is a number of documents, 0 or more (trec_eval's -M), got {depth!r}")
     if version not in ("10", "9"):
         raise ValueError(f"version is trec_eval's '10' or '9', got {version!r}")
-    return Rules(convention, int(relevance_level), None if depth is None else int(depth), bool(complete), version,
-                 bool(judged_only))
+    depth = None if depth is None else min(int(depth), 2**62)  # past any list: trec_eval's -M of a huge number
+    return Rules(convention, int(relevance_level), depth, bool(complete), version, bool(judged_only))
 
 
 #: the usual column names of a DataFrame of qrels or of a run: boostrank's, ir_datasets' and ranx's, TREC's
@@ -239,10 +239,14 @@ def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules):
                           f"results and are not evaluated ({shown}{more}); complete=True (trec_eval -c) scores "
                           f"them 0", QueryMismatchWarning, stacklevel=3)
         values = {m: _values(lists, m, rules, conv) for m in metrics}
-        if rules.complete:  # a qrels query the run lacks scores 0 (trec_eval -c)
-            empty = np.diff(lists.offsets) == 0
-            for v in values.values():
-                v[empty & np.isnan(v)] = 0.0
+        # a ranking left with no document (-J: every retrieved document unjudged; -M 0) is scored as trec_eval
+        # scores it, 0 where boostrank's list measures say NaN, and counted; a query the run lacks (-c) adds 0
+        empty = np.diff(lists.offsets) == 0
+        if empty.any():
+            n_lacked = len(set(truth.qrels.queries) - set(run.queries)) if rules.complete else 0
+            lacked = np.arange(empty.size) >= empty.size - n_lacked  # judged_lists lists them last
+            for m, v in values.items():
+                v[empty & np.isnan(v) & (lacked | (trec_measure(m) is None))] = 0.0
         return values, lists.queries
     conv = rules.convention or "lightgbm"
     cache: dict = {}

@@ -4,7 +4,9 @@ by suffix when written."""
 
 from __future__ import annotations
 
+import array
 import bz2
+import functools
 import gzip
 import io
 import lzma
@@ -14,7 +16,7 @@ import re
 
 import numpy as np
 
-from .._files import LetorFormatError, check_max_bytes, lines_of, read_bytes, write_atomic
+from .._files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
 from .._kernels import ids as _ki
 from .._kernels.jit import note_first_compile
 from .ids import DuplicateId, IdBytes, QueryCodes, coded
@@ -63,36 +65,43 @@ def _number(path, number: int, what: str, text: str, integer: bool):
     return value
 
 
-def _qrels_line(path, number: int, fields: list, line: bytes) -> tuple:
-    """(qid, docno, grade) of one qrels line, or an error naming it."""
+def _qrels_line(path, number: int, fields: list, line: bytes) -> tuple | None:
+    """(qid, docno, grade) of one qrels line; None for a comment line (``#``, as trec_eval 10.0 reads them); an
+    error naming a bad one."""
+    if fields[0].startswith("#"):
+        return None
     if len(fields) != 4:
         raise LetorFormatError(path, number, f"a qrels line is 'qid iter docno rel' (4 fields separated by "
                                              f"spaces or tabs), got {len(fields)}: {line.decode('utf-8').strip()[:80]!r}")
     return fields[0], fields[2], _number(path, number, "grade", fields[3], integer=True)
 
 
-def _run_line(path, number: int, fields: list, line: bytes) -> tuple | None:
+def _run_line(path, number: int, fields: list, line: bytes, need_tag: bool = False) -> tuple | None:
     """(qid, docno, score, tag or None) of one run line; None for a comment line; an error naming a bad one."""
     if fields[0].startswith("#"):
         return None
-    if len(fields) < 5:  # fields after the tag are ignored, as trec_eval ignores them
-        raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated "
-                                             f"by spaces or tabs), got {len(fields)} fields: {line.decode('utf-8').strip()[:80]!r}")
+    if len(fields) < 6 - (not need_tag):  # fields after the tag are ignored, as trec_eval ignores them
+        raise LetorFormatError(path, number, f"a run line is 'qid Q0 docno rank score tag' (fields separated by "
+                                             f"spaces or tabs{', the tag included' if need_tag else ''}), "
+                                             f"got {len(fields)}: {line.decode('utf-8').strip()[:80]!r}")
     if fields[4].lower().lstrip("+-") in ("nan", "inf", "infinity"):
         raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
     value = _number(path, number, "score", fields[4], integer=False)
     if not math.isfinite(value):
         raise LetorFormatError(path, number, f"score {fields[4]} is NaN or inf")
-    return fields[0], fields[2], value, fields[5] if len(fields) >= 6 else None
+    return fields[0], fields[2], value, fields[5] if len(fields) >= 6 else ""
 
 
-def _read(path, parse, max_bytes) -> bytes:
-    """A TREC file's bytes, its first lines parsed line by line before the rest is read (:func:`read_bytes`)."""
+def _read(path, parse, max_bytes) -> tuple[bytes, str]:
+    """A TREC file's bytes, its first lines parsed line by line before the rest is read (:func:`read_bytes`),
+    and its name in errors."""
+    name = display_name(path)
+
     def head(first: bytes) -> None:
-        for number, fields, line in _fields(path, first):
-            parse(path, number, fields, line)
+        for number, fields, line in _fields(name, first):
+            parse(name, number, fields, line)
 
-    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head)
+    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head), name
 
 
 def _table(raw: bytes, names: list, numbers: dict, keep: list) -> dict | None:
@@ -158,7 +167,9 @@ def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
         out["qid"] = QueryCodes(queries, codes)
     if "docno" in keep:
         out["docno"] = IdBytes.of_arrow(table.column("docno"))
-    if "tag" in keep:  # every line has one here: the first names the run, the last is trec_eval's runid
+    if "tag" in keep and not table.num_rows:  # a file of blank lines
+        out["tag"] = np.zeros(0, dtype=object)
+    elif "tag" in keep:  # every line has one here: the first names the run, the last is trec_eval's runid
         start = 0
         while raw[start:start + 1] == b"\n":
             start += 1
@@ -209,7 +220,8 @@ def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
     ----------
     path : str or path-like
     max_bytes : int, default=None
-        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
+        Most bytes of text (after decompression) to read; None: what half of this machine's memory can parse
+        (:func:`boostrank._files.default_max_bytes`).
 
     Returns
     -------
@@ -228,30 +240,23 @@ def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
     digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1); lone-CR line ends
     are refused, where trec_eval reads such a file as one line.
     """
-    raw = _read(path, _qrels_line, max_bytes)
+    raw, path = _read(path, _qrels_line, max_bytes)
     table = _table(raw, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
     if table is not None:
         try:
             return Qrels(table["qid"], table["docno"], table["rel"], source=str(path))
-        except (DuplicateId, OverflowError, ValueError):
-            pass  # the line-by-line reader names the lines
-    qid, docid, rel, numbers = [], [], [], []
-    for number, fields, line in _fields(path, raw):
-        q, d, grade = _qrels_line(path, number, fields, line)
-        qid.append(q)
-        docid.append(d)
-        rel.append(grade)
-        numbers.append(number)
+        except DuplicateId as dup:
+            raise _duplicate(path, raw, None, dup, "qrels") from None
+        except (OverflowError, ValueError):
+            pass  # the line-by-line reader names the line
+    columns = _line_by_line(path, raw, _qrels_line, np.int64)
     try:
-        return Qrels(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(rel, dtype=np.int64),
-                     source=str(path))
+        return Qrels(columns.qid, columns.docid, columns.value, source=str(path))
     except DuplicateId as dup:
-        i, j = dup.rows
-        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} docno {docid[i]} is judged again (line "
-                                                 f"{numbers[i]})") from None
+        raise _duplicate(path, raw, columns.numbers, dup, "qrels") from None
 
 
-def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> Run:
+def load_run(path, name: str | None = None, *, max_bytes: int | None = None, need_tag: bool = False) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``; gzip, bzip2 or xz by content).
 
     Parameters
@@ -260,7 +265,11 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> 
     name : str, default=None
         The run's name; by default the tag of its first line (else the file name).
     max_bytes : int, default=None
-        Most bytes of text (after decompression) to read; None: a quarter of this machine's memory.
+        Most bytes of text (after decompression) to read; None: what half of this machine's memory can parse
+        (:func:`boostrank._files.default_max_bytes`).
+    need_tag : bool, default=False
+        Refuse a line without its tag (five fields), as trec_eval does (``boostrank trec_eval`` sets it);
+        by default such a line is read, its tag missing.
 
     Returns
     -------
@@ -281,44 +290,97 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None) -> 
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0); lone-CR
     line ends are refused, where trec_eval reads such a file as one line and keeps its first document.
     """
-    raw = _read(path, _run_line, max_bytes)
+    parse = functools.partial(_run_line, need_tag=need_tag)
+    raw, path = _read(path, parse, max_bytes)
     table = _table(raw, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
                    ["qid", "docno", "score", "tag"])
-    if table is not None and np.isfinite(table["score"]).all():
-        tags = table["tag"]
-        tagged = np.flatnonzero(tags != "")  # the first line with a tag names the run, as below
-        tag = tags[tagged[0]] if tagged.size else ""
+    if table is not None and np.isfinite(table["score"]).all() and not (need_tag and (table["tag"] == "").any()):
+        tags = table["tag"][table["tag"] != ""]  # the first tag names the run, the last is trec_eval's runid
         try:
             run = Run(table["qid"], table["docno"], table["score"],
-                      name=name or tag or os.path.basename(os.fspath(path)), source=str(path))
-            run.last_tag = tags[tagged[-1]] if tagged.size else None
-            return run
-        except DuplicateId:
-            pass  # the line-by-line reader names both lines
-    qid, docid, score, numbers = [], [], [], []
-    tag = last_tag = None
+                      name=name or (tags[0] if tags.size else "") or os.path.basename(os.fspath(path)),
+                      source=str(path))
+        except DuplicateId as dup:
+            raise _duplicate(path, raw, None, dup, "run") from None
+        run.last_tag = tags[-1] if tags.size else None
+        return run
+    columns = _line_by_line(path, raw, parse, np.float64)
+    try:
+        run = Run(columns.qid, columns.docid, columns.value,
+                  name=name or columns.first_tag or os.path.basename(os.fspath(path)), source=str(path))
+    except DuplicateId as dup:
+        raise _duplicate(path, raw, columns.numbers, dup, "run") from None
+    run.last_tag = columns.last_tag
+    return run
+
+
+class _Columns:
+    """A TREC file's columns as the line-by-line reader collects them: compact as it goes (a code per query,
+    the document ids' bytes, a number per line), never a Python object per line kept."""
+
+    def __init__(self, qid, docid, value, numbers, first_tag, last_tag):
+        self.qid, self.docid, self.value, self.numbers = qid, docid, value, numbers
+        self.first_tag, self.last_tag = first_tag, last_tag
+
+
+#: lines the line-by-line reader checks for a (query, document) given twice before it moves on: a file of one
+#: line repeated is refused near its start, at a memory cost of one block
+_BLOCK = 1 << 12
+
+
+def _line_by_line(path, raw: bytes, parse, dtype) -> _Columns:
+    """The columns of a TREC file read one line at a time with trec_eval's rules (:func:`_fields`): any error
+    names its line; memory a small multiple of the text (the ids' bytes, 8-byte codes, values and line numbers)."""
+    where: dict = {}
+    codes, ends, numbers = array.array("q"), array.array("q"), array.array("q")
+    values = array.array("q" if dtype == np.int64 else "d")
+    ids = bytearray()
+    first_tag = last_tag = None
+    block: dict = {}
     for number, fields, line in _fields(path, raw):
-        parsed = _run_line(path, number, fields, line)
+        parsed = parse(path, number, fields, line)
         if parsed is None:
             continue
-        q, d, value, line_tag = parsed
-        if tag is None:
-            tag = line_tag
-        last_tag = line_tag or last_tag
-        qid.append(q)
-        docid.append(d)
-        score.append(value)
+        q, d, value = parsed[:3]
+        code = where.setdefault(q, len(where))
+        seen = block.setdefault((code, d), number)
+        if seen != number:
+            raise LetorFormatError(path, number, _again(q, d, seen, "run" if len(parsed) > 3 else "qrels"))
+        if len(block) >= _BLOCK:
+            block = {}
+        codes.append(code)
+        ids += d.encode("utf-8", "surrogatepass")
+        ends.append(len(ids))
+        values.append(value)
         numbers.append(number)
-    name = name or tag or os.path.basename(os.fspath(path))
-    try:
-        run = Run(coded(qid), IdBytes.of_strings(np.array(docid, dtype=object)), np.array(score, dtype=np.float64),
-                  name=name, source=str(path))
-        run.last_tag = last_tag
-        return run
-    except DuplicateId as dup:
-        i, j = dup.rows
-        raise LetorFormatError(path, numbers[j], f"qid {qid[i]} retrieves docno {docid[i]} again (line "
-                                                 f"{numbers[i]}); a run ranks each document once") from None
+        if len(parsed) > 3 and parsed[3]:
+            first_tag = parsed[3] if first_tag is None else first_tag
+            last_tag = parsed[3]
+    queries = sorted(where)
+    rank = np.empty(len(queries), dtype=np.int64)
+    rank[[where[q] for q in queries]] = np.arange(len(queries))
+    offsets = np.concatenate(([0], np.frombuffer(ends, dtype=np.int64))).astype(np.int64)
+    docid = IdBytes(np.frombuffer(bytes(ids), dtype=np.uint8), offsets)
+    return _Columns(QueryCodes(queries, rank[np.frombuffer(codes, dtype=np.int64)]), docid,
+                    np.frombuffer(values, dtype=dtype).copy(), np.frombuffer(numbers, dtype=np.int64), first_tag,
+                    last_tag)
+
+
+def _again(qid: str, docid: str, first: int, kind: str) -> str:
+    if kind == "run":
+        return f"qid {qid} retrieves docno {docid} again (line {first}); a run ranks each document once"
+    return f"qid {qid} docno {docid} is judged again (line {first})"
+
+
+def _duplicate(path, raw: bytes, numbers, dup: DuplicateId, kind: str) -> LetorFormatError:
+    """The error of an entry given twice, naming both lines: the entries are the file's lines with a character
+    (blank ones skipped; the fast readers read no comment line), numbered once, not parsed again."""
+    if numbers is None:
+        from .._kernels.ids import line_spans
+
+        numbers = line_spans(np.frombuffer(raw, dtype=np.uint8))[2]
+    i, j = dup.rows
+    return LetorFormatError(path, int(numbers[j]), _again(dup.qid, dup.docid, int(numbers[i]), kind))
 
 
 #: what a file name's suffix compresses with: the formats load_run and load_qrels read by content

@@ -33,7 +33,7 @@ from .learned_fusion import (
 )
 from .runs import Run
 
-__all__ = ["fuse", "optimize_fusion", "train_fusion", "FUSIONS", "NORMS", "PARAMETERS"]
+__all__ = ["fuse", "optimize_fusion", "train_fusion", "method_of", "FUSIONS", "ALIASES", "NORMS", "PARAMETERS"]
 
 #: the fusion methods and what each combines: "score" fusions read the normalised scores, "rank" ones the ranks,
 #: "learned" ones what train_fusion learned of each rank (segfuse: and the normalised scores)
@@ -42,6 +42,10 @@ FUSIONS = {**dict.fromkeys(LEARNED, "learned"),
            "combmed": "score", "wsum": "score", "wmnz": "score", "gmnz": "score", "mixed": "score",
            "rrf": "rank", "borda": "rank", "w_bordafuse": "rank", "isr": "rank", "log_isr": "rank",
            "logn_isr": "rank", "rbc": "rank", "condorcet": "rank", "w_condorcet": "rank"}
+#: ranx's names of the fusions it spells otherwise (``ranx.fuse(method="mnz")``), taken as they are
+ALIASES = {"sum": "combsum", "mnz": "combmnz", "anz": "combanz", "max": "combmax", "min": "combmin",
+           "med": "combmed", "bordafuse": "borda", "weighted_bordafuse": "w_bordafuse",
+           "weighted_condorcet": "w_condorcet"}
 #: the normalisations of each run's scores per query before a score fusion (ranx's definitions)
 NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda", None)
 #: each method's own parameter, its name in fuse() (train_fusion() for the learned ones) and the grid
@@ -229,12 +233,22 @@ def _borda_normalised(index, ranks, n, entry_query, list_sizes):
     return full, values
 
 
+def method_of(method: str) -> str:
+    """boostrank's name of a fusion method, ranx's names (:data:`ALIASES`) included."""
+    method = ALIASES.get(method, method)
+    if method not in FUSIONS:
+        raise ValueError(f"method must be one of {sorted(FUSIONS)} (or ranx's {', '.join(sorted(ALIASES))}), "
+                         f"got {method!r}")
+    return method
+
+
 def _check_fusion(method, norm, weights, n_runs, trained) -> np.ndarray:
     """The weights (all 1 by default) once the method, norm, weights and training fit together."""
-    if method not in FUSIONS:
-        raise ValueError(f"method must be one of {sorted(FUSIONS)}, got {method!r}")
     if norm not in NORMS:
         raise ValueError(f"norm must be one of {list(NORMS)}, got {norm!r}")
+    if norm not in ("min-max", None) and FUSIONS[method] != "score" and method != "segfuse":
+        raise ValueError(f"{method} reads {'ranks' if FUSIONS[method] == 'rank' else 'what it learned of ranks'}, "
+                         f"not scores: norm={norm!r} would change nothing (leave it at its default)")
     if FUSIONS[method] == "learned":
         if not isinstance(trained, TrainedFusion) or trained.method != method:
             raise ValueError(f"{method} learns from judged training runs: pass trained=train_fusion(qrels, "
@@ -250,6 +264,19 @@ def _check_fusion(method, norm, weights, n_runs, trained) -> np.ndarray:
     if method == "condorcet" and weights is not None:
         raise ValueError("condorcet counts one vote per run: use w_condorcet for weights")
     return w
+
+
+def _in_training_order(named: dict, trained: TrainedFusion) -> dict:
+    """The runs to fuse in the order of the training runs: by name when they carry the training runs' names, by
+    position when they carry none of them (each system's runs on other queries, named otherwise)."""
+    names, learned = set(named), set(trained.runs)
+    if names == learned:
+        return {name: named[name] for name in trained.runs}
+    if names & learned:
+        raise ValueError(f"the runs {sorted(names)} share some names with the training runs {list(trained.runs)} "
+                         f"but not all: name them as the training runs to pair them by name, or all otherwise to "
+                         f"pair them in order")
+    return named
 
 
 def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Sequence[float] | None = None,
@@ -274,12 +301,15 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         ``"condorcet"`` and ``"w_condorcet"`` (Montague & Aslam, CIKM 2002: the documents sorted by
         pairwise majority of the runs, weighted by ``weights``); ``"w_bordafuse"``: Borda with weights (the
         same as ``"borda"`` given ``weights``); ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``,
-        ``"posfuse"``, ``"mapfuse"``, ``"bayesfuse"``: learned from training runs (``trained``).
+        ``"posfuse"``, ``"mapfuse"``, ``"bayesfuse"``: learned from training runs (``trained``).  ranx's
+        names are taken too (:data:`ALIASES`: ``"sum"``, ``"mnz"``, ``"bordafuse"``, ...).
     norm : {"min-max", "max", "sum", "zmuv", "rank", "borda", None}, default="min-max"
         Of each run's scores per query, before a score fusion (ranx's definitions; rank fusions use the
         ranks), except ``"max"``: s / max|s|, which is ranx's s / max on non-negative scores and keeps the
         order of a run with negative ones (log-probabilities, negative distances), which s / max reverses.
         ``"borda"`` gives every candidate of the query a value from every run (ranx's ``borda_norm``).
+        The rank fusions and the learned ones but ``"segfuse"`` read no score, so another norm than the
+        default is refused there.
     weights : sequence of float, default=None
         One per run (all 1); they multiply each run's term.
     k : float, default=60.0
@@ -290,14 +320,18 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
         The fused run's name (default: the method's).
     trained : TrainedFusion, default=None
         What :func:`train_fusion` (or :func:`optimize_fusion`) learned from the same systems' runs on
-        training queries: required by the learned fusions, whose runs are taken in the training order.
+        training queries: required by the learned fusions.  The runs are paired with the training runs
+        by name when they carry those names, else in order.
 
     Returns
     -------
     Run
     """
     named = runs_to_fuse(runs)
+    method = method_of(method)
     w = _check_fusion(method, norm, weights, len(named), trained)
+    if FUSIONS[method] == "learned":
+        named = _in_training_order(named, trained)
     for label, value in (("k", k), ("gamma", gamma), ("sigma", sigma)):
         ok = math.isfinite(value) and value >= 0
         if not ok:
@@ -378,7 +412,8 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
     from .evaluate import evaluate
 
     named = runs_to_fuse(runs)
-    if FUSIONS.get(method) == "learned":
+    method = method_of(method)
+    if FUSIONS[method] == "learned":
         return _optimize_learned(truth, named, metric, method, norm, grid, evaluate_options)
     if method in PARAMETERS:
         name, default = PARAMETERS[method]

@@ -20,15 +20,16 @@ time, as trec_eval computes them.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
-__all__ = ["gain_pairs", "gain_levels", "level_counts", "walk", "WALKS"]
+__all__ = ["atof", "gain_pairs", "gain_levels", "level_counts", "walk", "WALKS"]
 
 _FLOAT_PREFIX = re.compile(r"^\s*[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
 
 
-def _atof(text: str) -> float:
+def atof(text: str) -> float:
     """C's ``atof``: the longest prefix that reads as a number, 0 if none."""
     m = _FLOAT_PREFIX.match(text)
     return float(m.group(0)) if m else 0.0
@@ -58,7 +59,7 @@ def gain_pairs(text: str) -> tuple:
     pairs = []
     for item in text.split(","):
         name, _, value = item.partition("=")
-        pairs.append((name, _atof(value)))
+        pairs.append((name, atof(value)))
     return tuple(pairs)
 
 
@@ -92,32 +93,56 @@ def _merge_sort(items: list, cmp) -> list:
     return out + left[i:] + right[j:]
 
 
-def gain_levels(pairs: tuple, counts: list) -> list:
+#: up to this grade, gains that compare unequal by less than 1 are ordered among every level from 0 to the grade,
+#: as ``setup_gains`` lists them; past it, among the judged levels only (trec_eval's own walk is quadratic there)
+EXACT_LEVELS = 4096
+
+
+def gain_levels(pairs: tuple, counts: dict) -> list:
     """``setup_gains``: [level, gain, judged documents at the level] per grade, in trec_eval's order.
 
     Parameters
     ----------
     pairs : tuple of (str, float)
         :func:`gain_pairs`; names that are not integers are ignored (``rbp``'s ``p=``).
-    counts : list of int
-        Judged documents of the query at grade 0, 1, …, its highest grade.
+    counts : dict of {int: int}
+        Judged documents of the query per grade 0 or above (:func:`level_counts`).
+
+    Notes
+    -----
+    trec_eval lists every level from 0 to the query's highest grade, judged or not, then sorts them.
+    A level no document holds is never reached by a walk, and where every two gains are equal or at
+    least 1 apart (no gains named, or whole-number gains) the sort is a total order, so the judged
+    levels alone give the same walks at the cost of the distinct grades.  Otherwise the truncating
+    comparator makes the order depend on every element sorted, so the full list is sorted when the
+    highest grade is at most :data:`EXACT_LEVELS`; past it the judged levels alone are (a documented
+    difference: trec_eval's own setup takes time quadratic in the highest grade there).
     """
-    levels = [[int(name), gain, 0] for name, gain in pairs if _valid_int(name)]
-    for grade, count in enumerate(counts):
-        for row in levels:
-            if row[0] == grade:
-                row[2] = count
-                break
-        else:
-            levels.append([grade, float(grade), count])
-    return _merge_sort(levels, lambda a, b: _c_int(a[1] - b[1]))
+    named = tuple((int(name), gain) for name, gain in pairs if _valid_int(name))
+    top = max(counts) if counts else -1
+    fuzzy = any(gain != int(gain) for _, gain in named if math.isfinite(gain))
+    grades = tuple(range(top + 1)) if fuzzy and top <= EXACT_LEVELS else tuple(sorted(counts))
+    return [[level, gain, counts.get(level, 0) if first else 0] for level, gain, first in _sorted_levels(named, grades)]
 
 
-def _gain(level: int, levels: list) -> float:
-    for row in levels:
-        if row[0] == level:
-            return row[1]
-    return 0.0
+@functools.lru_cache(maxsize=256)
+def _sorted_levels(named: tuple, grades: tuple) -> list:
+    """(level, gain, whether it takes the level's count) in trec_eval's order: the named levels (the first of
+    a level named twice takes its count), then each grade not named at its own gain, merge-sorted."""
+    rows, seen = [], set()
+    for level, gain in named:
+        rows.append((level, gain, level not in seen))
+        seen.add(level)
+    rows += [(grade, float(grade), True) for grade in grades if grade not in seen]
+    return _merge_sort(rows, lambda a, b: _c_int(a[1] - b[1]))
+
+
+def _gains_by_level(levels: list) -> dict:
+    """``get_gain``: the gain of the first row of each level in the sorted list."""
+    gains = {}
+    for level, gain, _ in levels:
+        gains.setdefault(level, gain)
+    return gains
 
 
 class _Ideal:
@@ -145,15 +170,22 @@ def _div(a: float, b: float) -> float:
     return math.nan if a == 0.0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
+def _log(x: float, base2: bool = False) -> float:
+    """C's ``log``/``log2``: NaN below 0 and −inf at 0, where Python raises (negative gains, ``G.-1=1``)."""
+    if x > 0.0:
+        return math.log2(x) if base2 else math.log(x)
+    return -math.inf if x == 0.0 else math.nan
+
+
 def _steps(rel, levels):
     """trec_eval's walk down a ranking and its ideal ranking together (``m_ndcg.c``'s three loops): (index, the
     document's gain or None past the ranking, the ideal's gain at the index or None once it is spent); the ideal
     advances while its gain is positive."""
-    ideal = _Ideal(levels)
+    ideal, gains = _Ideal(levels), _gains_by_level(levels)
     n, i = len(rel), 0
     while i < n or ideal.gain > 0.0:
         live = ideal.gain > 0.0
-        yield i, _gain(rel[i], levels) if i < n else None, ideal.step() if live else None
+        yield i, gains.get(rel[i], 0.0) if i < n else None, ideal.step() if live else None
         i += 1
 
 
@@ -212,23 +244,23 @@ def _rndcg(rel, levels, num_rel):
 def _g(rel, levels):
     results_g = sum_results = sum_ideal = sum_cost = 0.0
     min_cost = 1.0
-    ideal = _Ideal(levels)
+    ideal, gains = _Ideal(levels), _gains_by_level(levels)
     n, i = len(rel), 0
     while i < n and ideal.gain > 0.0:
-        g = _gain(rel[i], levels)
+        g = gains.get(rel[i], 0.0)
         sum_results += g
         if ideal.step() > 0.0:
             sum_ideal += ideal.gain
         sum_cost += ideal.gain if ideal.gain >= min_cost else min_cost
         if g != 0:
-            results_g += _div(g, math.log2(2 + sum_cost - sum_results))
+            results_g += _div(g, _log(2 + sum_cost - sum_results, True))
         i += 1
     while i < n:
-        g = _gain(rel[i], levels)
+        g = gains.get(rel[i], 0.0)
         sum_results += g
         sum_cost += min_cost
         if g != 0:
-            results_g += _div(g, math.log2(2 + sum_cost - sum_results))
+            results_g += _div(g, _log(2 + sum_cost - sum_results, True))
         i += 1
     while ideal.gain > 0.0:
         if ideal.step() > 0.0:
@@ -243,23 +275,21 @@ def _yaap(rel, relevance_level, num_rel):
         if r >= relevance_level:
             so_far += 1
             total += so_far / (i + 1)
-    return math.log((1.0 + total) / (1.0 + num_rel - total))
+    return _log(_div(1.0 + total, 1.0 + num_rel - total))
 
 
 #: the measures computed here: those that take gains, and yaap
 WALKS = ("ndcg", "ndcg_rel", "Rndcg", "G", "dcg", "ideal_dcg", "yaap")
 
 
-def level_counts(judged) -> list | None:
-    """Judged documents per grade 0 … the query's highest, from every grade the qrels give it; None when none
-    is graded 0 or above (trec_eval then reads the previous query's counts: see :func:`walk`)."""
-    grades = [int(x) for x in judged if x >= 0]
-    if not grades:
-        return None
-    counts = [0] * (max(grades) + 1)
-    for x in grades:
-        counts[x] += 1
-    return counts
+def level_counts(judged) -> dict | None:
+    """Judged documents per grade 0 or above ``{grade: count}``, from every grade the qrels give the query; None
+    when none is graded 0 or above (trec_eval then reads the previous query's counts: see :func:`walk`)."""
+    counts: dict = {}
+    for x in judged:
+        if x >= 0:
+            counts[int(x)] = counts.get(int(x), 0) + 1
+    return counts or None
 
 
 def walk(family: str, rel, counts: list, num_rel: int, pairs: tuple = (), relevance_level: int = 1) -> float:
@@ -272,8 +302,8 @@ def walk(family: str, rel, counts: list, num_rel: int, pairs: tuple = (), releva
     rel : sequence of int
         The retrieved documents' grades in rank order; −1 for a document the qrels lack, −2 for one
         they grade negatively (:class:`~boostrank.evaluation.judged.JudgedLists`).
-    counts : list of int
-        Judged documents at grade 0, 1, … (:func:`level_counts`).  For a query whose every grade is
+    counts : dict of {int: int}
+        Judged documents per grade 0 or above (:func:`level_counts`).  For a query whose every grade is
         negative trec_eval keeps the counts of the query it evaluated before (``form_res_rels.c`` sets
         them only from a grade ≥ 0 and does not clear them), and so should the caller.
     num_rel : int

@@ -16,9 +16,9 @@ __all__ = ["DuplicateId", "QueryCodes", "IdBytes", "coded", "id_strings"]
 class DuplicateId(ValueError):
     """A (qid, docid) given twice; ``rows`` are the two entries, for a reader to name their lines."""
 
-    def __init__(self, rows, message):
+    def __init__(self, rows, message, qid: str = "", docid: str = ""):
         super().__init__(message)
-        self.rows = rows
+        self.rows, self.qid, self.docid = rows, qid, docid
 
 
 class QueryCodes:

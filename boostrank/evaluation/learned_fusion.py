@@ -176,6 +176,15 @@ def train_fusion(truth, runs, method: str, *, n_segments: int = 10, w: int = 5,
     if int(w) != w or w < 0:
         raise ValueError(f"w must be a non-negative integer, got {w!r}")
     named = runs_to_fuse(runs)
+    for name, run in named.items():  # what would be learned from no judged query, or no relevant document: nothing
+        hit, _, _, _, n_queries = _hits(truth, run, relevance_level)
+        if not n_queries:
+            raise ValueError(f"{method}: training run {name!r} has no query the judgements have (are they the "
+                             f"judgements of its queries?)")
+        if not hit.any():
+            raise ValueError(f"{method}: no document training run {name!r} retrieves is relevant (grade "
+                             f"{relevance_level} or more) in the judgements: it would learn that every rank is "
+                             f"worth 0")
     values = tuple(_train_one(method, truth, r, relevance_level, int(n_segments)) for r in named.values())
     return TrainedFusion(method, tuple(named), values, int(n_segments) if method == "probfuse" else None,
                          int(w) if method == "slidefuse" else None)

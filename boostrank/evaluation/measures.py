@@ -156,8 +156,8 @@ def trec_measure(spec: str) -> TrecMeasure | None:
         raise ValueError(f"utility takes four coefficients (trec_eval's utility.1,-1,0,0), got {spec!r}")
     if family == "set_f" and len(params) != 1:
         raise ValueError(f"set_F takes one parameter, the weight of recall against precision, got {spec!r}")
-    if family in ("rbp", "rbp_resid") and (len(params) != 1 or not 0 <= params[0] < 1):
-        raise ValueError(f"rbp takes one parameter, the persistence p in [0, 1) (rbp.p=0.8), got {spec!r}")
+    if family in ("rbp", "rbp_resid") and len(params) != 1:  # p outside [0, 1) is computed, as trec_eval does
+        raise ValueError(f"rbp takes one parameter, the persistence p (rbp.p=0.8), got {spec!r}")
     return TrecMeasure(spec, code, tuple(sorted(params)) if family == "11pt_avg" else params, 0, combine)
 
 

@@ -101,21 +101,29 @@ class Qrels(_Columns):
     def __init__(self, qid, docid, rel, *, source: str | None = None):
         self.queries, self._codes = _queries(qid)
         self._ids = _documents(docid)
-        raw = np.asarray(rel).ravel()
-        if raw.size and not (np.issubdtype(raw.dtype, np.integer)
-                             or (np.issubdtype(raw.dtype, np.floating) and np.all(np.isfinite(raw))
-                                 and np.all(raw == np.round(raw)) and np.all(np.abs(raw) < 2 ** 53))):
-            raise ValueError("qrels grades must be integers (trec_eval reads them with atol)")
-        self.rel = raw.astype(np.int64)
-        if not self._codes.shape[0] == len(self._ids) == self.rel.shape[0]:
-            raise ValueError(f"qid, docid and rel differ in length: {self._codes.shape[0]}, {len(self._ids)}, "
-                             f"{self.rel.shape[0]}")
         self.source = source or "the qrels"
+        raw = np.asarray(rel).ravel()
+        if not self._codes.shape[0] == len(self._ids) == raw.shape[0]:
+            raise ValueError(f"qid, docid and rel differ in length: {self._codes.shape[0]}, {len(self._ids)}, "
+                             f"{raw.shape[0]}")
+        if raw.size and not np.issubdtype(raw.dtype, np.integer):
+            ok = np.zeros(raw.shape, dtype=bool)
+            if np.issubdtype(raw.dtype, np.floating):
+                with np.errstate(invalid="ignore"):
+                    ok = np.isfinite(raw) & (raw == np.round(raw)) & (np.abs(raw) < 2 ** 53)
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                value = raw[i].item() if isinstance(raw[i], np.generic) else raw[i]
+                raise ValueError(f"{self.source}: grade {value!r} of qid {self.queries[self._codes[i]]} docid "
+                                 f"{self._ids[i]} is not a 64-bit integer (trec_eval reads grades with atol); "
+                                 f"{int((~ok).sum())} such")
+        self.rel = raw.astype(np.int64)
         self._hash = _hashes(self._ids)
 
         def twice(i, j):
-            return DuplicateId((i, j), f"{self.source}: qid {self.queries[self._codes[i]]} docid {self._ids[i]} is "
-                                      f"judged twice (entries {i + 1} and {j + 1}); trec_eval would keep one silently")
+            q, d = self.queries[self._codes[i]], self._ids[i]
+            return DuplicateId((i, j), f"{self.source}: qid {q} docid {d} is judged twice (entries {i + 1} and "
+                                      f"{j + 1}); trec_eval would keep one silently", q, d)
 
         # by (query, hash): each query's judged documents, searchable by hash
         by_query, self.ideal_offsets, self._order = _grouped(self._codes, len(self.queries), self._hash, self._ids,
@@ -129,7 +137,7 @@ class Qrels(_Columns):
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From ``{qid: {docid: grade}}``, the layout of pytrec_eval and ranx."""
         qid, docid, rel = _flatten(judgements)
-        return cls(qid, docid, np.array(rel, dtype=np.int64))
+        return cls(qid, docid, rel)  # a grade of 0.5 is refused, not truncated to 0
 
     def to_dict(self) -> dict:
         """``{qid: {docid: grade}}``."""
@@ -197,9 +205,9 @@ class Run(_Columns):
         self._hash = _hashes(self._ids)
 
         def twice(i, j):
-            return DuplicateId((i, j), f"{self.source}: qid {self.queries[self._codes[i]]} retrieves docid "
-                                      f"{self._ids[i]} twice (entries {i + 1} and {j + 1}); a run ranks each "
-                                      f"document once")
+            q, d = self.queries[self._codes[i]], self._ids[i]
+            return DuplicateId((i, j), f"{self.source}: qid {q} retrieves docid {d} twice (entries {i + 1} and "
+                                      f"{j + 1}); a run ranks each document once", q, d)
 
         self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice)
         self.order = self._trec_order(self.score)

@@ -21,10 +21,9 @@ parameter block in trec_eval (``m_ndcg.c``), so two of them with gains on one co
 from __future__ import annotations
 
 import getopt
+import math
 import os
-import shutil
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 
@@ -222,30 +221,34 @@ def parse_arguments(argv) -> TrecEvalOptions:
     if rest == ["-", "-"]:
         raise UsageError("boostrank trec_eval: standard input can be one of the two files, not both")
     o.qrels, o.run = rest
-    if o.depth is not None and o.depth < 1:
-        raise UsageError(f"boostrank trec_eval: -M takes a positive number of documents, got {o.depth}")
+    if o.depth is not None and o.depth < 0:  # trec_eval crashes (a negative count to qsort)
+        raise UsageError(f"boostrank trec_eval: -M takes a number of documents, 0 or more, got {o.depth}")
     return o
 
 
 def _integer(text: str, flag: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"boostrank trec_eval: {flag} takes an integer, got {text!r} (trec_eval's atol would "
-                         f"read it as {_atol(text)})") from None
+    """An option's number as trec_eval's ``atol`` reads it (``-l 1.5`` is 1, ``-N abc`` is 0), clamped to C's long
+    as glibc's ``strtol`` clamps it."""
+    return _atol(text)
 
 
 def _atol(text: str) -> int:
     digits = ""
-    for c in text.strip():
-        if c.isdigit() or (not digits and c in "+-"):
+    for c in text.lstrip(" \t\n\v\f\r"):
+        if c in "0123456789" or (not digits and c in "+-"):
             digits += c
         else:
             break
     try:
-        return int(digits)
+        return min(max(int(digits), -2**63), 2**63 - 1)
     except ValueError:
         return 0
+
+
+def _c_long(x: float) -> int:
+    """A double converted to C's long on x86-64 (``cvttsd2si``): truncated; NaN and out-of-range values become
+    the lowest long."""
+    return int(x) if math.isfinite(x) and -2.0**63 <= x < 2.0**63 else -2**63
 
 
 @dataclass(frozen=True)
@@ -274,27 +277,55 @@ def _columns(families: list, params: dict) -> list:
             out.extend(_cut_columns(family, text))
             continue
         out.append(_Column(family if text is None else f"{family}_{text}",
-                           family if text is None else f"{family}.{text}", family))
+                           family if text is None else _parameter_spec(family, text), family))
     return out
 
 
+def _parameter_spec(family: str, text: str) -> str:
+    """evaluate()'s name of a measure with parameters, read as trec_eval reads them: numbers by C's ``atof``
+    (``utility.a,b,c,d`` is four zeros), ``rbp``'s ``name=value`` pairs (its ``p``, the last one given; other
+    names are ignored), ``set_F``'s first number."""
+    from .gains import atof, gain_pairs
+
+    cannot = f"\ntrec_eval: Cannot initialize measure '{family}'"
+    if family in ("rbp", "rbp_resid"):
+        try:
+            pairs = gain_pairs(text)
+        except ValueError as exc:
+            raise UsageError(f"trec_eval: {exc}{cannot}", 2) from None
+        values = [dict(pairs).get("p", 0.9)]
+    else:
+        values = [atof(v) for v in text.split(",")]
+    if family == "utility" and len(values) != 4:
+        raise UsageError("trec_eval.calc_utility: improper number of coefficients\n"
+                         "trec_eval: Can't calculate measure 'utility'", 4)
+    if not all(math.isfinite(v) for v in values):
+        raise UsageError(f"boostrank trec_eval: {family}.{text}: a parameter is not a finite number")
+    numbers = ",".join(np.format_float_positional(v, trim="-") for v in values[:1 if family == "set_F" else None])
+    return f"{family}.{'p=' if family.startswith('rbp') else ''}{numbers}"
+
+
 def _cut_columns(family: str, text: str | None) -> list:
-    """A cut-off family's measures: its parameters (``P.5,10``), or trec_eval's default cut-offs."""
-    from .measures import expand, measure_parameters
+    """A cut-off family's measures: its parameters (``P.5,10``, each read by C's ``atol``, or ``atof`` for a
+    fraction of R, as ``meas_init.c`` reads them), or trec_eval's default cut-offs."""
+    from .gains import atof
+    from .measures import expand
 
     kind = "cut" if family in _LONG_CUTS else "fraction"
-    try:
-        values = None if text is None else measure_parameters(text, family, kind)
-    except ValueError as exc:
-        raise UsageError(f"trec_eval: illegal measure '{family}.{text}': {exc}") from None
-    if values is not None and len(set(values)) != len(values):
-        raise UsageError(f"trec_eval: duplicate cutoffs detected in '{family}.{text}'")
-    if values is None:
+    if text is None:
         names = expand(family) if family not in ("P", "recall") else expand("all_trec")
         prefix = family + "_"
-        names = [n for n in names if n.startswith(prefix) and _is_cut(n[len(prefix):])]
-    else:
-        names = [f"{family}_{int(v)}" if kind == "cut" else f"{family}_{v:3.2f}" for v in sorted(values)]
+        return [_Column(n, n, family) for n in names if n.startswith(prefix) and _is_cut(n[len(prefix):])]
+    values = sorted(_atol(v) if kind == "cut" else atof(v) for v in text.split(","))
+    cannot = f"\ntrec_eval: Cannot initialize measure '{family}'"
+    if kind == "cut" and values[0] <= 0:
+        raise UsageError("trec_eval: Negative cutoff detected" + cannot, 2)
+    if any(a == b for a, b in zip(values, values[1:])):
+        raise UsageError("trec_eval: duplicate cutoffs detected" + cannot, 2)
+    if kind == "fraction" and not all(0.0 <= v < math.inf for v in values):
+        raise UsageError(f"boostrank trec_eval: {family}.{text}: fractions of R are numbers from 0 up (trec_eval "
+                         f"would cut the ranking at a negative or undefined count)")
+    names = [f"{family}_{v}" if kind == "cut" else f"{family}_{v:3.2f}" for v in values]
     return [_Column(n, n, family) for n in names]
 
 
@@ -319,27 +350,35 @@ def _is_cut(text: str) -> bool:
     return True
 
 
-def _read_input(path: str, tmp: str) -> str:
-    """``-``: standard input, copied to a private file so that the readers (and their byte cap) see a file."""
-    if path != "-":
-        return path
-    copy = os.path.join(tmp, "stdin")
-    with open(copy, "wb") as out:
-        shutil.copyfileobj(sys.stdin.buffer, out)
-    return copy
+def _read_input(path: str):
+    """``-``: standard input, read as it comes under the readers' byte cap and first-line check."""
+    return sys.stdin.buffer if path == "-" else path
+
+
+#: the document of 10.0's ranking of a qrels query the run lacks under -c (``bogus_ranking`` in trec_eval.c)
+STAND_IN = "ceci_nest_pas_un_docno"
+
+
+def _with_stand_ins(run, queries: list):
+    """The run with trec_eval 10.0's stand-in document for each query in ``queries`` (which it lacks)."""
+    from .runs import Run
+
+    out = Run(np.concatenate((run.qid, np.array(queries, dtype=object))),
+              np.concatenate((run.docid, np.full(len(queries), STAND_IN, dtype=object))),
+              np.concatenate((run.score, np.zeros(len(queries)))), name=run.name, source=run.source)
+    out.last_tag = run.last_tag
+    return out
 
 
 def measure_lines(options: TrecEvalOptions):
     """trec_eval's output lines for the options, one string each (without the newline)."""
     from .evaluate import evaluate
-    from .files import load_qrels, load_run
+    from .gains import atof
     from .judged import judged_lists
 
     families, params = options.marked()
     columns = _columns(families, params)
-    with tempfile.TemporaryDirectory(prefix="boostrank-trec_eval-") as tmp:
-        qrels = load_qrels(_read_input(options.qrels, tmp))
-        run = load_run(_read_input(options.run, tmp))
+    qrels, run, in_run, unretrieved = _inputs(options)
     kw = dict(relevance_level=options.relevance_level, depth=options.depth, complete=options.complete,
               version=options.version, judged_only=options.judged_only)
     specs = [c.spec for c in columns if c.family not in ("runid", "relstring") and c.pairs is None]
@@ -349,38 +388,64 @@ def measure_lines(options: TrecEvalOptions):
         means = evaluate(qrels, run, specs, **kw) if specs and options.summary else {}
         lists = judged_lists(qrels, run, depth=options.depth, complete=options.complete,
                              float32=options.version == "9", judged_only=options.judged_only)
-    table = _Table(options, qrels, run, lists, per, means, int(float(params.get("relstring", 10))))
-    if not [q for q in table.everyone if q in table.in_run]:
-        raise UsageError("trec_eval: No queries with both results and relevance info", 7)
+    relstring = _c_long(atof(params["relstring"])) if "relstring" in params else 10  # m_relstring.c: (long) atof
+    runid = run.last_tag if run.last_tag is not None else run.name
+    table = _Table(options, qrels, in_run, lists, per, means, relstring, runid)
     lines = table.query_lines(columns) if options.per_query else []
     if options.version == "10" and not options.complete and lists.unretrieved_queries:
         # trec_eval 10.0 walks the qrels' queries and stops at the first the run lacks (trec_eval.c, exit 4),
         # after the -q lines of the queries before it; 9.x evaluates the queries in both
-        first = min(lists.unretrieved_queries, key=str.encode)
+        first = unretrieved[0]
         before = [line for line in lines if line.split("\t")[1].encode() < first.encode()]
         raise UsageError(f"trec_eval: result qid '{first}' not found in qrels\nboostrank trec_eval: the run has no "
-                         f"result for query {first} of the qrels ({len(lists.unretrieved_queries)} such); -c scores "
+                         f"result for query {first} of the qrels ({len(unretrieved)} such); -c scores "
                          f"them 0, --trec-eval=9 evaluates the queries in both", 4, before)
     return lines + (table.summary_lines(columns) if options.summary else [])
 
 
-class _Table:
-    """One run's values as trec_eval prints them, from evaluate()'s and the judged lists."""
+def _inputs(options: TrecEvalOptions):
+    """(qrels, run, the run file's queries, the qrels' queries it lacks in strcmp order), read as trec_eval reads
+    them; no query in common stops as each version stops, and 10.0's -c ranks its stand-in for each query lacked."""
+    from .files import load_qrels, load_run
 
-    def __init__(self, options, qrels, run, lists, per, means, relstring_depth):
-        self.options, self.qrels, self.run, self.lists, self.per, self.means = options, qrels, run, lists, per, means
-        self.relstring_depth = relstring_depth
-        self.in_run = set(run.queries)
+    for path, what in ((options.qrels, "qrels"), (options.run, "results")):
+        if path != "-" and os.path.isfile(path) and not os.path.getsize(path):  # trec_eval maps it: size 0 fails
+            raise UsageError(f"trec_eval.get_{what}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file "
+                             f"'{path}'", 2)
+    qrels = load_qrels(_read_input(options.qrels))
+    run = load_run(_read_input(options.run), need_tag=True)  # a line without its tag is malformed there
+    in_run = set(run.queries)
+    unretrieved = sorted((q for q in qrels.queries if q not in in_run), key=str.encode)
+    v9 = options.version == "9"
+    if len(unretrieved) == len(qrels.queries) and (v9 or not options.complete):
+        if not v9:  # 10.0 stops at the qrels' first query (trec_eval.c, exit 4)
+            raise UsageError(f"trec_eval: result qid '{unretrieved[0]}' not found in qrels\nboostrank trec_eval: "
+                             f"no query of the run is in the qrels", 4)
+        raise UsageError("trec_eval: No queries with both results and relevance info", 7)
+    if options.complete and not v9 and unretrieved:
+        run = _with_stand_ins(run, unretrieved)
+    return qrels, run, in_run, unretrieved
+
+
+class _Table:
+    """One run's values as trec_eval prints them, from evaluate()'s and the judged lists.  Under 10.0's ``-c`` a
+    query the run lacks was ranked as trec_eval ranks it, one stand-in document (:data:`STAND_IN`), and its
+    ``num_ret``, ``utility``, ``unj_*``, ``rbp_resid`` and ``relstring`` are cleared as trec_eval.c clears them
+    (``utility``, ``rbp_resid`` and ``relstring`` under their plain names only)."""
+
+    def __init__(self, options, qrels, in_run, lists, per, means, relstring_depth, runid):
+        self.options, self.qrels, self.lists, self.per, self.means = options, qrels, lists, per, means
+        self.relstring_depth, self.runid = relstring_depth, runid
+        self.in_run = in_run  # the queries of the run file
         self.v9 = options.version == "9"
         self.everyone = sorted(lists.queries, key=str.encode)  # the qrels' order (strcmp), as trec_eval walks them
         self.group = {q: g for g, q in enumerate(lists.queries)}
-        self.stand_in = 0 if options.judged_only else 1  # documents of 10.0's ranking of a query the run lacks
         self._counts = None
 
     def n_rel(self, q) -> int:
         g, lists = self.group[q], self.lists
         ideal = lists.ideal[lists.ideal_offsets[g]:lists.ideal_offsets[g + 1]]
-        return int((ideal >= self.options.relevance_level).sum())
+        return int((ideal >= max(self.options.relevance_level, 0)).sum())  # judged grades only, whatever -l
 
     def level_counts(self) -> dict:
         """{query: judged documents per grade} for the gain walks.  A query graded only negatively gets the counts
@@ -389,7 +454,7 @@ class _Table:
         if self._counts is None:
             from .gains import level_counts
 
-            lists, last, self._counts = self.lists, [], {}
+            lists, last, self._counts = self.lists, {}, {}
             for q in self.everyone:
                 if self.v9 and q not in self.in_run:
                     continue  # 9.x does not evaluate it
@@ -404,31 +469,24 @@ class _Table:
         return lists.rel[lists.offsets[g]:lists.offsets[g + 1]]
 
     def value_of(self, c, q) -> float:
-        """trec_eval's value of query ``q``.  A query the run lacks (-c) adds 0 in 9.x; 10.0 scores it on a
-        stand-in ranking of one unjudged document (none under -J) and zeroes num_ret, utility, unj_* and
-        rbp_resid, the last two only under their plain names (trec_eval.c); evaluate() scores it as an empty
-        list, which differs only for the measures below."""
+        """trec_eval's value of query ``q``: 9.x adds 0 for a query the run lacks; 10.0 clears some values of its
+        stand-in ranking (see the class)."""
         from .measures import trec_measure
 
-        if q not in self.in_run and self.v9:
+        stand_in = q not in self.in_run
+        if stand_in and self.v9:
             return 0.0
         if c.pairs is not None:
             from .gains import walk
 
-            rel = self.retrieved(q) if q in self.in_run else (-1,) * self.stand_in
-            return walk(c.family, rel, self.level_counts()[q], self.n_rel(q), c.pairs, self.options.relevance_level)
+            return walk(c.family, self.retrieved(q), self.level_counts()[q], self.n_rel(q), c.pairs,
+                        self.options.relevance_level)
         x, o = self.per[c.spec][q], self.options
+        if stand_in and (c.printed in ("num_ret", "utility", "rbp_resid") or c.printed.startswith("unj")):
+            return 0.0
         if c.family == "utility":
-            p = trec_measure(c.spec).params
-            if q in self.in_run:
-                return x + p[3] * o.num_docs  # -N enters the fourth term only
-            if c.printed == "utility":
-                return 0.0
-            r = self.n_rel(q)
-            return p[1] * self.stand_in + p[2] * r + p[3] * (o.num_docs - self.stand_in - r)
-        if c.family == "rbp_resid" and q not in self.in_run and c.printed != "rbp_resid":
-            return float(self.stand_in)  # the unjudged stand-in's residual, p^1 + (1 - p) p^0
-        if c.family in ("iprec_at_recall", "11pt_avg") and o.judged_only and not self.retrieved(q).size:
+            return x + trec_measure(c.spec).params[3] * o.num_docs  # -N enters the fourth term only
+        if c.family in ("iprec_at_recall", "11pt_avg") and not self.retrieved(q).size:  # -J, -M 0
             return _empty_interpolated(c, x, self.n_rel(q), o.version)
         return x
 
@@ -439,9 +497,8 @@ class _Table:
                 continue  # 9.x's -c -q prints no line for a query the run lacks
             for c in columns:
                 if c.family == "relstring":
-                    # trec_eval clears the stand-in's string only under the plain name relstring
-                    rel = self.retrieved(q) if q in self.in_run else \
-                        () if c.printed == "relstring" else (-1,) * self.stand_in
+                    cleared = q not in self.in_run and c.printed == "relstring"
+                    rel = () if cleared else self.retrieved(q)
                     lines.append(f"{c.printed:<22}\t{q}\t'{_relstring(rel, self.relstring_depth)}'")
                 elif c.family not in ("runid", "num_q") and not c.family.startswith("gm_"):
                     lines.append(f"{c.printed:<22}\t{q}\t{_printed(c, self.value_of(c, q))}")
@@ -454,14 +511,15 @@ class _Table:
         for c in columns:
             if c.family == "runid":
                 # the tag of the run file's last line, as trec_eval keeps it (get_trec_results.c)
-                tag = self.run.last_tag if self.run.last_tag is not None else self.run.name
-                lines.append(f"{'runid':<22}\tall\t{tag}")
+                lines.append(f"{'runid':<22}\tall\t{self.runid}")
             elif c.family == "num_rel" and self.options.complete:
                 # -c counts every qrels grade above 0 whatever -l (m_num_rel.c, te_calc_avg_num_rel)
                 lines.append(f"{c.printed:<22}\tall\t{int((self.qrels.rel > 0).sum())}")
-            elif c.family in ("utility", "rbp_resid", "iprec_at_recall", "11pt_avg") or c.pairs is not None:
+            elif c.family in ("num_ret", "utility", "unj", "rbp_resid", "iprec_at_recall", "11pt_avg") or \
+                    c.pairs is not None:
                 v = np.array([self.value_of(c, q) for q in self.everyone], dtype=np.float64)
-                lines.append(f"{c.printed:<22}\tall\t{_printed(c, sequential_sum(v) / v.shape[0])}")
+                total = sequential_sum(v)  # num_ret's is a sum
+                lines.append(f"{c.printed:<22}\tall\t{_printed(c, total / (1 if c.family == 'num_ret' else v.size))}")
             elif c.family != "relstring":
                 lines.append(f"{c.printed:<22}\tall\t{_printed(c, self.means[c.spec])}")
         return lines
@@ -470,6 +528,8 @@ class _Table:
 def _printed(c, x) -> str:
     if x != x:
         return f"{'-nan':>6}"  # glibc's %6.4f of 0.0 / 0.0
+    if x in (math.inf, -math.inf):
+        return f"{'inf' if x > 0 else '-inf':>6}"  # and of a gain over a zero discount
     return f"{x:.0f}" if c.family.startswith("num_") else f"{x:.4f}"
 
 
@@ -515,8 +575,6 @@ def main(argv) -> int:
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
         print(f"boostrank trec_eval: error: {kind}{text}", file=sys.stderr)
         return 2
-    out = sys.stdout
-    for line in lines:
-        out.write(line + "\n")
-    out.flush()
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    sys.stdout.flush()
     return 0

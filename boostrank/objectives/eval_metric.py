@@ -73,12 +73,12 @@ _MAX_BOUND = 8
 
 
 def bound_metric(bound: list, metric: EvalMetric, key, load) -> BoundMetric:
-    """The metric bound to the eval set ``key`` (``load() -> (labels, offsets, _)`` on first sight), kept in
+    """The metric bound to the eval set ``key`` (``load() -> (labels, offsets, ...)`` on first sight), kept in
     ``bound``: a short list of (data object, bound metric) that an engine hook owns, matched by identity."""
     for seen, hit in bound:
         if seen is key:
             return hit
-    labels, offsets, _ = load()
+    labels, offsets = load()[:2]
     hit = metric.bind(labels, offsets)
     if len(bound) >= _MAX_BOUND:
         del bound[0]

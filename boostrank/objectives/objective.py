@@ -19,9 +19,10 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions, valid
 from .._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
 from .._kernels.jit import note_first_compile
 from .._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
-from .._validation import as_1d_float, as_int_labels, dense_grades, distinct_values
+from .._validation import as_1d_float, as_int_labels, check_positions, dense_grades, distinct_values
 from .._warnings import warn_user
 from .._validation import group_offsets as _group_offsets
+from .clicks import CORRECTIONS, DEFAULT, PositionBias, check_propensity
 from .state import LambdaState, logistic_auc, logistic_ndcg, probit
 from ..queries import list_index
 
@@ -73,8 +74,11 @@ class Parameter:
     constraints: list
 
 
+#: the largest anchor and grade_weight accepted (see PARAMETERS)
+MAX_WEIGHT = 1e6
+
 #: Every λ-objective parameter, declared once: :class:`LambdaObjective` checks its arguments against these,
-#: :class:`boostrank.LambdaRanker` (and its Dask form and the CLI) takes the first nine as its own parameters
+#: :class:`boostrank.LambdaRanker` (and its Dask form and the CLI) takes the first twelve as its own parameters
 #: with the same defaults and constraints, and a value other than the default where the metric does not read it
 #: is refused (it would change nothing).  What each one does: :class:`LambdaObjective`'s docstring.
 PARAMETERS: dict[str, Parameter] = {
@@ -83,14 +87,18 @@ PARAMETERS: dict[str, Parameter] = {
     "norm": Parameter(None, ("auc", "mauc", "ndcg"), ["boolean", StrOptions({"query"}), None]),
     "link": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "logistic", "probit"})]),
     "method": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "exact", "fast"})]),
-    "grade_weight": Parameter(None, ("auc",), [Interval(Real, 0, None, closed="left"), None]),
+    # at most MAX_WEIGHT: past it the λs are rounding noise beside the term, and far past it (1e39 in LightGBM's
+    # float32 gradients) the gradients overflow into a constant model without a word
+    "grade_weight": Parameter(None, ("auc",), [Interval(Real, 0, MAX_WEIGHT, closed="both"), None]),
     "pair_weight": Parameter("auto", ("auc", "mauc"), [StrOptions({"auto", "swap", "uniform"})]),
     "pair_fraction": Parameter(None, ("auc", "mauc"), [Interval(Real, 0, 1, closed="right"), None]),
-    "anchor": Parameter(None, ("auc", "mauc"), [Interval(Real, 0, None, closed="left"), None]),
+    "anchor": Parameter(None, ("auc", "mauc"), [Interval(Real, 0, MAX_WEIGHT, closed="both"), None]),
+    "anchor_form": Parameter("ordinal", ("auc", "mauc"), [StrOptions({"ordinal", "binary"})]),
+    "position_bias": Parameter("auto", ("auc", "mauc", "ndcg"), [StrOptions(set(CORRECTIONS))]),
+    "propensity": Parameter(None, ("auc", "mauc"), ["array-like", None]),
     # the objective's own (an estimator reaches the first two by LightGBM's names, the rest are its own)
     "truncation_level": Parameter(30, ("ndcg",), [Interval(Real, 1, None, closed="left")]),
     "label_gain": Parameter(None, ("ndcg",), ["array-like", None]),
-    "anchor_form": Parameter("ordinal", ("auc", "mauc"), [StrOptions({"ordinal", "binary"})]),
     "eps": Parameter(1e-4, ("auc", "mauc"), [Interval(Real, 0, 1, closed="neither")]),
     "auto_min_rows": Parameter(AUTO_MIN_ROWS, ("auc", "mauc"), [Interval(Integral, 1, None, closed="left")]),
     "n_jobs": Parameter(None, ("auc", "mauc", "ndcg"), [Interval(Integral, 1, None, closed="left"),
@@ -100,7 +108,7 @@ PARAMETERS: dict[str, Parameter] = {
 }
 #: the parameters an estimator takes under their own names
 ESTIMATOR_PARAMETERS = ("sigma", "threshold", "norm", "link", "method", "grade_weight", "pair_weight",
-                        "pair_fraction", "anchor")
+                        "pair_fraction", "anchor", "anchor_form", "position_bias", "propensity")
 
 
 def check_parameters(metric: str, values: dict, caller: str) -> None:
@@ -112,12 +120,13 @@ def check_parameters(metric: str, values: dict, caller: str) -> None:
     validate_parameter_constraints({name: PARAMETERS[name].constraints for name in values}, values, caller)
     for name, value in values.items():
         param = PARAMETERS[name]
-        if metric not in param.metrics and not _is_default(value, param.default):
+        if metric not in param.metrics and not is_default(value, param.default):
             raise ValueError(f"{name}={value!r} would change nothing: objective={metric!r} does not read it (it "
                              f"acts with {', '.join(map(repr, param.metrics))})")
 
 
-def _is_default(value, default) -> bool:
+def is_default(value, default) -> bool:
+    """Whether a parameter's value is its default (an array is never the default None)."""
     if value is None or default is None:
         return value is default
     return isinstance(value, type(default)) and value == default or (
@@ -173,6 +182,9 @@ GRADE_WEIGHT = 0.0
 
 #: anchor=None's value per metric: the weight of the pointwise log-loss beside the λs (as GRADE_WEIGHT)
 ANCHOR = {"auc": 0.3, "mauc": 1.0, "ndcg": 0.0}
+#: anchor=None's value with clicks (positions, position_bias="propensity"), where the anchor is the click model's
+#: likelihood: chosen on the development sets of benchmarks/clicks.py --candidates (MEASUREMENTS.md, "clicks")
+ANCHOR_CLICKS = 3.0
 
 
 def graded_auc_weights(start, cut, grade_weight):
@@ -359,14 +371,14 @@ class LambdaObjective:
                  link: str = "auto", method: str = "auto", eps: float = 1e-4, auto_min_rows: int = AUTO_MIN_ROWS,
                  n_jobs: int | None = None, grade_weight: float | None = None, pair_weight: str = "auto",
                  pair_fraction: float | None = None, random_state: int | None = None, anchor: float | None = None,
-                 anchor_form: str = "ordinal"):
+                 anchor_form: str = "ordinal", position_bias: str = "auto", propensity=None):
         if metric not in _PREPARE:
             raise ValueError(f"metric must be one of {list(_PREPARE)}, got {metric!r}")
         check_parameters(metric, dict(
             sigma=sigma, threshold=threshold, truncation_level=truncation_level, norm=norm, label_gain=label_gain,
             link=link, method=method, eps=eps, auto_min_rows=auto_min_rows, n_jobs=n_jobs, grade_weight=grade_weight,
             pair_weight=pair_weight, pair_fraction=pair_fraction, random_state=random_state, anchor=anchor,
-            anchor_form=anchor_form), "LambdaObjective")
+            anchor_form=anchor_form, position_bias=position_bias, propensity=propensity), "LambdaObjective")
         for name, value in (("sigma", sigma), ("threshold", threshold), ("anchor", anchor)):
             if value is not None and not math.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}")
@@ -380,7 +392,13 @@ class LambdaObjective:
         self.pair_fraction = None if pair_fraction is None else float(pair_fraction)
         self.random_state = 0 if random_state is None else int(random_state)
         self.anchor = ANCHOR[metric] if anchor is None else float(anchor)
+        self._anchor_set, self._norm_set = anchor is not None, norm is not None
         self.anchor_form = anchor_form
+        self.position_bias = position_bias
+        self.propensity = check_propensity(propensity)
+        if self.propensity is not None and position_bias in ("additive", "none"):
+            raise ValueError(f"propensity= weighs clicks by their examination; position_bias={position_bias!r} "
+                             f"does not (use 'propensity' or 'auto')")
         #: (thresholds, biases) of the anchor fixed for every bind (a distributed fit's), else None: each bind's own
         self.anchor_base = None
         self.metric = metric
@@ -405,7 +423,8 @@ class LambdaObjective:
     def __repr__(self):
         return f"LambdaObjective({self.metric!r}, sigma={self.sigma:g})"
 
-    def bind(self, labels, group_offsets=None, weight=None, *, n_jobs: int | None = None) -> LambdaState:
+    def bind(self, labels, group_offsets=None, weight=None, *, n_jobs: int | None = None, position=None,
+             learning_rate: float = 0.1) -> LambdaState:
         """This objective on one data set: the labels (and weights) checked once, the kernel chosen.
 
         Bind before training to fail on bad labels up front rather than from inside an
@@ -419,6 +438,12 @@ class LambdaObjective:
             Per-row weights multiplying gradients and hessians.
         n_jobs : int, default=None
             The λ kernels' threads for this fit (an engine's own count); None: the objective's ``n_jobs``.
+        position : array-like of int, default=None
+            Each row's 0-based display rank in its list when its feedback was logged (clicks): the
+            λs then correct the position bias as ``position_bias`` says
+            (:mod:`boostrank.objectives.clicks`).  None: the labels are relevance as they are.
+        learning_rate : float, default=0.1
+            The engine's learning rate, the step of ``position_bias="additive"``'s term.
 
         Returns
         -------
@@ -429,12 +454,18 @@ class LambdaObjective:
         offsets = _group_offsets(raw.shape[0], offsets=group_offsets)
         y = _PREPARE[self.metric](raw, self.threshold)
         weight = _row_weights(weight, y.shape[0])
+        position = None if position is None else check_positions(position, offsets)
         if self.metric == "ndcg":
             note_first_compile("λ", lambda_ndcg_kernel)
-            return LambdaState(self, y, offsets, weight, self._kernel, gain=self._gain(y), n_jobs=n_jobs)
+            return LambdaState(self, y, offsets, weight, self._kernel, gain=self._gain(y), n_jobs=n_jobs,
+                               clicks=self._clicks(position, y, self._kernel, learning_rate))
         self._check_two_classes(y, offsets)
-        anchor = self._anchor(raw, y, weight)
         kernel = self._choose_kernel(y, offsets)
+        clicks = self._clicks(position, y, kernel, learning_rate)
+        anchor = self._anchor(raw, y, weight, clicks)
+        norm_bits = self.norm_bits
+        if clicks is not None and clicks.kind == "propensity" and not self._norm_set:
+            norm_bits = 0  # the per-query rescaling would undo the inverse-propensity weights (clicks.py)
         tables = None
         if self.metric == "auc" and self.grade_weight > 0 and kernel is not probit:
             y, tables = self._graded_classes(raw, offsets, y)
@@ -444,18 +475,39 @@ class LambdaObjective:
         if stride is None:  # the default for the link: sampled partners with Welleck's swap weights
             stride = 1 if kernel is probit or uniform else round(1 / PAIR_FRACTION)
         return LambdaState(self, y, offsets, weight, kernel, uniform=uniform, stride=stride, tables=tables,
-                           n_jobs=n_jobs, anchor=anchor)
+                           n_jobs=n_jobs, anchor=anchor, clicks=clicks, norm_bits=norm_bits)
 
-    def _anchor(self, raw, y, weight):
+    def _clicks(self, position, y, kernel, learning_rate) -> PositionBias | None:
+        """The position-bias correction of a fit with positions (None without them, or with "none")."""
+        if position is None or self.position_bias == "none":
+            return None
+        kind = self.position_bias
+        pairs = kernel is logistic_auc
+        if kind == "auto":  # the pair factors need the logistic pair sums; the additive term takes any λ
+            kind = DEFAULT if pairs else "additive"
+        if kind == "propensity" and not pairs:
+            raise ValueError(f"position_bias='propensity' weighs pairs in the logistic pair sums: with "
+                             f"{'the probit link' if kernel is probit else 'objective=' + repr(self.metric)} use "
+                             f"position_bias='additive' (or 'auto')")
+        return PositionBias(kind, position, y, self.propensity, learning_rate)
+
+    def _anchor(self, raw, y, weight, clicks=None):
         """(α, class of each row, bias of each threshold) of the pointwise anchor, or None when α is 0."""
-        if self.anchor == 0.0:
+        alpha = self.anchor
+        if clicks is not None and clicks.kind == "propensity" and not self._anchor_set:
+            alpha = ANCHOR_CLICKS  # the click model's likelihood carries the correction (clicks.py)
+        if alpha == 0.0:
             return None
         thresholds, bias = self.anchor_base if self.anchor_base is not None else \
             self.anchor_base_of(label_mass(raw, weight))
+        if clicks is not None and clicks.kind == "propensity" and bias.size:
+            # the anchor models relevance: its base rates are the click rates over the mean examination
+            rate = np.clip(1.0 / (1.0 + np.exp(-bias)) / clicks.propensity[clicks.position].mean(), 1e-6, 1 - 1e-6)
+            bias = np.log(rate / (1.0 - rate))
         if thresholds.size == 0:
             return None  # no row on one side of a threshold (zero weights): nothing to learn across queries
         classes = np.searchsorted(thresholds, raw, side="left").astype(np.int64)  # thresholds below y
-        return self.anchor, classes, bias
+        return alpha, classes, bias
 
     def anchor_base_of(self, mass: dict) -> tuple[np.ndarray, np.ndarray]:
         """The anchor's thresholds t_k (its targets are y > t_k) and biases (the logit of each target's weighted

@@ -24,6 +24,8 @@ from ..threads import numba_threads
 __all__ = ["LambdaState", "round_seed", "query_chunks"]
 
 _MASK64 = (1 << 64) - 1
+#: an absent per-row array of the kernels (pair factors, examination propensities)
+_NONE = np.zeros(0)
 
 
 def round_seed(random_state: int, call: int) -> np.uint64:
@@ -61,23 +63,23 @@ def logistic_auc(state, s, grad, hess, stride):
     if state.tables is None:  # labels never change: their class layout is computed once
         state.tables = lambda_auc_tables(state.labels, state.offsets)
     n = state.labels.shape[0]
-    if state.scratch is None:
-        state.scratch = (np.empty(n, dtype=np.int64), np.empty((6, n)))
+    if state.scratch is None:  # two more rows hold the pair factors of clicks (position_bias="propensity")
+        state.scratch = (np.empty(n, dtype=np.int64), np.empty((8 if state.factors[0].size else 6, n)))
     call = state.calls
     state.calls = call + 1  # each round draws other pairs; the same random_state repeats them
-    setting = LambdaSetting(obj.sigma, obj.norm_bits, state.uniform, np.int64(stride),
+    setting = LambdaSetting(obj.sigma, state.norm_bits, state.uniform, np.int64(stride),
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
     args = (s, state.labels, state.offsets, setting, state.tables, grad, hess, (state.order, *state.scratch))
     threads = numba.get_num_threads()
     if threads == 1:  # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs)
-        lambda_auc_kernel(*args, (0, state.offsets.shape[0] - 1))
+        lambda_auc_kernel(*args, (0, state.offsets.shape[0] - 1), state.factors)
         return
     # the same λs as the one-thread kernel, which it runs on chunks of queries; compiled here on first use
     # unless 'boostrank warmup' (or an earlier process) put it in the cache
     note_first_compile("parallel λ", lambda_auc_kernel_parallel)
     if state.chunks is None or state.chunks[0] != threads:
         state.chunks = (threads, query_chunks(state.tables[0], CHUNKS_PER_THREAD * threads))
-    lambda_auc_kernel_parallel(*args, state.chunks[1])
+    lambda_auc_kernel_parallel(*args, state.chunks[1], state.factors)
 
 
 def logistic_ndcg(state, s, grad, hess, stride):
@@ -113,10 +115,13 @@ class LambdaState:
     anchor : tuple or None
         (α, class of each row, bias of each threshold) of the pointwise log-loss added to the
         λs (:func:`~boostrank._kernels.lambdas.add_anchor`); None: the λs alone.
+    clicks : PositionBias or None
+        The position-bias correction of click feedback (:mod:`boostrank.objectives.clicks`); None:
+        the labels are relevance.
     """
 
     def __init__(self, objective, labels, offsets, weight, kernel: Callable, *, gain=None, uniform=False, stride=1,
-                 tables=None, n_jobs=None, anchor=None):
+                 tables=None, n_jobs=None, anchor=None, clicks=None, norm_bits=None):
         self.objective = objective
         self.labels, self.offsets, self.weight, self.gain = labels, offsets, weight, gain
         self.kernel = kernel
@@ -128,6 +133,11 @@ class LambdaState:
         self.tables = tables
         self.n_jobs = n_jobs
         self.anchor = anchor
+        self.clicks = clicks
+        #: the kernel's ``norm`` bits for this fit (the objective's, but without the rescaling for clicks)
+        self.norm_bits = objective.norm_bits if norm_bits is None else norm_bits
+        #: the pair factors of this round (:meth:`PositionBias.factors`), empty without them
+        self.factors = (_NONE, _NONE)
         n = labels.shape[0]
         self.grad, self.hess = np.empty(n), np.empty(n)
         #: each list's last score order (the next round re-sorts it in near-linear time)
@@ -199,9 +209,15 @@ class LambdaState:
 
     def _run_kernel(self, s, grad, hess, scaled) -> None:
         """The λ kernel on its threads, scaled (``scaled``), then the anchor's log-loss added (on the engines'
-        scale: a λ of the papers' gets α / the scale)."""
+        scale: a λ of the papers' gets α / the scale); with clicks, the position bias corrected."""
         available = numba.get_num_threads()
         threads = self._threads(available)
+        clicks = self.clicks
+        offset = 0.0
+        if clicks is not None:
+            s = clicks.scores(s)  # the additive term, in training only
+            offset = float(self.anchor[2][0]) if self.anchor is not None else 0.0
+            self.factors = clicks.factors(s, offset)
         with contextlib.nullcontext() if threads == available else numba_threads(threads):
             needed = (scaled or self.anchor is not None) and self.objective.metric != "ndcg"
             scale = self.hessian_scale() if needed else 1.0  # (before the λs: it uses their buffers)
@@ -215,10 +231,13 @@ class LambdaState:
             if self.anchor is not None:
                 alpha, classes, bias = self.anchor
                 alpha = alpha if scaled else alpha / scale
+                exam = clicks.exam() if clicks is not None else _NONE
                 if threads > 1:
-                    add_anchor_parallel(s, classes, bias, alpha, grad, hess, CHUNKS_PER_THREAD * threads)
+                    add_anchor_parallel(s, classes, bias, alpha, grad, hess, CHUNKS_PER_THREAD * threads, exam)
                 else:
-                    add_anchor(s, classes, bias, alpha, grad, hess)
+                    add_anchor(s, classes, bias, alpha, grad, hess, exam)
+        if clicks is not None:
+            clicks.update(s, grad, hess, offset)
 
     def hessian_scale(self) -> float:
         """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.

@@ -17,7 +17,9 @@ the test queries' true grades (AUC, MAUC, NDCG@10):
   additive term (LightGBM's way), and given the true propensities (an intervention experiment's);
 * LightGBM ``lambdarank`` without and with ``position`` (its own correction); XGBoost ``rank:ndcg`` without and with
   ``lambdarank_unbiased`` (Hu et al.);
-* the skyline: λ-AUC on the true grades of the same training queries.
+* the skyline: λ-AUC on the true grades of the same training queries;
+* the examination oracle: λ-AUC on the clicks of the documents the simulated users examined, and no other (what no
+  log records): what removing the position bias alone can recover, the rest of the gap being click noise.
 
 Protocol: ``--repeats`` × ``--folds`` outer folds over queries (the same folds for every method); per (set, logger,
 η): means over the test queries (each averaged over the repeats) ± s.e., the share of the skyline − raw gap each
@@ -84,6 +86,7 @@ def methods(true_e):
     return {
         "skyline (λ-AUC on grades)": ("grades", {}, False),
         "λ-AUC raw clicks": ("clicks", {"position_bias": "none"}, True),
+        "examination oracle": ("seen", {}, False),
         "λ-AUC corrected": ("clicks", {}, True),
         "λ-AUC additive": ("clicks", {"position_bias": "additive"}, True),
         "λ-AUC true propensities": ("clicks", {"propensity": true_e}, True),
@@ -150,6 +153,19 @@ def candidates_3(true_e):
     return out
 
 
+def candidates_4(true_e):
+    """The fourth round, at every η (the earlier rounds looked at η = 1 only): the default against the additive
+    term and two milder weights (a power of one half; propensities clipped at one half)."""
+    return {"λ-AUC raw clicks": ("clicks", {"position_bias": "none"}, True),
+            "skyline (λ-AUC on grades)": ("grades", {}, False),
+            "lambdarank": ("clicks", {"objective": "lambdarank"}, False),
+            "lambdarank position": ("clicks", {"objective": "lambdarank"}, True),
+            "propensity (default)": ("clicks", {}, True),
+            "propensity κ=0.5": ("clicks", {"_power": 0.5}, True),
+            "propensity clip=0.5": ("clicks", {"_clip": 0.5}, True),
+            "additive (default)": ("clicks", {"position_bias": "additive"}, True)}
+
+
 def _per_query(y, s, off):
     g = GroupOffsets(off)
     return {"auc": br.auc(y, s, g, per_query=True), "mauc": br.mauc(y, s, g, per_query=True),
@@ -198,6 +214,9 @@ def run_job(name, data, repeat, fold, folds, logger, eta, table):
         t = time.perf_counter()
         if labels == "grades":
             s = _fit_predict(kw, Xtr, ytr, qtr, Xte)
+        elif labels == "seen":  # what no log holds: the clicks of the documents the users examined, and no other
+            seen = log.seen
+            s = _fit_predict(kw, log.X[seen], (log.clicks[seen] > 0).astype(np.int64), log.session[seen], Xte)
         else:
             target = log.clicks if labels == "graded" else (log.clicks > 0).astype(np.int64)
             from boostrank.objectives import clicks
@@ -232,7 +251,8 @@ def summarise(results, n_queries, folds, table_names):
     pairs = [("λ-AUC corrected", "λ-AUC raw clicks", "auc"), ("λ-AUC corrected", "lambdarank position", "auc"),
              ("λ-AUC corrected", "rank:ndcg unbiased", "auc"), ("λ-MAUC corrected", "λ-MAUC raw feedback", "mauc"),
              ("lambdarank position", "lambdarank", "auc"), ("rank:ndcg unbiased", "rank:ndcg", "auc"),
-             ("λ-AUC additive", "λ-AUC raw clicks", "auc"), ("λ-AUC true propensities", "λ-AUC raw clicks", "auc")]
+             ("λ-AUC additive", "λ-AUC raw clicks", "auc"), ("λ-AUC true propensities", "λ-AUC raw clicks", "auc"),
+             ("examination oracle", "λ-AUC raw clicks", "auc")]
     for a, b, m in pairs:
         if a in rows and b in rows:
             diff, p = fold_test(results, a, b, m, folds)
@@ -266,43 +286,112 @@ def print_summary(title, s):
 
 
 def figure(summary, path):
-    """The recovered share of the skyline − raw gap on test AUC by η, per set and logger."""
+    """By η, per logger: under the good logger each correction's change of test AUC against the same learner on
+    raw clicks (the gap to the skyline is too small there for a share to mean anything); under the weak and adverse
+    loggers the share of the skyline − raw gap it recovers.  Colours are sets, line styles corrections."""
     plt = pyplot()
+    from matplotlib.lines import Line2D
+
     sets = sorted({k.split("|")[0] for k in summary})
-    fig, axes = plt.subplots(1, len(LOGGERS), figsize=(4.2 * len(LOGGERS), 3.6), sharey=True)
+    colours = {name: f"C{i}" for i, name in enumerate(sets)}
+    styles = {"λ-AUC corrected": "-o", "lambdarank position": ":s", "rank:ndcg unbiased": "--^"}
+    fig, axes = plt.subplots(1, len(LOGGERS), figsize=(4.2 * len(LOGGERS), 3.8))
     for ax, logger in zip(np.atleast_1d(axes), LOGGERS):
         for name in sets:
             keys = sorted((k for k in summary if k.startswith(f"{name}|{logger}|")),
                           key=lambda k: float(k.split("|")[2]))
             etas = [float(k.split("|")[2]) for k in keys]
-            for method, style in (("λ-AUC corrected", "-o"), ("lambdarank position", ":s"),
-                                  ("rank:ndcg unbiased", ":^")):
-                vals = [summary[k]["recovered"].get(method, np.nan) for k in keys]
-                ax.plot(etas, vals, style, label=f"{name}: {method}" if logger == LOGGERS[0] else None)
-        ax.axhline(0.5, color="grey", lw=0.5)
+            for method, style in styles.items():
+                raw, metric = AGAINST_RAW[method]
+                if logger == "good":
+                    vals = [summary[k]["table"][method][metric]["fold_mean"]
+                            - summary[k]["table"][raw][metric]["fold_mean"] for k in keys]
+                else:
+                    vals = [summary[k]["recovered"].get(method, np.nan) for k in keys]
+                ax.plot(etas, vals, style, color=colours[name], ms=4, lw=1)
         ax.axhline(0.0, color="black", lw=0.5)
+        if logger != "good":
+            ax.axhline(0.5, color="grey", lw=0.5, ls="--")
+            ax.set_ylim(-1.0, 1.0)
+            ax.set_ylabel("share of the skyline − raw AUC gap recovered")
+        else:
+            ax.set_ylabel("test AUC change against raw clicks")
         ax.set_title(f"{logger} logging ranker")
         ax.set_xlabel("η (examination ∝ 1/rank^η)")
-    np.atleast_1d(axes)[0].set_ylabel("share of the skyline − raw AUC gap recovered")
-    fig.legend(loc="lower center", ncol=3, fontsize=7)
-    fig.tight_layout(rect=(0, 0.18, 1, 1))
+    handles = [Line2D([], [], color=colours[n], lw=2, label=n) for n in sets]
+    handles += [Line2D([], [], color="black", ls=st[:-1] or "-", marker=st[-1], label=m) for m, st in styles.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     save_figure(fig, path)
+
+
+#: each correction against the same learner without it (the metric it is judged on)
+AGAINST_RAW = {"λ-AUC corrected": ("λ-AUC raw clicks", "auc"), "λ-AUC additive": ("λ-AUC raw clicks", "auc"),
+               "λ-MAUC corrected": ("λ-MAUC raw feedback", "mauc"), "lambdarank position": ("lambdarank", "auc"),
+               "rank:ndcg unbiased": ("rank:ndcg", "auc")}
+
+
+def overall(summary) -> dict:
+    """Over every (set, η) per logger: each correction's mean and worst change against the same learner on raw
+    clicks (fold means), its mean share of the gap recovered, and how many cells it lost significantly (fold-level
+    p < .05) -- the means and worst cases the guide reports, never one run."""
+    out = {}
+    print(f"\n{'logger':<9}{'correction':<22}{'mean change':>12}{'worst':>9}{'best':>9}{'mean share':>12}"
+          f"{'lost (p<.05)':>14}{'won':>6}")
+    for logger in LOGGERS:
+        cells = [s for k, s in summary.items() if k.split("|")[1] == logger]
+        if not cells:
+            continue
+        for method, (raw, metric) in AGAINST_RAW.items():
+            have = [s for s in cells if method in s["table"] and raw in s["table"]]
+            if not have:
+                continue
+            diffs = np.array([s["table"][method][metric]["fold_mean"] - s["table"][raw][metric]["fold_mean"]
+                              for s in have])
+            shares = np.array([s["recovered"].get(method, np.nan) for s in have])
+            test = f"{method} − {raw} ({metric})"
+            ps = np.array([s["tests"][test]["fold_p"] if test in s["tests"] else np.nan for s in have])
+            row = {"cells": len(have), "mean": float(diffs.mean()), "worst": float(diffs.min()),
+                   "best": float(diffs.max()), "mean_share": float(np.nanmean(shares)),
+                   "lost": int(np.sum((ps < 0.05) & (diffs < 0))), "won": int(np.sum((ps < 0.05) & (diffs > 0)))}
+            out[f"{logger}|{method}"] = row
+            print(f"{logger:<9}{method:<22}{row['mean']:>+12.4f}{row['worst']:>+9.4f}{row['best']:>+9.4f}"
+                  f"{row['mean_share']:>12.0%}{row['lost']:>8}/{row['cells']:<5}{row['won']:>6}")
+    return out
+
+
+def guide_table(out: dict) -> str:
+    """The guide's table (docs/guide/clicks.md) from :func:`overall`: per logger, each correction's mean change
+    against the same learner on raw clicks, its worst cell, and the cells it lost or won significantly."""
+    cols = [("λ-AUC corrected", "λ-AUC (AUC)"), ("λ-MAUC corrected", "λ-MAUC (MAUC)"),
+            ("λ-AUC additive", "λ-AUC additive (AUC)"), ("lambdarank position", "LightGBM `position` (AUC)"),
+            ("rank:ndcg unbiased", "XGBoost `lambdarank_unbiased` (AUC)")]
+    head = "| logging ranker | " + " | ".join(c[1] for c in cols) + " |"
+    rows = [head, "|" + "---|" * (len(cols) + 1)]
+    for logger in LOGGERS:
+        cells = []
+        for method, _ in cols:
+            r = out.get(f"{logger}|{method}")
+            cells.append("" if r is None else f"{r['mean']:+.4f} (worst {r['worst']:+.4f}; "
+                                              f"−{r['lost']}/+{r['won']} of {r['cells']})")
+        rows.append(f"| {logger} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
 
 
 def choose(summary) -> str | None:
     """The rule that chose the correction's defaults on the development sets: the candidate with the largest mean
     share of the gap recovered under the weak and adverse loggers, among those whose mean cost under the good
-    logger is at most a third of LightGBM's correction's cost to lambdarank (the issue's bar), both over the sets."""
-    sets = sorted({k.split("|")[0] for k in summary})
+    logger is at most a third of LightGBM's correction's cost to lambdarank (the issue's bar), both over the sets
+    and the η run (rounds 1-3: η = 1; round 4: 0.5, 1 and 2)."""
+    good = [s["table"] for k, s in summary.items() if k.split("|")[1] == "good"]
+    biased = [s["recovered"] for k, s in summary.items() if k.split("|")[1] in ("weak", "adverse")]
     names = [m for m in next(iter(summary.values()))["table"] if m.startswith(("propensity", "additive"))]
     rows = []
     for m in names:
-        cost = np.mean([summary[f"{d}|good|1"]["table"]["λ-AUC raw clicks"]["auc"]["fold_mean"]
-                        - summary[f"{d}|good|1"]["table"][m]["auc"]["fold_mean"] for d in sets])
-        engine_cost = np.mean([summary[f"{d}|good|1"]["table"]["lambdarank"]["auc"]["fold_mean"]
-                               - summary[f"{d}|good|1"]["table"]["lambdarank position"]["auc"]["fold_mean"]
-                               for d in sets])
-        share = np.mean([summary[f"{d}|{lg}|1"]["recovered"][m] for d in sets for lg in ("weak", "adverse")])
+        cost = np.mean([t["λ-AUC raw clicks"]["auc"]["fold_mean"] - t[m]["auc"]["fold_mean"] for t in good])
+        engine_cost = np.mean([t["lambdarank"]["auc"]["fold_mean"] - t["lambdarank position"]["auc"]["fold_mean"]
+                               for t in good])
+        share = np.mean([r[m] for r in biased])
         rows.append((m, cost, engine_cost, share))
     print(f"\n{'candidate':<56}{'good-logger cost':>18}{'LightGBM cost / 3':>19}{'recovered (weak, adverse)':>27}")
     for m, cost, engine_cost, share in sorted(rows, key=lambda r: -r[3]):
@@ -362,13 +451,26 @@ def main(argv=None):
                          "norm; 3: the unclicked side)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--times", action="store_true", help="only the cost of a round with positions")
+    ap.add_argument("--methods", default=None, help="a comma list of the methods to run (raw and skyline always)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--summarise", default=None, metavar="JSON",
+                    help="print the means and worst cases over a results file's sets, and its figure")
     args = ap.parse_args(argv)
+    if args.summarise:
+        import json
+        summary = json.loads(Path(args.summarise).read_text())["summary"]
+        print(guide_table(overall(summary)))
+        figure(summary, HERE / "figures" / "clicks_recovered.png")
+        return 0
     if args.times:
         write_json(args.json or str(HERE / "results" / "clicks_times.json"), round_times())
         return 0
     registry = DEV_SETS if args.candidates else SETS
-    table = {0: methods, 1: candidates, 2: candidates_2, 3: candidates_3}[args.candidates]
+    table = {0: methods, 1: candidates, 2: candidates_2, 3: candidates_3, 4: candidates_4}[args.candidates]
+    if args.methods:
+        wanted = set(args.methods.split(",")) | {"λ-AUC raw clicks", "skyline (λ-AUC on grades)"}
+        full = table
+        table = lambda true_e: {k: v for k, v in full(true_e).items() if k in wanted}  # noqa: E731
     names = list(registry) if args.sets is None else args.sets.split(",")
     etas = [1.0] if args.quick else [float(e) for e in args.etas.split(",")]
     repeats = 1 if args.quick else args.repeats
@@ -392,8 +494,11 @@ def main(argv=None):
                 print_summary(f"{name}, {lg} logger, η = {eta:g}", s)
         write_json(out_json, {"repeats": repeats, "folds": args.folds, "sessions": SESSIONS, "summary": summary})
     if not args.candidates:
-        figure(summary, HERE / "figures" / "clicks_recovered.png")
-    elif args.candidates >= 2 and len(etas) == 1 and etas[0] == 1.0 and "good" in loggers:
+        if not args.methods:  # the figure is of the full table's corrections
+            figure(summary, HERE / "figures" / "clicks_recovered.png")
+        write_json(out_json, {"repeats": repeats, "folds": args.folds, "sessions": SESSIONS, "summary": summary,
+                              "overall": overall(summary)})
+    elif args.candidates >= 2 and "good" in loggers:
         choose(summary)
     return 0
 

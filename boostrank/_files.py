@@ -197,6 +197,7 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
     with opened as fh:
         fh = getattr(fh, "reader", fh)
         name, stream = _opener(path, fh)
+        size = None
         if not name:
             try:
                 size = os.fstat(fh.fileno()).st_size if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else None
@@ -210,6 +211,10 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
 
             errors += (lzma.LZMAError,)
         try:
+            if not name and size is not None:
+                whole = _read_regular(path, fh, size, limit, head)
+                if whole is not None:
+                    return whole
             return _read_capped(path, stream, limit, head, name)
         except LetorFormatError:
             raise
@@ -223,17 +228,40 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
                 stream.close()
 
 
+def _read_regular(path, fh, size: int, limit: int, head) -> bytes | None:
+    """A regular file's bytes in one read of its size (no chunks to join: one copy of the text), its first
+    lines checked first from a read at its start; None when its first line is longer than that read."""
+    if head is not None:
+        at = fh.tell()
+        probe = os.pread(fh.fileno(), min(size - at, _HEAD), at)
+        first = probe.find(b"\n")
+        if first >= 0:
+            head(probe[:max(first + 1, probe.rfind(b"\n", 0, _HEAD) + 1)])
+        elif len(probe) == size - at:
+            head(probe)
+        else:
+            return None
+    whole = fh.read()
+    if len(whole) > limit:  # grown since its size was read
+        raise _too_big(path, limit, "")
+    return whole
+
+
 def _read_capped(path, stream, limit: int, head, name: str) -> bytes:
-    out = io.BytesIO()
+    chunks, size = [], 0  # joined once at the end: one copy of the text, not a buffer's growth and its copy
     pending = b"" if head is not None else None  # the bytes read before the head check ran
+    step = _CHUNK
     while True:
-        chunk = stream.read(_CHUNK)
+        chunk = stream.read(step)
         if not chunk:
             break
-        out.write(chunk)
-        if out.tell() > limit:
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
             raise _too_big(path, limit, name)
-        if pending is not None:
+        if pending is None:
+            step = min(step * 2, 1 << 26)  # fewer, larger reads once the first lines are checked
+        else:
             pending += chunk
             first = pending.find(b"\n")
             if first >= 0:
@@ -243,7 +271,7 @@ def _read_capped(path, stream, limit: int, head, name: str) -> bytes:
                 pending = None
     if pending is not None:
         head(pending)
-    return out.getvalue()
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def lines_of(path, raw: bytes) -> Iterator[tuple[int, bytes]]:

@@ -204,6 +204,8 @@ class ClickLog:
         The true grade, which the clicks only hint at: evaluate on it, never train on it.
     examined : ndarray of float64 of shape (n_rows,)
         The probability the click model gave each shown document of being examined.
+    seen : ndarray of bool of shape (n_rows,)
+        Whether the simulated user examined it (what no log records: the benchmarks' oracle).
     """
 
     X: object
@@ -213,6 +215,7 @@ class ClickLog:
     query: np.ndarray
     grade: np.ndarray
     examined: np.ndarray
+    seen: np.ndarray
 
 
 def simulate_clicks(X, y, qid, logging_scores, *, sessions: int = 6, click_model: str = "position", eta: float = 1.0,
@@ -277,13 +280,13 @@ def simulate_clicks(X, y, qid, logging_scores, *, sessions: int = 6, click_model
     top = max(int(grades.max()) if grades.size else 0, 1)
     value = (2.0 ** grades - 1.0) / (2.0 ** top - 1.0)  # how relevant, 0 … 1
     click_p = low + (1.0 - low - high) * value
-    rows, position, session, clicks, examined = [], [], [], [], []
+    rows, position, session, clicks, examined, seen = [], [], [], [], [], []
     for g in range(offsets.shape[0] - 1):
         a, b = int(offsets[g]), int(offsets[g + 1])
         shown = min(b - a, depth or b - a)
         for _ in range(sessions):
             order = a + np.lexsort((rng.random(b - a), -scores[a:b]))[:shown]  # ties at random
-            exam, click = _session(rng, click_model, eta, click_p[order], value[order])
+            exam, click, looked = _session(rng, click_model, eta, click_p[order], value[order])
             feedback = click.astype(np.int64)
             if graded:
                 feedback[click & (rng.random(shown) < value[order])] = 2
@@ -292,13 +295,15 @@ def simulate_clicks(X, y, qid, logging_scores, *, sessions: int = 6, click_model
             session.append(np.full(shown, len(session)))
             clicks.append(feedback)
             examined.append(exam)
+            seen.append(looked)
     rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     query_ids = np.asarray(qid)
     return ClickLog(X=X[rows], clicks=np.concatenate(clicks) if clicks else np.zeros(0, dtype=np.int64),
                     session=np.concatenate(session) if session else np.zeros(0, dtype=np.int64),
                     position=np.concatenate(position) if position else np.zeros(0, dtype=np.int64),
                     query=query_ids[rows] if query_ids.ndim else np.zeros(0, dtype=np.int64),
-                    grade=grades[rows], examined=np.concatenate(examined) if examined else np.zeros(0))
+                    grade=grades[rows], examined=np.concatenate(examined) if examined else np.zeros(0),
+                    seen=np.concatenate(seen) if seen else np.zeros(0, dtype=bool))
 
 
 def _click_inputs(y, qid, logging_scores, sessions, click_model, eta, noise, depth):
@@ -326,15 +331,17 @@ def _click_inputs(y, qid, logging_scores, sessions, click_model, eta, noise, dep
 
 
 def _session(rng, click_model, eta, click_p, value):
-    """One display of a list (its documents in shown order): (examination probability, clicked) per rank."""
+    """One display of a list (its documents in shown order): (examination probability, clicked, examined) per
+    rank."""
     shown = click_p.shape[0]
     if click_model == "position":
         exam = (1.0 / (np.arange(shown) + 1.0)) ** eta
-        return exam, (rng.random(shown) < exam) & (rng.random(shown) < click_p)
+        looked = rng.random(shown) < exam
+        return exam, looked & (rng.random(shown) < click_p), looked
     exam, click = np.zeros(shown), np.zeros(shown, dtype=bool)
     for r in range(shown):  # the cascade: read down, stop satisfied after a click
         exam[r] = 1.0
         click[r] = rng.random() < click_p[r]
         if click[r] and rng.random() < value[r]:
             break
-    return exam, click
+    return exam, click, exam > 0

@@ -612,16 +612,6 @@ def trec_more_reference(qrels: dict, run: dict, level: int = 1, v9: bool = True)
     return out
 
 
-def byte_flags_reference(raw: bytes) -> int:
-    """What the line reader must see (1), fields not split at one space (2), a byte outside ASCII (4)."""
-    flags = 4 if any(b >= 128 for b in raw) else 0
-    if any(c in raw for c in (b"\x0b", b"\x0c", b"\r", b"#")):
-        flags |= 1
-    if any(c in raw for c in (b"\t", b"  ", b"\n ", b" \n")) or raw.startswith(b" ") or raw.endswith(b" "):
-        flags |= 2
-    return flags
-
-
 def line_spans_reference(raw: bytes) -> tuple:
     """(lines, bad_cr) of :func:`boostrank._kernels.ids.line_spans`: (number, bytes) of every line (split at
     ``\\n``) holding a byte other than space, tab, ``\\v``, ``\\f``, ``\\r``, a final ``\\r`` dropped; the number of the

@@ -243,6 +243,7 @@ def test_simulated_clicks_follow_their_click_models():
     assert np.array_equal(log.clicks, again.clicks) and np.array_equal(log.position, again.position)
     assert log.clicks.shape[0] == 6000 and set(np.unique(log.clicks)) <= {0, 1}
     np.testing.assert_allclose(log.examined, 1.0 / (log.position + 1.0))
+    assert not (log.clicks & ~log.seen).any() and abs(log.seen.mean() - log.examined.mean()) < 0.02
     # shown in the logging ranker's order, each session a list of its own
     first = log.session == 0
     assert np.all(np.diff(X[np.flatnonzero(qid == 0)][:, 0][np.argsort(-X[qid == 0, 0])]) <= 0)

@@ -213,10 +213,13 @@ def test_runs_and_qrels_to_and_from_pandas():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch, seed):
-    """Runs and qrels read by pandas' C parser equal the line-by-line reader's, on files a user may hand in:
+    """Runs and qrels read in one pass, and in parts (a run of lines per thread), equal the line-by-line reader's,
+    on files a user may hand in:
     five or seven fields, tabs and runs of spaces, CR LF, comments, a BOM, odd numbers, ids such as NA and 001;
     where the line reader refuses a file, so does the reading (naming the line)."""
     import random
+
+    import numba
 
     from boostrank.evaluation import files as trec
 
@@ -225,7 +228,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
               "0x1", "0x1p3", "1e", "--1", "\uff13", "\u0661", "1.", "+.5e-3", '"q"', "é", "d\u00a0"]
     for kind in ("run", "qrels"):
         for trial in range(30):
-            lines, plain = [], rng.random() < 0.5  # one space between fields: pyarrow's reader; else pandas'
+            lines, plain = [], rng.random() < 0.5  # one space between fields, or tabs and runs of spaces
             for i in range(rng.randint(1, 8)):
                 fields = ([rng.choice(["q1", "001", "7"]), "Q0", f"d{rng.randint(0, 5)}", str(i + 1),
                            repr(rng.gauss(0, 1)), "tag"] if kind == "run" else
@@ -242,27 +245,28 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
             path.write_bytes(("\ufeff" if rng.random() < 0.1 else "").encode() + text.encode())
             load = br.load_run if kind == "run" else br.load_qrels
             outcomes = []
-            for fast in (True, False):
-                if not fast:
+            for mode in ("one pass", "in parts", "line by line"):
+                if mode == "in parts":  # a run of lines per thread, cut anywhere: one part per few lines
+                    monkeypatch.setattr(trec, "_BYTES_PER_THREAD", 8)
+                    monkeypatch.setattr(numba, "get_num_threads", lambda: 5)
+                if mode == "line by line":
                     monkeypatch.setattr(trec, "_table", lambda *a, **k: None)
                 try:
                     got = load(path)
                     outcomes.append(("ok", got.qid.tolist(), got.docid.tolist(),
-                                     (got.score if kind == "run" else got.rel).tolist(), getattr(got, "name", None)))
+                                     (got.score if kind == "run" else got.rel).tolist(), getattr(got, "name", None),
+                                     getattr(got, "last_tag", None)))
                 except br.LetorFormatError as exc:
                     outcomes.append(("error", str(exc)))
             monkeypatch.undo()
-            assert outcomes[0] == outcomes[1], (text, outcomes)
-    for text in ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\n", "q1 Q0 d1 1 0.5 t\nq1\tQ0  d2 2 0.25\n"):  # arrow, pandas
-        (tmp_path / "clean").write_text(text)
-        table = trec._table((tmp_path / "clean").read_bytes(), ["qid", "q0", "docno", "rank", "score", "tag"],
-                            {"score": np.float64},
-                            ["docno", "score"])
+            assert outcomes[0] == outcomes[1] == outcomes[2], (text, outcomes)
+    for text in ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\n", "q1 Q0 d1 1 0.5 t\r\nq1\tQ0  d2 2 0.25\n"):
+        (tmp_path / "clean").write_bytes(text.encode())  # clean files are read in one pass, CR LF and tabs included
+        table = trec._table((tmp_path / "clean").read_bytes(), qrels=False)
         assert table is not None and table["score"].tolist() == [0.5, 0.25] and table["docno"].objects.tolist() == ["d1", "d2"]
-        (tmp_path / "clean").write_text(text.replace("Q0", "0").replace(" 1 0.5 t", " 2").replace(" 2 0.25", " 0")
-                                        .replace(" t\n", "\n"))
-        table = trec._table((tmp_path / "clean").read_bytes(), ["qid", "iter", "docno", "rel"], {"rel": np.int64},
-                            ["rel"])
+        (tmp_path / "clean").write_bytes(text.replace("Q0", "0").replace(" 1 0.5 t", " 2").replace(" 2 0.25", " 0")
+                                         .replace(" t\r\n", "\r\n").replace(" t\n", "\n").encode())
+        table = trec._table((tmp_path / "clean").read_bytes(), qrels=True)
         assert table is not None and table["rel"].tolist() == [2, 0]
 
 

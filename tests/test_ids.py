@@ -7,7 +7,7 @@ import pytest
 
 from boostrank.evaluation import files, ids as id_store, runs as run_types
 from boostrank._kernels import ids as k
-from tests.reference import (byte_flags_reference, line_spans_reference, first_duplicate_reference, id_hash_reference,
+from tests.reference import (line_spans_reference, first_duplicate_reference, id_hash_reference,
                              trec_order_reference)
 
 #: ids with multi-byte characters, a prefix of another id, and one character long
@@ -17,16 +17,6 @@ WORDS = ["a", "ab", "b", "d10", "d9", "é", "éa", "日本", "z", "Z", "a-b", "\
 def random_ids(rng, n):
     return np.array([WORDS[i] + ("" if j == 0 else str(j)) for i, j in
                      zip(rng.integers(0, len(WORDS), n), rng.integers(0, 3, n))], dtype=object)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_byte_flags_equal_the_reference(seed):
-    rng = np.random.default_rng(seed)
-    pieces = [b" ", b"\n", b"\t", b"a", b"1", b"#", b"\r", b"\x0b", b"\x0c", b"\xc3\xa9"]
-    weights = np.array([6, 3, 0.3, 8, 4, 0.2, 0.2, 0.1, 0.1, 0.2])
-    for n in (0, 1, 2, 5, 30):
-        raw = b"".join(pieces[i] for i in rng.choice(len(pieces), n, p=weights / weights.sum()))
-        assert k.byte_flags(np.frombuffer(raw, dtype=np.uint8)) == byte_flags_reference(raw), raw
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -44,21 +34,50 @@ def test_line_spans_equal_the_reference(seed):
         assert bad_cr == want_cr, raw
 
 
+#: numbers at the edges of the kernel's exact path: many digits, 2^53, the powers of ten a double holds, subnormals,
+#: signed zeros, leading zeros, exponents with signs and many digits, overflow
+EDGE_NUMBERS = ["0", "90071992547409.5", "-0", "+0", "-0.0", "0.000", "007", "1", "-1", ".5", "5.", "1e22", "1e23", "-1e-22", "1e-23",
+                "9007199254740992", "9007199254740993", "9007199254740991.5", "123456789012345678",
+                "1234567890123456789", "12345678901234567890123", "0.1", "0.30000000000000004",
+                "1.7976931348623157e308", "1.8e308", "4.9e-324", "2e-324", "1e-400", "1e400", "0e999999", "1E+05",
+                "2.5e-0", "00000000000000000001", "0.000000000000000000000000000001", "100000000000000000000000e-10",
+                "3.14159265358979323846", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                "-9223372036854775809", "999999999999999999", "1000000000000000000", "+123", "--1", "1e", "e5", ".",
+                "+", "1.2.3", "1e+-5", "0x10", "1_0", "nan", "inf"]
+
+
 @pytest.mark.parametrize("integer", [True, False])
-def test_first_not_number_is_trec_evals_whole_numbers(integer):
+def test_numbers_are_read_as_python_reads_them(integer):
+    """The kernel's numbers equal Python's int/float of the text where the text is one whole number as trec_eval's
+    atol/atof read it (``files._INTEGER``/``_DECIMAL``), are handed back (1) when past its exact path, and are
+    refused (2) otherwise."""
+    from boostrank._kernels import trec_columns as tc
+
     pattern = files._INTEGER if integer else files._DECIMAL
     rng = np.random.default_rng(int(integer))
-    alphabet = list("0123456789") * 2 + list("+-.eE x")
-    texts = ["", "1", "+1", "-0", "1.", ".5", ".", "1e5", "1e", "e5", "1.5E-3", "0x1", "1_0", "--1", "1e+"]
-    texts += ["".join(rng.choice(alphabet, rng.integers(1, 7))) for _ in range(3000)]
-    ids = id_store.IdBytes.of_strings(np.array(texts, dtype=object))
-    want = [i for i, t in enumerate(texts) if not pattern.fullmatch(t)]
-    assert k.first_not_number(ids.data, ids.offsets, integer) == (want[0] if want else -1)
-    for i, text in enumerate(texts[:400]):  # one at a time: each verdict, not only the first
-        one = id_store.IdBytes.of_strings(np.array([text], dtype=object))
-        assert (k.first_not_number(one.data, one.offsets, integer) == 0) == (not pattern.fullmatch(text)), text
-    empty = id_store.IdBytes.of_strings(np.array([], dtype=object))
-    assert k.first_not_number(empty.data, empty.offsets, integer) == -1
+    alphabet = list("0123456789") * 3 + list("+-.eE")
+    texts = EDGE_NUMBERS + ["".join(rng.choice(alphabet, rng.integers(1, 26))) for _ in range(20000)]
+    texts += [repr(v) for v in rng.normal(size=2000) * 10.0 ** rng.integers(-30, 30, 2000)]
+    texts += [f"{v:.{d}f}" for v, d in zip(rng.normal(size=2000) * 1000, rng.integers(0, 12, 2000))]
+    kinds = {}
+    for text in texts:
+        buf = np.frombuffer(text.encode(), dtype=np.uint8)
+        kind, value = (tc._integer if integer else tc._decimal)(buf, 0, buf.shape[0])
+        kinds[text] = kind
+        if not pattern.fullmatch(text):
+            assert kind == 2, text
+        elif kind == 0:
+            want = int(text) if integer else float(text)
+            assert value == want and (integer or np.signbit(value) == np.signbit(want)), text
+        else:
+            assert kind == 1, text
+    # what files hold takes the exact path; only what is past it is handed back
+    assert kinds["-0"] == kinds["007"] == 0 and kinds["999999999999999999"] == (0 if integer else 1)
+    assert kinds["9223372036854775807"] == kinds["1000000000000000000"] == 1
+    if not integer:
+        assert kinds["0.1"] == kinds["1e22"] == kinds["-1e-22"] == kinds["90071992547409.5"] == 0
+        assert kinds["1e23"] == kinds["9007199254740993"] == kinds["3.14159265358979323846"] == kinds["1e400"] == 1
+        assert np.mean([k == 0 for t, k in kinds.items() if "e" not in t.lower() and pattern.fullmatch(t)]) > 0.9
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 300])
@@ -106,6 +125,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
     assert by_hash.tolist() == np.lexsort((np.arange(n), hashes, codes)).tolist()
     got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
     assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
+    assert tuple(int(v) for v in k.first_repeat(rows, offsets, hashes, ids.data, ids.offsets)) == tuple(got)
     score = rng.integers(0, 3, n).astype(np.float64)  # ties in bulk
     order = rows[np.lexsort((-score[rows], codes[rows]))]  # by score; ties still in file order
     k.order_ties_by_id(order, score, offsets, ids.data, ids.offsets)
@@ -123,8 +143,7 @@ def test_long_tied_blocks_are_merge_sorted_by_id():
 
 
 def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
-    """The file's ids stay bytes (Arrow's buffers); hashes, order and duplicates equal those of str objects."""
-    pytest.importorskip("pyarrow")
+    """The file's ids stay bytes; hashes, order and duplicates equal those of str objects."""
     rng = np.random.default_rng(3)
     qid = np.array([f"q{i}" for i in rng.integers(0, 20, 400)], dtype=object)
     docid = np.array([f"{w}{i}" for w, i in zip(random_ids(rng, 400), range(400))], dtype=object)
@@ -132,7 +151,7 @@ def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, d, s in zip(qid, docid, score.tolist())), encoding="utf-8")
     fast = files.load_run(path)
-    assert fast._ids._arrow is not None and fast._ids._objects is None  # read by pyarrow; no str objects
+    assert fast._ids.hashes is not None and fast._ids._objects is None  # hashed as read; no str objects
     plain = run_types.Run(qid, docid, score)
     assert fast._hash.tolist() == plain._hash.tolist()
     assert fast.order.tolist() == plain.order.tolist() == trec_order_reference(plain._codes.tolist(),
@@ -144,14 +163,14 @@ def test_a_run_read_fast_equals_the_run_from_its_strings(tmp_path):
         files.load_run(path)
 
 
-def test_ids_of_a_sliced_arrow_column_keep_their_bytes():
-    """An Arrow array's offsets need not start at 0 (a slice): the ids, their join and copies still hold."""
-    pa = pytest.importorskip("pyarrow")
-    column = pa.chunked_array([pa.array(["x", "é1", "bb"]), pa.array(["c", "dd"])])
-    ids = id_store.IdBytes.of_arrow(pa.array(["zz", "é1", "bb", "c"]).slice(1))
+def test_ids_whose_offsets_start_past_zero_keep_their_bytes():
+    """Offsets need not start at 0 (a slice of a larger store): the ids, their join and copies still hold."""
+    whole = id_store.IdBytes.of_strings(np.array(["zz", "é1", "bb", "c"], dtype=object))
+    ids = id_store.IdBytes(whole.data, whole.offsets[1:].copy())
+    other = id_store.IdBytes.of_strings(np.array(["x", "é1", "bb", "c", "dd"], dtype=object))
     assert ids.offsets[0] > 0 and [ids[i] for i in range(len(ids))] == ["é1", "bb", "c"]
-    assert id_store.IdBytes.concat([ids, id_store.IdBytes.of_arrow(column)]).objects.tolist() == ["é1", "bb", "c", "x", "é1",
-                                                                                         "bb", "c", "dd"]
+    assert id_store.IdBytes.concat([ids, other], objects=False).objects.tolist() == ["é1", "bb", "c", "x", "é1",
+                                                                                    "bb", "c", "dd"]
     assert ids.take(np.array([2, 0])).objects.tolist() == ["c", "é1"]
     assert k.hash_ids(ids.data, ids.offsets).tolist() == [id_hash_reference(v) for v in ["é1", "bb", "c"]]
 
@@ -197,6 +216,7 @@ def test_ids_made_to_collide_are_sorted_not_paired(repeat, monkeypatch):
     by_hash = k.by_hash_within_groups(hashes, rows, offsets)
     got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
     assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
+    assert tuple(int(v) for v in k.first_repeat(rows, offsets, hashes, ids.data, ids.offsets)) == tuple(got)
     monkeypatch.setattr(run_types, "_hashes", lambda ids: np.zeros(len(ids), dtype=np.int64))
     keep = values[:300]
     runs = [run_types.Run(["q"] * 300, keep, rng.normal(size=300), name="a"),

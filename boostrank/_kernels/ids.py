@@ -1,5 +1,4 @@
-"""Kernels of TREC files and ids: ids as UTF-8 bytes, hashed, grouped, compared, ordered; the text checks of
-a file before its columns are trusted.
+"""Kernels of TREC ids: ids as UTF-8 bytes, hashed, grouped, compared, ordered; the lines of a file.
 
 Ids are held as one byte array and offsets (id ``i`` is ``data[offsets[i]:offsets[i + 1]]``), Arrow's layout
 of a string column, so that a file's ids are never turned into Python objects to be matched.  Comparing
@@ -9,29 +8,8 @@ bytes without sign is ``strcmp``'s order, which on UTF-8 is the order of code po
 import numpy as np
 from numba import njit
 
-from .lambdas import splitmix64
 from .order import merge_order, tie_end
-
-#: byte_flags bits: a byte the line-by-line reader must see (\\v, \\f, \\r, '#'); fields not split at one
-#: space (a tab, two spaces, a space at a line's start or end); a byte outside ASCII (UTF-8 to check, a BOM)
-LINE_BY_LINE, NOT_PLAIN, NOT_ASCII = 1, 2, 4
-
-
-@njit(cache=True)
-def byte_flags(buf):
-    """The :data:`LINE_BY_LINE`, :data:`NOT_PLAIN` and :data:`NOT_ASCII` bits a file's bytes raise."""
-    flags = 0
-    before = 10
-    for i in range(buf.shape[0]):
-        c = buf[i]
-        if c >= 128:
-            flags |= NOT_ASCII
-        elif c == 11 or c == 12 or c == 13 or c == 35:
-            flags |= LINE_BY_LINE
-        elif c == 9 or (c == 32 and (before == 10 or before == 32 or i + 1 == buf.shape[0] or buf[i + 1] == 10)):
-            flags |= NOT_PLAIN  # a tab, two spaces, a space at a line's start or end
-        before = c
-    return flags
+from .trec_columns import span_hash
 
 
 @njit(cache=True)
@@ -86,51 +64,13 @@ def line_spans(buf):
 
 
 @njit(cache=True)
-def first_not_number(data, offsets, integer):
-    """The first id that is not one whole number as trec_eval's ``atol`` (``integer``) or ``atof`` reads it
-    (``trec._INTEGER``, ``trec._DECIMAL``): an optional sign and ASCII digits; for ``atof`` also a decimal point
-    (digits on at least one side) and an exponent with digits; −1 when every one is."""
-    for r in range(offsets.shape[0] - 1):
-        i = offsets[r]
-        b = offsets[r + 1]
-        if i < b and (data[i] == 43 or data[i] == 45):  # + -
-            i += 1
-        digits = 0
-        while i < b and 48 <= data[i] <= 57:
-            i += 1
-            digits += 1
-        if not integer:
-            if i < b and data[i] == 46:  # .
-                i += 1
-                while i < b and 48 <= data[i] <= 57:
-                    i += 1
-                    digits += 1
-            if digits > 0 and i < b and (data[i] == 101 or data[i] == 69):  # e E
-                i += 1
-                if i < b and (data[i] == 43 or data[i] == 45):
-                    i += 1
-                exponent = 0
-                while i < b and 48 <= data[i] <= 57:
-                    i += 1
-                    exponent += 1
-                if exponent == 0:
-                    return r
-        if digits == 0 or i != b:
-            return r
-    return -1
-
-
-@njit(cache=True)
 def hash_ids(data, offsets):
     """A 64-bit hash of each id's bytes (FNV-1a, then SplitMix64's finaliser to spread its low bits): equal
     ids hash equal in every process; equal hashes are confirmed on the bytes."""
     n = offsets.shape[0] - 1
     out = np.empty(n, dtype=np.int64)
     for r in range(n):
-        h = np.uint64(0xCBF29CE484222325)
-        for i in range(offsets[r], offsets[r + 1]):
-            h = (h ^ np.uint64(data[i])) * np.uint64(0x100000001B3)
-        out[r] = np.int64(splitmix64(h))
+        out[r] = span_hash(data, offsets[r], offsets[r + 1])
     return out
 
 
@@ -229,6 +169,58 @@ def first_duplicate(rows, offsets, hashes, data, id_offsets):
                         best_i, best_j = run[t], run[t + 1]
                     t = u
             s = e
+    return best_i, best_j
+
+
+@njit(cache=True)
+def first_repeat(rows, offsets, hashes, data, id_offsets):
+    """:func:`first_duplicate`'s answer from ``rows`` grouped in file order (:func:`rows_by_group`), by a hash
+    set per group instead of a sort by hash: the first repeat met in a group is its smallest ``j``, and the set
+    holds each id's first row.
+
+    A group whose probes pass a few per row (ids made to collide) is answered by the sort instead, so a
+    hostile file costs O(m log m) there too.
+    """
+    widest = 0
+    for g in range(offsets.shape[0] - 1):
+        widest = max(widest, offsets[g + 1] - offsets[g])
+    size = 16
+    while size < 2 * widest:
+        size *= 2
+    table = np.full(size, -1, dtype=np.int64)
+    best_i = -1
+    best_j = -1
+    for g in range(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        mask = 15
+        while mask + 1 < 2 * (b - a):
+            mask = 2 * mask + 1
+        budget = 4 * (b - a) + 64
+        found_i = -1
+        found_j = -1
+        for t in range(a, b):
+            r = rows[t]
+            h = hashes[r]
+            slot = h & mask
+            while table[slot] >= 0 and budget > 0:
+                k = table[slot]
+                budget -= 1
+                if hashes[k] == h and compare_ids(data, id_offsets, k, data, id_offsets, r) == 0:
+                    found_i, found_j = k, r
+                    break
+                slot = (slot + 1) & mask
+            if found_j >= 0 or budget <= 0:
+                break
+            table[slot] = r
+        table[:mask + 1] = -1
+        if budget <= 0:  # made to collide: the sort's answer for this group
+            part = rows[a:b].copy()
+            local = np.array([0, b - a], dtype=np.int64)
+            found_i, found_j = first_duplicate(by_hash_within_groups(hashes, part, local), local, hashes, data,
+                                               id_offsets)
+        if found_j >= 0 and (best_j < 0 or found_j < best_j):
+            best_i, best_j = found_i, found_j
     return best_i, best_j
 
 

@@ -27,7 +27,7 @@ from .scores import scores_of_rows
 from .measures import expand, sequential_sum, trec_measure
 
 __all__ = ["evaluate", "QueryMismatchWarning", "DEFAULT_METRICS", "Truth", "Rules", "truth_of", "rules_of", "run_of",
-           "per_query_values", "metric_list"]
+           "per_query_values", "metric_list", "mean_of"]
 
 DEFAULT_METRICS = ("ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank")
 
@@ -215,8 +215,9 @@ def ranked_lists(truth, run) -> JudgedLists:
     return judged_lists(t.qrels, r) if t.qrels is not None else labelled_lists(t, r, False)
 
 
-def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules):
-    """``({metric: values}, queries)`` of one run; trec_eval's order wherever trec_eval's measures need it."""
+def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules, with_lists: bool = False):
+    """``({metric: values}, queries)`` of one run; trec_eval's order wherever trec_eval's measures need it.
+    ``with_lists``: also the :class:`JudgedLists` the measures read (qrels only; one match of the run to them)."""
     if truth.qrels is not None:
         conv = rules.convention or "trec"
         if not len(run):
@@ -247,7 +248,7 @@ def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules):
             lacked = np.arange(empty.size) >= empty.size - n_lacked  # judged_lists lists them last
             for m, v in values.items():
                 v[empty & np.isnan(v) & (lacked | (trec_measure(m) is None))] = 0.0
-        return values, lists.queries
+        return (values, lists.queries, lists) if with_lists else (values, lists.queries)
     conv = rules.convention or "lightgbm"
     cache: dict = {}
 
@@ -273,7 +274,7 @@ def metric_list(metrics) -> list[str]:
     return metrics
 
 
-def _mean(metric: str, values: np.ndarray) -> float:
+def mean_of(metric: str, values: np.ndarray) -> float:
     """The ``all`` line of one metric: trec_eval's sum or geometric mean where it has one, else the mean over
     the queries where the metric is defined."""
     measure = trec_measure(metric)
@@ -354,7 +355,7 @@ def evaluate(truth, run, metrics: str | Sequence[str] = DEFAULT_METRICS, *, per_
         if rules.complete and rules.v9 and truth.qrels is not None:
             hidden = set(truth.qrels.queries) - set(run.queries)
         return {m: {q: x for q, x in zip(queries, v.tolist()) if q not in hidden} for m, v in values.items()}
-    return {m: _mean(m, v) for m, v in values.items()}
+    return {m: mean_of(m, v) for m, v in values.items()}
 
 
 # ------------------------------------------------------------------ comparing runs

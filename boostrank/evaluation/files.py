@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import array
 import bz2
+import codecs
 import functools
 import gzip
-import io
 import lzma
 import math
 import os
@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from .._files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
-from .._kernels import ids as _ki
+from .._kernels import trec_columns as _tc
 from .._kernels.jit import note_first_compile
 from .ids import DuplicateId, IdBytes, QueryCodes, coded
 from .runs import Qrels, Run
@@ -104,112 +104,83 @@ def _read(path, parse, max_bytes) -> tuple[bytes, str]:
     return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head), name
 
 
-def _table(raw: bytes, names: list, numbers: dict, keep: list) -> dict | None:
-    """The columns ``keep`` of a well-formed run or qrels file: ``qid`` coded, ``docno`` as :class:`IdBytes`,
-    ``numbers`` as their dtypes; read by pyarrow's CSV reader (one space between fields) or pandas' C parser
-    when installed (pyarrow's: every line has every field, so a run's ``tag`` holds only its first).
+#: text per thread below which a file is read on one (a thread's start and the merge cost more)
+_BYTES_PER_THREAD = 1 << 24
 
-    None when neither is, or anything in the file needs the line-by-line reader, which then reads it with
-    the same rules and names the line of any error: a line with another number of fields, a value that
-    does not parse, C's other ``isspace`` bytes (\\v, \\f, a lone \\r), a comment line (#) or a byte-order
-    mark (:func:`._kernels.ids.byte_flags`).  Fields split at spaces and tabs, as trec_eval's (``bytes.split``)
-    on such files.
+
+def _parts(buf: np.ndarray, n: int) -> list:
+    """``buf`` cut into about ``n`` runs of whole lines: (start, end) pairs."""
+    cuts = [0]
+    for k in range(1, n):
+        at = int(buf.shape[0] * k // n)
+        newline = np.flatnonzero(buf[at:at + (1 << 20)] == 10)  # lines are far shorter than a MiB
+        if newline.size and at + newline[0] + 1 > cuts[-1]:
+            cuts.append(at + int(newline[0]) + 1)
+    cuts.append(buf.shape[0])
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
+
+
+def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
+    """The columns of a well-formed qrels or run file (:func:`._kernels.trec_columns.trec_columns`, on Numba's
+    threads for a large file, each on its own run of lines): ``qid`` coded, ``docno`` as :class:`IdBytes`
+    (hashed), ``rel`` or ``score``, and a run's first and last tags.
+
+    None when anything in the file needs the line-by-line reader, which then reads it with the same rules and
+    names the line of any error: a line with another number of fields, a value that is not one whole number (or
+    a score past the doubles, a grade past 64 bits), a comment line (#), ``\\v``, ``\\f``, a lone ``\\r``, a
+    byte-order mark past the start or bytes that are not UTF-8.
     """
-    if raw.startswith(_BOM):
-        raw = raw[len(_BOM):]
-    note_first_compile("TREC", _ki.hash_ids)
-    flags = _ki.byte_flags(np.frombuffer(raw, dtype=np.uint8))
-    if flags & _ki.LINE_BY_LINE:
+    import numba
+
+    view = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
+    buf = np.frombuffer(view, dtype=np.uint8)
+    note_first_compile("TREC", _tc.trec_columns)
+    shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
+    parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
+    if len(parts) == 1:
+        done = [_tc.trec_columns(buf, *shape)]
+    else:  # the kernel releases the GIL: one thread per run of lines
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(parts)) as pool:
+            done = list(pool.map(lambda part: _tc.trec_columns(buf[part[0]:part[1]], *shape), parts))
+    if any(d[0] == _tc.STATUS_FALLBACK for d in done):
         return None
-    if flags & _ki.NOT_ASCII:
-        if _BOM in raw:
+    if any(d[10] for d in done):  # a byte past ASCII: UTF-8, and no byte-order mark past the start
+        if _BOM in view:
             return None
         try:
-            raw.decode("utf-8")
+            codecs.utf_8_decode(view, None, True)
         except UnicodeDecodeError:
             return None
-    for reader in (_pandas_table,) if flags & _ki.NOT_PLAIN else (_arrow_table, _pandas_table):
-        columns = reader(raw, names, numbers, keep)
-        if columns is not None:
-            return columns
-    return None
-
-
-def _arrow_table(raw: bytes, names: list, numbers: dict, keep: list):
-    try:
-        import pyarrow as pa
-        from pyarrow import csv
-    except ImportError:
-        return None
-    read = [name for name in keep if name != "tag"]
-    try:  # every field as text, no quoting (a '"' is part of an id, as in trec_eval)
-        table = csv.read_csv(io.BytesIO(raw), read_options=csv.ReadOptions(column_names=names),
-                             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-                             convert_options=csv.ConvertOptions(
-                                 include_columns=read, strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                 column_types={name: pa.dictionary(pa.int32(), pa.string()) if name == "qid"
-                                               else pa.string() for name in read}))
-        out = {}
-        for name, dtype in numbers.items():  # numbers as _number reads them (pyarrow alone reads "0x1" as 1)
-            text = IdBytes.of_arrow(table.column(name))
-            if _ki.first_not_number(text.data, text.offsets, np.issubdtype(np.dtype(dtype), np.integer)) >= 0:
+    where: dict = {}  # each query's code, in order of first appearance over the parts
+    codes, data, offsets, hashes, values, tags = [], [], [np.zeros(1, dtype=np.int64)], [], [], []
+    for (start, _), (_, part_codes, spans, part_data, part_offsets, part_hashes, scores, grades, slow, part_tags,
+                     _) in zip(parts, done):
+        local = np.array([where.setdefault(bytes(view[start + a:start + b]).decode("utf-8"), len(where))
+                          for a, b in spans.tolist()], dtype=np.int64)
+        codes.append(local[part_codes])
+        data.append(part_data)
+        offsets.append(part_offsets[1:] + offsets[-1][-1])  # each part's ids follow the bytes before them
+        hashes.append(part_hashes)
+        part_values = grades if qrels else scores
+        for row, a, b in slow.tolist():  # numbers outside the kernel's exact path: Python's own parse
+            value = int(view[start + a:start + b]) if qrels else float(bytes(view[start + a:start + b]))
+            if not (-(2**63) <= value < 2**63 if qrels else math.isfinite(value)):
                 return None
-            out[name] = text._arrow.cast(pa.from_numpy_dtype(np.dtype(dtype))).to_numpy()
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
-        return None
-    if "qid" in keep:  # few distinct queries: their codes from the dictionary, one str object per query
-        chunks = table.column("qid").unify_dictionaries().chunks
-        words = chunks[0].dictionary.to_pylist() if chunks else []
-        queries = sorted(words)
-        where = {q: i for i, q in enumerate(queries)}
-        indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
-        codes = np.array([where[w] for w in words], dtype=np.int64)[np.concatenate(indices or [np.zeros(0, int)])]
-        out["qid"] = QueryCodes(queries, codes)
-    if "docno" in keep:
-        out["docno"] = IdBytes.of_arrow(table.column("docno"))
-    if "tag" in keep and not table.num_rows:  # a file of blank lines
-        out["tag"] = np.zeros(0, dtype=object)
-    elif "tag" in keep:  # every line has one here: the first names the run, the last is trec_eval's runid
-        start = 0
-        while raw[start:start + 1] == b"\n":
-            start += 1
-        end = raw.find(b"\n", start)
-        last_end = len(raw)
-        while last_end > start and raw[last_end - 1:last_end] == b"\n":
-            last_end -= 1
-        last_start = raw.rfind(b"\n", 0, last_end) + 1
-        out["tag"] = np.array([raw[start:end if end >= 0 else len(raw)].split(b" ")[5].decode("utf-8"),
-                               raw[last_start:last_end].split(b" ")[5].decode("utf-8")], dtype=object)
-    return out
-
-
-def _pandas_table(raw: bytes, names: list, numbers: dict, keep: list):
-    try:
-        import pandas as pd
-    except ImportError:
-        return None
-    try:
-        table = pd.read_csv(io.BytesIO(raw), sep=r"\s+", header=None, names=names,
-                            dtype={name: object for name in names}, keep_default_na=False, na_filter=False,
-                            quoting=3, engine="c")  # QUOTE_NONE: a '"' is part of an id; a missing field is ""
-    except (ValueError, OverflowError, pd.errors.ParserError):
-        return None
-    if not isinstance(table.index, pd.RangeIndex):  # pandas makes the first fields of a longer first line an index
-        return None
-    out = {name: table[name].to_numpy(dtype=object) for name in keep}
-    if "qid" in keep:
-        out["qid"] = coded(out["qid"])
-    if "docno" in keep:
-        out["docno"] = IdBytes.of_strings(out["docno"])
-    for name, dtype in numbers.items():
-        text = table[name]
-        pattern = _INTEGER if np.issubdtype(np.dtype(dtype), np.integer) else _DECIMAL
-        if not text.str.fullmatch(pattern.pattern).all():  # as _number reads them: atol reads "1.0" as 1
-            return None
-        try:
-            out[name] = text.astype(dtype).to_numpy()
-        except (ValueError, OverflowError):
-            return None
+            part_values[row] = value
+        values.append(part_values)
+        tags.extend(bytes(view[start + a:start + b]).decode("utf-8") for a, b in part_tags.tolist() if a >= 0)
+    words = list(where)
+    by_name = sorted(range(len(words)), key=words.__getitem__)  # strcmp order (code points)
+    rank = np.empty(len(words), dtype=np.int64)
+    rank[by_name] = np.arange(len(words))
+    ids = IdBytes(np.concatenate(data) if len(data) > 1 else data[0], np.concatenate(offsets),
+                  hashes=np.concatenate(hashes))
+    out = {"qid": QueryCodes([words[k] for k in by_name], rank[np.concatenate(codes)]), "docno": ids,
+           "rel" if qrels else "score": np.concatenate(values)}
+    if not qrels:  # the first tag names the run, the last is trec_eval's runid
+        out["tag"] = np.array(tags[:1] + tags[-1:], dtype=object)
     return out
 
 
@@ -241,7 +212,7 @@ def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
     are refused, where trec_eval reads such a file as one line.
     """
     raw, path = _read(path, _qrels_line, max_bytes)
-    table = _table(raw, ["qid", "iter", "docno", "rel"], {"rel": np.int64}, ["qid", "docno", "rel"])
+    table = _table(raw, qrels=True)
     if table is not None:
         try:
             return Qrels(table["qid"], table["docno"], table["rel"], source=str(path))
@@ -292,10 +263,9 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None, nee
     """
     parse = functools.partial(_run_line, need_tag=need_tag)
     raw, path = _read(path, parse, max_bytes)
-    table = _table(raw, ["qid", "q0", "docno", "rank", "score", "tag"], {"score": np.float64},
-                   ["qid", "docno", "score", "tag"])
-    if table is not None and np.isfinite(table["score"]).all() and not (need_tag and (table["tag"] == "").any()):
-        tags = table["tag"][table["tag"] != ""]  # the first tag names the run, the last is trec_eval's runid
+    table = _table(raw, qrels=False, need_tag=need_tag)
+    if table is not None:
+        tags = table["tag"]  # the first tag names the run, the last is trec_eval's runid
         try:
             run = Run(table["qid"], table["docno"], table["score"],
                       name=name or (tags[0] if tags.size else "") or os.path.basename(os.fspath(path)),

@@ -32,9 +32,11 @@ class IdBytes:
     """Ids (non-empty, without whitespace) as UTF-8 bytes and offsets, the layout the kernels of
     :mod:`._kernels.ids` read; their ``str`` objects are made when asked for."""
 
-    def __init__(self, data: np.ndarray, offsets: np.ndarray, objects=None, arrow=None):
+    def __init__(self, data: np.ndarray, offsets: np.ndarray, objects=None, hashes=None):
         data.flags.writeable = False  # one compiled variant of each kernel (a file's bytes are read-only)
-        self.data, self.offsets, self._objects, self._arrow = data, offsets, objects, arrow
+        self.data, self.offsets, self._objects = data, offsets, objects
+        #: each id's :func:`._kernels.ids.hash_ids`, when a reader computed them as it copied the bytes
+        self.hashes = hashes
 
     @classmethod
     def of_strings(cls, values: np.ndarray) -> "IdBytes":
@@ -46,18 +48,6 @@ class IdBytes:
             offsets[1:-1] = cuts - np.arange(cuts.size)
             offsets[-1] = raw.size - cuts.size
         return cls(np.delete(raw, cuts), offsets, objects=values)
-
-    @classmethod
-    def of_arrow(cls, column) -> "IdBytes":
-        """Of a pyarrow string column, without copying its bytes."""
-        import pyarrow as pa
-
-        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-        width = np.int64 if pa.types.is_large_string(array.type) else np.int32
-        _, offsets, data = array.buffers()
-        offsets = np.frombuffer(offsets, dtype=width)[array.offset:array.offset + len(array) + 1].astype(np.int64)
-        data = np.zeros(0, dtype=np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
-        return cls(data, offsets, arrow=array)
 
     def __len__(self) -> int:
         return self.offsets.shape[0] - 1
@@ -89,10 +79,7 @@ class IdBytes:
     @property
     def objects(self) -> np.ndarray:
         if self._objects is None:
-            if self._arrow is not None:
-                self._objects = self._arrow.to_numpy(zero_copy_only=False)
-            else:
-                self._objects = np.array([self[i] for i in range(len(self))], dtype=object)
+            self._objects = np.array([self[i] for i in range(len(self))], dtype=object)
         return self._objects
 
 

@@ -4,7 +4,7 @@ missed too.  Only queries in both are evaluated, as trec_eval does without ``-c`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,6 +43,9 @@ class JudgedLists:
     queries: list
     unjudged_queries: list
     unretrieved_queries: list
+    #: trec_eval measures' columns computed on these lists, by (code, parameters, threshold, rounding): the
+    #: columns of a family (P@5 … P@1000) come from one pass
+    computed: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def segments(offsets: np.ndarray, chosen: np.ndarray, depth: int | None = None):

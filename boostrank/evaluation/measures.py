@@ -93,9 +93,13 @@ class TrecMeasure:
     def values(self, lists, threshold: float = 0.0, v9_rounding: bool = False) -> np.ndarray:
         """Each list's value (:class:`~boostrank.evaluation.judged.JudgedLists`): grades above ``threshold`` are relevant;
         ``v9_rounding``: trec_eval 9.x's cut of a fraction of R (:func:`boostrank._kernels.judged.trec_measure`)."""
-        out = _kj.trec_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, self.code,
-                               np.asarray(self.params, dtype=np.float64), float(threshold), v9_rounding)
-        return out[:, self.column]
+        key = (self.code, self.params, float(threshold), bool(v9_rounding))
+        out = lists.computed.get(key)
+        if out is None:
+            out = _kj.trec_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, self.code,
+                                   np.asarray(self.params, dtype=np.float64), float(threshold), v9_rounding)
+            lists.computed[key] = out
+        return out[:, self.column].copy()
 
     def combined(self, values: np.ndarray) -> float:
         """The ``all`` line: the mean, the sum, or the geometric mean (each value floored at MIN_GEO_MEAN)."""

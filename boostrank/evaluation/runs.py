@@ -29,18 +29,23 @@ def _documents(docid) -> IdBytes:
 def _hashes(ids: IdBytes) -> np.ndarray:
     """A 64-bit hash per id, of its bytes: equal ids hash equal; a match is confirmed on the bytes."""
     note_first_compile("TREC", _ki.hash_ids)  # the first Run or Qrels compiles the id kernels
-    return _ki.hash_ids(ids.data, ids.offsets)
+    return ids.hashes if ids.hashes is not None else _ki.hash_ids(ids.data, ids.offsets)
 
 
-def _grouped(codes, n_groups: int, hashes, ids: IdBytes, found):
-    """Rows by query (file order inside each), the queries' offsets, and the rows by (query, hash); raises
-    ``found(i, j)`` for the first document a query lists twice (rows i < j)."""
+def _grouped(codes, n_groups: int, hashes, ids: IdBytes, found, by_hash: bool = True):
+    """Rows by query (file order inside each), the queries' offsets, and (``by_hash``) the rows by (query, hash);
+    raises ``found(i, j)`` for the first document a query lists twice (rows i < j)."""
     rows, offsets = _ki.rows_by_group(codes, n_groups)
-    by_hash = _ki.by_hash_within_groups(hashes, rows, offsets)
-    i, j = _ki.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
+    if not by_hash:  # a run needs no search by hash: its repeats found by a hash set
+        i, j = _ki.first_repeat(rows, offsets, hashes, ids.data, ids.offsets)
+        if j >= 0:
+            raise found(i, j)
+        return rows, offsets, None
+    ordered = _ki.by_hash_within_groups(hashes, rows, offsets)
+    i, j = _ki.first_duplicate(ordered, offsets, hashes, ids.data, ids.offsets)
     if j >= 0:
         raise found(i, j)
-    return rows, offsets, by_hash
+    return rows, offsets, ordered
 
 
 def _flatten(nested: Mapping) -> tuple[np.ndarray, np.ndarray, list]:
@@ -209,7 +214,8 @@ class Run(_Columns):
             return DuplicateId((i, j), f"{self.source}: qid {q} retrieves docid {d} twice (entries {i + 1} and "
                                       f"{j + 1}); a run ranks each document once", q, d)
 
-        self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice)
+        self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice,
+                                                   by_hash=False)
         self.order = self._trec_order(self.score)
         self._order32 = None
 

@@ -372,25 +372,23 @@ def _with_stand_ins(run, queries: list):
 
 def measure_lines(options: TrecEvalOptions):
     """trec_eval's output lines for the options, one string each (without the newline)."""
-    from .evaluate import evaluate
+    from .evaluate import Truth, mean_of, per_query_values, rules_of
     from .gains import atof
-    from .judged import judged_lists
 
     families, params = options.marked()
     columns = _columns(families, params)
     qrels, run, in_run, unretrieved = _inputs(options)
-    kw = dict(relevance_level=options.relevance_level, depth=options.depth, complete=options.complete,
-              version=options.version, judged_only=options.judged_only)
+    rules = rules_of(None, options.relevance_level, options.depth, options.complete, options.version,
+                     options.judged_only)
     specs = [c.spec for c in columns if c.family not in ("runid", "relstring") and c.pairs is None]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # trec_eval evaluates the queries in both silently
-        per = evaluate(qrels, run, specs, per_query=True, **kw) if specs else {}
-        means = evaluate(qrels, run, specs, **kw) if specs and options.summary else {}
-        lists = judged_lists(qrels, run, depth=options.depth, complete=options.complete,
-                             float32=options.version == "9", judged_only=options.judged_only)
+        # one match of the run to the qrels, every measure on it, the means from the same values
+        values, queries, lists = per_query_values(Truth(qrels=qrels), run, specs, rules, with_lists=True)
+    means = {m: mean_of(m, v) for m, v in values.items()} if options.summary else {}
     relstring = _c_long(atof(params["relstring"])) if "relstring" in params else 10  # m_relstring.c: (long) atof
     runid = run.last_tag if run.last_tag is not None else run.name
-    table = _Table(options, qrels, in_run, lists, per, means, relstring, runid)
+    table = _Table(options, qrels, in_run, lists, (queries, values), means, relstring, runid)
     lines = table.query_lines(columns) if options.per_query else []
     if options.version == "10" and not options.complete and lists.unretrieved_queries:
         # trec_eval 10.0 walks the qrels' queries and stops at the first the run lacks (trec_eval.c, exit 4),
@@ -433,14 +431,19 @@ class _Table:
     ``num_ret``, ``utility``, ``unj_*``, ``rbp_resid`` and ``relstring`` are cleared as trec_eval.c clears them
     (``utility``, ``rbp_resid`` and ``relstring`` under their plain names only)."""
 
-    def __init__(self, options, qrels, in_run, lists, per, means, relstring_depth, runid):
-        self.options, self.qrels, self.lists, self.per, self.means = options, qrels, lists, per, means
+    def __init__(self, options, qrels, in_run, lists, values, means, relstring_depth, runid):
+        self.options, self.qrels, self.lists, self.means = options, qrels, lists, means
+        queries, self.values = values  # each measure's values, in the order of ``queries``
+        self.per = {m: dict(zip(queries, v.tolist())) for m, v in self.values.items()}
+        self._at = {q: i for i, q in enumerate(queries)}
         self.relstring_depth, self.runid = relstring_depth, runid
         self.in_run = in_run  # the queries of the run file
         self.v9 = options.version == "9"
         self.everyone = sorted(lists.queries, key=str.encode)  # the qrels' order (strcmp), as trec_eval walks them
         self.group = {q: g for g, q in enumerate(lists.queries)}
         self._counts = None
+        sizes = np.diff(lists.offsets)  # the queries value_of treats apart: lacked by the run, or an empty ranking
+        self._apart = {q for q in self.everyone if q not in in_run or not sizes[self.group[q]]}
 
     def n_rel(self, q) -> int:
         g, lists = self.group[q], self.lists
@@ -490,19 +493,36 @@ class _Table:
             return _empty_interpolated(c, x, self.n_rel(q), o.version)
         return x
 
+    def column(self, c, queries: list) -> np.ndarray:
+        """:meth:`value_of` for each of ``queries``: the measure's values taken at once, and value_of asked only
+        for the queries its cases concern (a stand-in, an empty ranking, a gain walk)."""
+        if c.pairs is not None or c.spec not in self.values:
+            return np.array([self.value_of(c, q) for q in queries], dtype=np.float64)
+        out = self.values[c.spec][[self._at[q] for q in queries]].astype(np.float64)
+        if c.family == "utility":
+            from .measures import trec_measure
+
+            out = out + trec_measure(c.spec).params[3] * self.options.num_docs
+        for i, q in enumerate(queries):
+            if q in self._apart:
+                out[i] = self.value_of(c, q)
+        return out
+
     def query_lines(self, columns) -> list:
-        lines = []
-        for q in self.everyone:
-            if self.v9 and q not in self.in_run:
-                continue  # 9.x's -c -q prints no line for a query the run lacks
-            for c in columns:
-                if c.family == "relstring":
-                    cleared = q not in self.in_run and c.printed == "relstring"
-                    rel = () if cleared else self.retrieved(q)
-                    lines.append(f"{c.printed:<22}\t{q}\t'{_relstring(rel, self.relstring_depth)}'")
-                elif c.family not in ("runid", "num_q") and not c.family.startswith("gm_"):
-                    lines.append(f"{c.printed:<22}\t{q}\t{_printed(c, self.value_of(c, q))}")
-        return lines
+        queries = [q for q in self.everyone if not (self.v9 and q not in self.in_run)]  # 9.x: none for a lacked one
+        cells = []  # per column, each query's printed value (or None: the column prints no -q line)
+        for c in columns:
+            if c.family == "relstring":
+                cleared = {q for q in queries if q not in self.in_run and c.printed == "relstring"}
+                cells.append([f"'{_relstring(() if q in cleared else self.retrieved(q), self.relstring_depth)}'"
+                              for q in queries])
+            elif c.family not in ("runid", "num_q") and not c.family.startswith("gm_"):
+                cells.append(_printed_all(c, self.column(c, queries)))
+            else:
+                cells.append(None)
+        names = [f"{c.printed:<22}\t" for c in columns]
+        return [f"{names[k]}{q}\t{cell[i]}" for i, q in enumerate(queries) for k, cell in enumerate(cells)
+                if cell is not None]
 
     def summary_lines(self, columns) -> list:
         from .measures import sequential_sum
@@ -517,12 +537,20 @@ class _Table:
                 lines.append(f"{c.printed:<22}\tall\t{int((self.qrels.rel > 0).sum())}")
             elif c.family in ("num_ret", "utility", "unj", "rbp_resid", "iprec_at_recall", "11pt_avg") or \
                     c.pairs is not None:
-                v = np.array([self.value_of(c, q) for q in self.everyone], dtype=np.float64)
+                v = self.column(c, self.everyone)
                 total = sequential_sum(v)  # num_ret's is a sum
                 lines.append(f"{c.printed:<22}\tall\t{_printed(c, total / (1 if c.family == 'num_ret' else v.size))}")
             elif c.family != "relstring":
                 lines.append(f"{c.printed:<22}\tall\t{_printed(c, self.means[c.spec])}")
         return lines
+
+
+def _printed_all(c, values: np.ndarray) -> list:
+    """:func:`_printed` of each value."""
+    if not np.isfinite(values).all():
+        return [_printed(c, x) for x in values.tolist()]
+    form = "{:.0f}" if c.family.startswith("num_") else "{:.4f}"
+    return list(map(form.format, values.tolist()))
 
 
 def _printed(c, x) -> str:
@@ -549,7 +577,7 @@ def _empty_interpolated(column, value: float, n_rel: int, version: str) -> float
 def _relstring(rel, n: int) -> str:
     """trec_eval's ``relstring``: one character per document of the first ``n`` (``m_relstring.c``)."""
     out = []
-    for r in list(rel)[:max(n, 0)]:
+    for r in list(rel[:max(n, 0)]):
         r = int(r)
         out.append(">" if r > 9 else str(r) if r >= 0 else "-" if r == -1 else "." if r == -2 else "<")
     return "".join(out)

@@ -402,7 +402,7 @@ def choose(summary) -> str | None:
     return best[0] if best else None
 
 
-def round_times(rounds: int = 100, repeats: int = 5) -> dict:
+def round_times(rounds: int = 100, repeats: int = 10) -> dict:
     """Seconds per boosting round of λ-AUC on MQ2008's clicks (weak logger, six sessions, 34 000 rows) with and
     without positions, LightGBM and XGBoost, the engines' and the objective's threads at one: the same run, the
     two fits alternated and the best of ``repeats`` kept."""

@@ -93,6 +93,9 @@ def _lambda_kernels():
     # the λ kernel on several threads (n_jobs, or 200 000 rows and more): its parallel form
     obj = br.LambdaObjective("auc", n_jobs=-1)
     obj.bind(y, off).gradients(s)
+    # clicks with positions: the pair factors, the E step and the anchor's click likelihood
+    position = np.concatenate([np.arange(b - a) for a, b in zip(off[:-1], off[1:])])
+    br.LambdaObjective("auc").bind(y > 0, off, position=position).gradients(s)
 
 
 def _swap_series():

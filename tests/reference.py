@@ -773,3 +773,20 @@ def examination_em_reference(propensity, position, clicked, gamma):
         seen = [1.0 if clicked[i] else e * (1 - gamma[i]) / (1 - e * gamma[i]) for i in rows]
         out.append(sum(seen) / len(rows) if rows else float("nan"))
     return out
+
+
+def click_factors_reference(position, clicked, propensity, scores, offset, power, posterior):
+    """Row by row: (upper, lower, exam) of the λ kernel's pair factors and each position's expected examinations
+    (the E step's sums): e = propensity[position]; upper = e^-power; lower = upper for a clicked row, else
+    (1 − γ)/(1 − e γ) (``posterior``) or 1; seen += 1 for a click, e (1 − γ)/(1 − e γ) otherwise."""
+    upper, lower, exam = [], [], []
+    seen = [0.0] * len(propensity)
+    for p, c, s in zip(position, clicked, scores):
+        e = propensity[p]
+        gamma = 1.0 / (1.0 + math.exp(-(s + offset)))
+        irrelevant = (1.0 - gamma) / (1.0 - e * gamma) if e * gamma < 1.0 else 1.0  # the limit at e = γ = 1
+        upper.append(e ** -power)
+        lower.append(e ** -power if c else irrelevant if posterior else 1.0)
+        exam.append(e)
+        seen[p] += 1.0 if c else e * irrelevant
+    return upper, lower, exam, seen

@@ -96,6 +96,34 @@ def test_the_click_anchor_is_the_gradient_of_the_click_models_log_loss(seed):
     assert np.array_equal(g1, g0) and np.array_equal(h1, h0)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_click_factors_equal_the_row_by_row_reference(seed):
+    """The pair factors, propensities and E-step sums of one pass: random feedback, none, all, one row, no row;
+    positions past the rows' (never shown); scores far out (γ at 0 and 1)."""
+    from boostrank._kernels.clicks import click_factors
+
+    rng = np.random.default_rng(seed)
+    n = [0, 1, 7, 60][seed % 4]
+    n_pos = int(rng.integers(1, 9))
+    position = rng.integers(0, n_pos, n)
+    clicked = [rng.random(n) < 0.3, np.zeros(n, bool), np.ones(n, bool)][seed % 3]
+    propensity = np.sort(rng.uniform(0.2, 1.0, n_pos))[::-1].copy()
+    scores = rng.normal(size=n) * (50.0 if seed % 5 == 0 else 1.0)
+    power, posterior, offset = [1.0, 0.5][seed % 2], seed % 3 != 1, float(rng.normal())
+    if seed % 4 == 3:
+        propensity[0] = 1.0  # the top always examined: γ rounding to 1 there is 0 / 0 in the γ form
+        scores[:3] = 60.0
+    out = [np.full(n, np.nan) for _ in range(3)] + [np.full(n_pos, np.nan)]
+    with np.errstate(over="ignore"):
+        odds = np.exp(-(scores + offset))
+    click_factors(position, clicked, propensity, odds, power, posterior, *out, np.empty(n_pos))
+    want = ref.click_factors_reference(position.tolist(), clicked.tolist(), propensity.tolist(), scores.tolist(),
+                                       offset, power, posterior)
+    for got, expected in zip(out, want):
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
 def test_the_additive_term_takes_lightgbms_newton_step():
     rng = np.random.default_rng(0)
     position = rng.integers(0, 6, 50)

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels.clicks import click_factors
+
 __all__ = ["PositionBias", "check_propensity", "CORRECTIONS", "MIN_PROPENSITY"]
 
 #: ``position_bias`` values: "auto" is the measured best (:data:`DEFAULT`)
@@ -105,16 +107,18 @@ class PositionBias:
         self.propensity = e
         self._upper = np.empty(position.shape[0])
         self._lower = np.empty(position.shape[0])
-        self._gamma = None  # this round's relevance of each row, from factors()
+        self._exam = np.empty(position.shape[0])
+        self._seen = np.zeros(n_pos)  # the E step's sums, of the scores factors() last saw
+        self._odds = np.empty(position.shape[0])
+        self._inverse = np.empty(n_pos)
+        self._fresh = False
 
     def _smoothed(self, e: np.ndarray) -> np.ndarray:
         """Non-increasing in the position (isotonic, weighted by the rows at each), within [MIN_PROPENSITY, 1]."""
-        from sklearn.isotonic import isotonic_regression
-
         seen = self.counts > 0
         out = np.ones_like(e)
         if seen.any():
-            fitted = isotonic_regression(np.minimum(e[seen], 1.0), sample_weight=self.counts[seen], increasing=False)
+            fitted = _isotonic_decreasing(np.minimum(e[seen], 1.0), self.counts[seen])
             out[seen] = fitted
             out[~seen] = np.interp(np.flatnonzero(~seen), np.flatnonzero(seen), fitted)
         return np.clip(out, MIN_PROPENSITY, 1.0)
@@ -124,25 +128,30 @@ class PositionBias:
         return s + self.bias[self.position] if self.kind == "additive" else s
 
     def exam(self) -> np.ndarray:
-        """Each row's examination propensity, for the anchor's click likelihood (none for "additive")."""
-        return self.propensity[self.position] if self.kind == "propensity" else np.zeros(0)
+        """Each row's examination propensity, for the anchor's click likelihood (none for "additive"), as of the
+        last :meth:`factors`."""
+        return self._exam if self.kind == "propensity" else np.zeros(0)
 
     def factors(self, s: np.ndarray, offset: float) -> tuple[np.ndarray, np.ndarray]:
         """Per-row pair factors (upper side, lower side) of :func:`~boostrank._kernels.lambdas.lambda_auc_kernel`,
-        with γ = σ(s + ``offset``) the model's relevance of each row."""
+        with γ = σ(s + ``offset``) the model's relevance of each row (:func:`~boostrank._kernels.clicks.click_factors`,
+        which also takes the E step's sums for :meth:`update`)."""
         if self.kind != "propensity":
             return np.zeros(0), np.zeros(0)
-        e = np.maximum(self.propensity[self.position], MIN_PROPENSITY)
-        inverse = e ** -WEIGHT_POWER
-        gamma = self._gamma = 1.0 / (1.0 + np.exp(-(s + offset)))  # the update reads it after the round
-        np.copyto(self._upper, inverse)
-        # a document with feedback was examined; one without is irrelevant with (1 − γ) / (1 − e γ)
-        unclicked = (1.0 - gamma) / (1.0 - e * gamma) if LOWER == "posterior" else 1.0
-        np.copyto(self._lower, np.where(self.clicked, inverse, unclicked))
+        odds = self._odds
+        np.add(s, offset, out=odds)
+        np.negative(odds, out=odds)
+        with np.errstate(over="ignore"):  # inf: γ = 0
+            np.exp(odds, out=odds)  # NumPy's exp runs vectorised; the kernel's rows then need none
+        click_factors(self.position, self.clicked, self.propensity, odds, float(WEIGHT_POWER), LOWER == "posterior",
+                      self._upper, self._lower, self._exam, self._seen, self._inverse)
+        self._fresh = True
         return self._upper, self._lower
 
     def update(self, s: np.ndarray, grad: np.ndarray, hess: np.ndarray, offset: float) -> None:
-        """After a round's gradients: the additive term's Newton step, or the propensities' EM step."""
+        """After a round's gradients: the additive term's Newton step, or the propensities' EM step (E: how likely
+        each row was examined given its feedback and the model's relevance; M: the share examined at each
+        position, kept non-increasing)."""
         if self.kind == "additive":
             n = self.counts
             first = -np.bincount(self.position, weights=grad, minlength=n.shape[0])
@@ -150,11 +159,19 @@ class PositionBias:
             second = np.bincount(self.position, weights=hess, minlength=n.shape[0]) + self.regularization * n
             self.bias += self.learning_rate * first / (second + _NEWTON_FLOOR)
         elif not self.given and ESTIMATE == "em":
-            e = self.propensity[self.position]
-            gamma = self._gamma if self._gamma is not None else 1.0 / (1.0 + np.exp(-(s + offset)))
-            self._gamma = None
-            # E: how likely each row was examined; M: the share examined at each position
-            seen = np.where(self.clicked, 1.0, e * (1.0 - gamma) / (1.0 - e * gamma))
-            share = np.bincount(self.position, weights=seen, minlength=self.counts.shape[0]) / \
-                np.maximum(self.counts, 1.0)
-            self.propensity = self._smoothed(share)
+            if not self._fresh:  # the sums of these scores
+                self.factors(s, offset)
+            self._fresh = False
+            self.propensity = self._smoothed(self._seen / np.maximum(self.counts, 1.0))
+
+
+def _isotonic_decreasing(y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """The weighted least-squares non-increasing fit of ``y`` (SciPy's pool-adjacent-violators; scikit-learn's
+    before SciPy 1.12)."""
+    try:
+        from scipy.optimize import isotonic_regression
+    except ImportError:
+        from sklearn.isotonic import isotonic_regression as fit
+
+        return fit(y, sample_weight=weight, increasing=False)
+    return isotonic_regression(y, weights=weight, increasing=False).x

@@ -237,11 +237,114 @@ def scale(n_queries, time_limit):
     return {"seconds": secs, "train_base": r.train_base, "train_reranked": r.train_reranked, "status": r.status}
 
 
+#: the first stages of the calibration row: (name, how the base is given)
+FIRST_STAGES = ("one feature", "logistic regression", "LambdaRanker lambdarank", "LambdaRanker λ-AUC")
+
+
+def _calibration_sets():
+    from clicks import MQ2008_BM25, weak_feature
+    from objective_quality import load_mq2008, make_calibrated
+
+    return {"mq2008": (load_mq2008, lambda X, y, off: MQ2008_BM25),
+            "cal-ambiguous": (lambda: make_calibrated("ambiguous", 21), weak_feature),
+            "cal-many-relevant": (lambda: make_calibrated("many-relevant", 22), weak_feature)}
+
+
+def _first_stage(name, X_tr, j):
+    """(base_estimator, base_scores) of a first stage: one feature is given as scores, models are cross-fitted."""
+    if name == "one feature":
+        return None, X_tr[:, j]
+    if name == "logistic regression":
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), None
+    return br.LambdaRanker(objective="lambdarank" if "lambdarank" in name else "auc"), None
+
+
+def calibration_job(set_name, split, stage, time_limit=60.0):
+    """One split × first stage: the gate's predicted NDCG@10 gain (per list, its mean) beside the test gain."""
+    load, feature = _calibration_sets()[set_name]
+    X, y, sizes = load()
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    rng = np.random.default_rng(1000 + split)
+    test_q = rng.permutation(sizes.size)[: sizes.size // 2]
+    te = np.isin(qid, test_q)
+    tr = ~te
+    off_tr = br.metrics.group_offsets(int(tr.sum()), qid=qid[tr])
+    j = feature(X[tr], y[tr], off_tr)
+    est, b_tr = _first_stage(stage, X[tr], j)
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rr = br.TopKReranker(k=10, base_estimator=est, time_limit=time_limit).fit(X[tr], y[tr], qid=qid[tr],
+                                                                                  base_scores=b_tr)
+    secs = time.perf_counter() - t
+    b_te = X[te][:, j] if est is None else br.rerank.score_base(rr.base_estimator_, X[te])
+    new = rr.predict(X[te], b_te, qid=qid[te])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = (np.nan_to_num(np.asarray(br.ndcg(y[te], new, qid[te], k=10, per_query=True)))
+             - np.nan_to_num(np.asarray(br.ndcg(y[te], b_te, qid[te], k=10, per_query=True))))
+    r = rr.result_
+    n_lists = sizes.size - test_q.size
+    best = (r.model, r.k, r.l0)
+    best_own = r.heldout_gain.get(best, 0.0) / n_lists if r.heldout_gain else 0.0  # the winner's own mean
+    estimate = getattr(r, "gate_gain", None)
+    if estimate is None:  # before the gate reported its estimate: the best candidate's own mean
+        estimate = best_own
+    kept = r.status == "re-ranked"
+    p = float(stats.ttest_1samp(d, 0.0).pvalue) if d.std() > 0 else 1.0
+    return {"set": set_name, "split": split, "stage": stage, "kept": kept, "estimate": float(estimate),
+            "best_own": float(best_own), "against": getattr(r, "gate_against", ""),
+            "predicted": float(estimate) if kept else 0.0, "test_gain": float(d.mean()),
+            "test_se": float(d.std(ddof=1) / np.sqrt(d.size)), "test_p": p,
+            "lost": bool(kept and d.mean() < 0 and p < 0.05), "seconds": secs,
+            "repeatable": bool(r.repeatable[0]), "summary": r.summary()}
+
+
+def calibration(sets, splits, jobs=1):
+    """The gate's promise against the test: over random halves of each set's queries (train / test), for each first
+    stage, the gate's predicted NDCG@10 gain of what it kept (0 when it kept the base order) minus the test gain."""
+    from joblib import Parallel, delayed
+
+    print(f"\n7. the gate's predicted gain against the test gain ({splits} random query halves, top 10, defaults)")
+    jobs_list = [(s, i, st) for s in sets for i in range(splits) for st in FIRST_STAGES]
+    from tqdm.auto import tqdm
+
+    rows = list(tqdm(Parallel(n_jobs=jobs, return_as="generator")(delayed(calibration_job)(*a) for a in jobs_list),
+                     total=len(jobs_list), desc="gate calibration"))
+    out = {"rows": rows, "summary": {}}
+    print(f"{'set':<18}{'first stage':<26}{'kept':>6}{'lost':>6}{'predicted':>11}{'test':>9}"
+          f"{'pred − test':>13}{'± se':>8}{'s/fit':>7}")
+    for s in sets:
+        for st in FIRST_STAGES:
+            part = [r for r in rows if r["set"] == s and r["stage"] == st]
+            diff = np.array([r["predicted"] - r["test_gain"] for r in part])
+            test = np.array([r["test_gain"] for r in part])
+            kept_test = np.array([r["test_gain"] for r in part if r["kept"]])
+            se = float(diff.std(ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else float("nan")
+            row = {"kept": sum(r["kept"] for r in part), "lost": sum(r["lost"] for r in part), "splits": len(part),
+                   "predicted": float(np.mean([r["predicted"] for r in part])), "test_gain": float(test.mean()),
+                   "kept_test_gain": float(kept_test.mean()) if kept_test.size else None,
+                   "diff": float(diff.mean()), "se": se, "calibrated": bool(abs(diff.mean()) <= se) if se == se
+                   else None, "seconds": float(np.mean([r["seconds"] for r in part]))}
+            out["summary"][f"{s}|{st}"] = row
+            print(f"{s:<18}{st:<26}{row['kept']:>4}/{row['splits']:<2}{row['lost']:>4}{row['predicted']:>+11.4f}"
+                  f"{row['test_gain']:>+9.4f}{row['diff']:>+13.4f}{se:>8.4f}{row['seconds']:>7.1f}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2 splits, 1 000 queries in part 4")
     ap.add_argument("--json", default=str(HERE / "results" / "rerank.json"))
+    ap.add_argument("--calibration", action="store_true", help="only part 7, the gate against the test")
+    ap.add_argument("--sets", default="mq2008,cal-ambiguous,cal-many-relevant", help="part 7's sets")
+    ap.add_argument("--splits", type=int, default=10, help="part 7's random halves")
+    ap.add_argument("--jobs", type=int, default=1, help="part 7's fits in parallel")
     args = ap.parse_args(argv)
+    if args.calibration:
+        write_json(args.json if args.json != ap.get_default("json") else str(HERE / "results" / "rerank_gate.json"),
+                   calibration(args.sets.split(","), args.splits, args.jobs))
+        return
     res = {"mq2008_bm25": mq2008_bm25(60.0), "mq2008_lambdarank": mq2008_lambdarank(60.0)}
     print("\n5. time limit")
     res["time_limit"] = time_limit_row()
@@ -249,6 +352,7 @@ def main(argv=None):
     res["fusion"] = fusion_with_a_linear_model()
     res["table1"] = table1(2 if args.quick else 10, 20.0)
     res["scale"] = scale(1000 if args.quick else 10_000, 60.0)
+    res["calibration"] = calibration(["mq2008"], 2 if args.quick else 10)
     write_json(args.json, res)
 
 

@@ -593,7 +593,7 @@ def cmd_fit_linear(args) -> int:
 
 
 def cmd_rerank(args) -> int:
-    from .rerank import TopKReranker, cross_fit_scores, refit_estimator
+    from .rerank import TopKReranker, refit_estimator
 
     started = time.monotonic()
     _check_out(args.out, args.train, args.test, args.train_scores, args.test_scores, args.base_model)
@@ -607,12 +607,13 @@ def cmd_rerank(args) -> int:
         from .models import load_model  # scikit-learn and the engines: not for --help or --version
 
         base_model = load_model(args.base_model)
-        print(f"cross-fitting the base model's kind over {args.cv} folds of training queries ...", flush=True)
+        print(f"cross-fitting the base model's kind over {args.cv} folds of training queries, and nested over the "
+              f"gate's ...", flush=True)
         base = refit_estimator(base_model)
         if args.threads is not None and "n_jobs" in base.get_params():
             base.set_params(n_jobs=args.threads)  # --threads is every stage's, not the solver's alone
-        # the whole command keeps to --time-limit: at most half of it for the base, the rest for the re-ranker
-        s_train, _ = cross_fit_scores(base, train.X, train.y, q_train, cv=args.cv, time_limit=args.time_limit / 2)
+        # the re-ranker fits the base itself, so its gate sees the base as the saved model scores the test lists
+        s_train = None
         s_test = np.asarray(base_model.predict(test.X), dtype=np.float64)
     else:
         from .evaluation import read_scores
@@ -628,9 +629,11 @@ def cmd_rerank(args) -> int:
     left = max(args.time_limit - (time.monotonic() - started), 0.1 * args.time_limit)
     model = TopKReranker(k=args.k, objective=statistic, a=a, rank=args.rank, l0=l0, margin=args.margin,
                          solver=args.solver, time_limit=left, n_jobs=args.threads, gate=args.gate,
+                         base_estimator=base if args.base_model else None, cv=args.cv,
                          verbose=2 if args.verbose else 1)  # the command shows its progress; --verbose: solver logs
     model.fit(train.X, train.y, base_scores=s_train, qid=q_train,
               group=[len(train)] if q_train is None else None)  # --no-qid: one list, on purpose
+    s_train = model._train_base
     print(f"top {args.k} of each training list: {model.result_.summary()}")
     repeatable, why = model.result_.repeatable
     if not repeatable:

@@ -2,7 +2,9 @@
 
 The base stage of a re-ranker must not score its own training queries (in-sample scores make the
 training top K look perfect, and the second stage learns nothing); :func:`cross_fit_scores` gives
-each row a score from a model fitted on the other folds.
+each row a score from a model fitted on the other folds.  :func:`nested_cross_fit_scores` adds, for
+each fold, the scores a second stage held out on that fold is trained on, so that a held-out
+measurement sees the base as deployment does.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from sklearn.base import clone
 from ._validation import group_offsets
 from .queries import list_folds, list_index, rows_of
 
-__all__ = ["cross_fit_scores", "fit_base", "score_base"]
+__all__ = ["cross_fit_scores", "nested_cross_fit_scores", "fit_base", "score_base"]
 
 
 def fit_base(est, X, y, qid):
@@ -100,3 +102,62 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_li
                                f"{cv} would take about {spent * cv / (f + 1):.0f} s, past the {time_limit:g} s "
                                f"allowed; give precomputed out-of-fold scores, a faster base model or more time")
     return scores, folds
+
+
+def nested_cross_fit_scores(estimator, X, y, offsets, row_fold, *, time_limit=None):
+    """Base scores for a held-out gate that measures what deployment does.
+
+    Deployment trains the second stage on cross-fitted base scores and applies it to the scores of
+    a base refitted on every training query, a stronger one.  A gate over the same folds mirrors
+    that one level down: on held-out fold f the base is fitted on all the other folds (``outer``),
+    and the second stage is trained on the other folds' scores cross-fitted among themselves
+    (``inner[f]``: each row scored by a base fitted on neither f nor the row's own fold).  One base
+    per pair of folds serves both folds of the pair, so G folds cost G + G(G − 1)/2 fits.
+
+    Parameters
+    ----------
+    estimator : object
+        Any ranker :func:`fit_base` can fit; cloned per fit.
+    X, y : ndarray
+    offsets : ndarray of int64
+        Validated list offsets of the rows.
+    row_fold : ndarray of int64, shape (n_samples,)
+        The fold of every row, 0 … G − 1 (whole lists, or rows within lists for a few long ones).
+    time_limit : float, default=None
+        Seconds the fits may take; the projection after each fit raises ``TimeoutError`` as in
+        :func:`cross_fit_scores`.
+
+    Returns
+    -------
+    outer : ndarray of shape (n_samples,)
+        Each row scored by a base fitted on every other fold: the cross-fitted scores over these folds.
+    inner : ndarray of shape (G, n_samples)
+        ``inner[f]``: the rows outside fold f scored by bases fitted outside f and their own fold; NaN in f.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    n = X.shape[0]
+    n_folds = int(row_fold.max()) + 1 if n else 0
+    q = list_index(offsets)
+    outer = np.empty(n)
+    inner = np.full((n_folds, n), np.nan)
+    jobs = [(f, None) for f in range(n_folds)] + [(f, g) for f in range(n_folds) for g in range(f + 1, n_folds)]
+    for done, (f, g) in enumerate(jobs, 1):
+        out = row_fold == f if g is None else (row_fold == f) | (row_fold == g)
+        train_rows = np.flatnonzero(~out)
+        model = fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
+        if g is None:
+            rows = np.flatnonzero(out)
+            outer[rows] = score_base(model, X[rows])
+        else:
+            in_f, in_g = np.flatnonzero(row_fold == f), np.flatnonzero(row_fold == g)
+            inner[f, in_g] = score_base(model, X[in_g])
+            inner[g, in_f] = score_base(model, X[in_f])
+        spent = time.perf_counter() - t0
+        if time_limit is not None and done < len(jobs) and spent * len(jobs) / done > time_limit:
+            raise TimeoutError(f"nested cross-fitting of the base model: {done} of {len(jobs)} fits took "
+                               f"{spent:.1f} s, so all would take about {spent * len(jobs) / done:.0f} s, past the "
+                               f"{time_limit:g} s allowed; give precomputed out-of-fold scores, a faster base model "
+                               f"or more time")
+    return outer, inner

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from sklearn.base import clone
@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_array
 from ._validation import as_1d_float, predict_groups, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .budget import TimeBudget
-from .crossfit import cross_fit_scores, fit_base, score_base
+from .crossfit import cross_fit_scores, fit_base, nested_cross_fit_scores, score_base
 from .gate import choose
 from .metrics import auc, get_metric, query_mean, rank_risk
 from .mip._data import STATISTICS
@@ -46,8 +46,9 @@ from .weights import weight_family
 #: k = 10 and 20) ends by its counts inside the default time limit (benchmarks/rerank.py).  A walk's work grows with
 #: the rows (k × lists) times the features, so larger data may still meet the time limit, which result_ says.
 GATE_SEARCH = {"max_starts": 2, "max_rounds": 10, "patience": 2}
-#: the final fit's search: more starts and restarts than a gate fit's, still ending by its counts at MQ2008's size
-FINAL_SEARCH = {"max_starts": 8, "max_rounds": 50, "patience": 30}
+#: the final fit's search: the gate's, so the model kept is made the way the gate measured (a longer search fitted
+#: the training top K harder and gained less on new lists than the gate had measured: benchmarks/rerank.py part 7)
+FINAL_SEARCH = GATE_SEARCH
 
 __all__ = ["TopKReranker", "RerankResult", "top_k_rows", "cross_fit_scores", "refit_estimator"]
 
@@ -129,6 +130,10 @@ class _RerankProblem:
     Z: np.ndarray
     base_rank: np.ndarray
     cross_fitted: bool
+    gate: int = 0  # the gate's folds (0: no gate)
+    row_fold: np.ndarray | None = None  # the gate's fold of every row
+    outer: np.ndarray | None = None  # nested gate: each row's base fitted on every other fold
+    inner: np.ndarray | None = None  # nested gate: inner[f], the scores fold f's second stage trains on
 
     @property
     def n(self) -> int:
@@ -143,18 +148,30 @@ class _Choice:
     gains: dict = field(default_factory=dict)
     p_value: float | None = None
     time_limited: bool = False  # the clock cut one of the gate's fits
+    mean: float | None = None  # the best candidate's mean gain per held-out list
+    se: float | None = None  # its standard error over the held-out lists
 
     def rejected(self, alpha) -> bool:
-        """The gate ran and the best candidate did not win on held-out lists."""
-        return self.p_value is not None and not (self.gains[self.best] > 1e-12 and self.p_value < alpha)
+        """The gate ran and choosing a second stage did not win on held-out lists."""
+        return self.p_value is not None and not (self.mean > 1e-12 and self.p_value < alpha)
 
     def base_order_result(self, gate, alpha, cross_fitted, seconds) -> "RerankResult":
         kind, k, l0 = self.best
-        reason = (f"the held-out gate kept the base order: the best second stage ({kind}, k={k}) gained "
-                  f"{self.gains[self.best]:+.6g} over {gate} folds, paired one-sided p = {self.p_value:.3g} "
-                  f"(needs a gain with p < {alpha})")
+        reason = (f"the held-out gate kept the base order: choosing a second stage (the best, {kind} k={k}) gained "
+                  f"{self.mean:+.4g} ± {self.se:.2g} per held-out list over {gate} folds (standard error clustered "
+                  f"by fold), one-sided p = {self.p_value:.3g} (needs a gain with p < {alpha})")
         return RerankResult("base order", reason, k, l0, self.gains, cross_fitted=cross_fitted, seconds=seconds,
-                            model=kind, p_value=self.p_value, gate_time_limited=self.time_limited)
+                            model=kind, p_value=self.p_value, gate_time_limited=self.time_limited,
+                            gate_gain=self.mean, gate_se=self.se)
+
+
+#: what the gate's held-out base order was, in words (RerankResult.gate_against)
+_AGAINST = {
+    "nested": "a base fitted on the other folds, the second stage trained on their cross-fitted scores "
+              "(as deployed: the base refitted on every query, the second stage on cross-fitted scores)",
+    "cross-fitted": "the cross-fitted base scores (optimistic if the base refitted on every query is stronger)",
+    "given": "the base_scores passed",
+}
 
 
 @dataclass
@@ -179,8 +196,9 @@ class RerankResult:
     model : str
         The second stage kept: ``"exact"``, ``"logistic"`` or ``"blend"``.
     p_value : float or None
-        One-sided paired t-test of the best candidate's per-list held-out gains, times
-        the number of candidates (Bonferroni).
+        One-sided t-test of the per-list held-out gains of choosing (each fold's lists
+        scored by the candidate the other folds chose), its standard error clustered by
+        fold (the lists of a fold share one fitted model).
     train_base, train_reranked : float or None
         The statistic of the base order and of w on the training top K (ties in w
         count against it, as in the MIP).
@@ -193,6 +211,17 @@ class RerankResult:
         ``time_limit`` cut one of the gate's fits before its own count of work ended it.
     gate_metric : str
         What ``heldout_gain`` is measured in (``TopKReranker.gate_metric`` resolved).
+    gate_gain, gate_se : float or None
+        The mean gain per held-out list of choosing a second stage (each fold's lists scored by the
+        candidate the other folds chose) over the base order, and its standard error clustered by
+        fold: the gate's estimate of what the second stage adds per list on new queries (None
+        without a gate).
+    gate_against : str
+        What the held-out base order was: ``"nested"`` (a base fitted on the other folds, the second
+        stage trained on their scores cross-fitted among themselves: deployment one level down),
+        ``"cross-fitted"`` (the cross-fitted scores on both sides: optimistic when the base refitted
+        on every query is stronger than its folds' fits), ``"given"`` (the ``base_scores`` passed:
+        exact when the deployed base scores new lists as these were scored), or ``""`` (no gate).
     """
 
     status: str
@@ -209,6 +238,9 @@ class RerankResult:
     p_value: float | None = None
     gate_time_limited: bool = False
     gate_metric: str = ""
+    gate_gain: float | None = None
+    gate_se: float | None = None
+    gate_against: str = ""
 
     @property
     def repeatable(self) -> tuple[bool, str]:
@@ -230,8 +262,10 @@ class RerankResult:
         return True, "every exact fit ended by its own count of work or a proof; folds, starts and engines are seeded"
 
     def summary(self) -> str:
-        """One line: the decision, its reason, and the MIP's summary."""
+        """One line: the decision, its reason, what the gate measured against, and the MIP's summary."""
         out = f"{self.status}: {self.reason}"
+        if self.gate_against:
+            out += f"; the gate's base order: {_AGAINST[self.gate_against]}"
         if self.mip is not None and self.model != "logistic":
             out += f"; MIP: {self.mip.summary()}"
         if not self.repeatable[0]:
@@ -263,16 +297,27 @@ class TopKReranker(RankingEstimator):
         queries when ``base_scores`` are not given, and refitted on all training
         queries to score new lists (``base_estimator_``).
     cv : int, default=5
-        Folds of the cross-fitting.
+        Folds of the base's cross-fitting (the scores the final second stage is trained
+        on); equal to ``gate``, the gate's folds serve, and no extra base is fitted.
     gate : int, default=5
         Folds of the held-out gate (0: no gate, keep the fitted w): folds of whole
         queries when there are at least 2·gate, else of rows within each list (one
-        long list).
+        long list).  With ``base_estimator`` and 3 folds or more the gate is nested, so
+        it sees the base as deployment does: on each held-out fold the base is fitted
+        on all the other folds (as the deployed base is refitted on every training
+        query), and the second stage is trained on those folds' scores cross-fitted
+        among themselves (as the final second stage is trained on cross-fitted
+        scores).  That costs gate + gate·(gate − 1)/2 base fits (15 at 5 folds, one
+        per pair of folds) and the refit.  With ``base_scores`` the gate measures
+        against the scores given: exact for a base that scores new lists as it scored
+        these (a fixed feature, a frozen model), optimistic for out-of-fold scores of
+        a model that is then refitted on more data.
     gate_alpha : float, default=0.05
-        The second stage is kept when its per-list held-out gains over the base order
-        pass a one-sided paired t-test at this level, Bonferroni-corrected for the
-        number of candidates compared (choosing the best of several makes a bare
-        positive sum optimistic).
+        The second stage is kept when the per-list held-out gains of choosing one pass a
+        one-sided t-test at this level.  Each fold's lists are scored by the candidate
+        the other folds chose, since the best candidate's own gains are optimistic (the
+        winner of several noisy estimates); the standard error is clustered by fold, since
+        a fold's lists share one fitted model.
     gate_metric : str, default="auto"
         What the gate's held-out gains are measured in: what users report of the
         re-ranked lists.  ``"auto"``: ``ndcg@N`` when ``a`` is ``dcg@N``, ``ndcg`` for
@@ -497,8 +542,7 @@ class TopKReranker(RankingEstimator):
         if not prob.cross_fitted:
             self._warn_in_sample(prob.y, prob.base, prob.offsets, ks[0])
         cands = self._candidates(prob, ks)
-        gate = int(self.gate) if self.gate else 0
-        gate = gate if gate >= 2 and prob.n >= 2 * gate else 0
+        gate = prob.gate
         n_fits = (sum(kind == "exact" for kind, _, _ in cands) * gate) + 1
         from tqdm.auto import tqdm
 
@@ -508,6 +552,7 @@ class TopKReranker(RankingEstimator):
             if choice.rejected(self.gate_alpha):
                 self.result_ = choice.base_order_result(gate, self.gate_alpha, prob.cross_fitted, clock.elapsed())
                 self.result_.gate_metric = self._gate_metric()
+                self.result_.gate_against = self._against(prob)
                 return self
             w = self._final_fit(prob, choice.best, clock, bar)
         return self._report(prob, choice, w, clock)
@@ -522,22 +567,48 @@ class TopKReranker(RankingEstimator):
         n, d = X.shape
         self.n_features_in_ = d
         self.base_estimator_ = None
+        gate = int(self.gate) if self.gate else 0
+        gate = gate if gate >= 2 and n >= 2 * gate else 0
+        row_fold = row_folds(offsets, gate, seed_of(self.random_state) + 1) if gate else None
+        outer = inner = None
         if base_scores is None:
             if self.base_estimator is None:
                 raise ValueError("pass base_scores or set base_estimator (cross-fitted over queries)")
-            base, _ = cross_fit_scores(self.base_estimator, X, y, data.offsets, cv=self.cv,
-                                       random_state=seed_of(self.random_state))
+            if gate >= 3:  # two folds leave no inner folds to cross-fit the second stage's scores over
+                outer, inner = nested_cross_fit_scores(self.base_estimator, X, y, offsets, row_fold)
+            if outer is not None and self.cv == gate:
+                base = outer  # cross-fitted over the gate's folds: the final second stage's training scores
+            else:
+                base, _ = cross_fit_scores(self.base_estimator, X, y, data.offsets, cv=self.cv,
+                                           random_state=seed_of(self.random_state))
         else:
             base = as_1d_float(base_scores, "base_scores")
             if base.shape[0] != n:
                 raise ValueError(f"X has {n} rows but base_scores has {base.shape[0]}")
         if self.base_estimator is not None:
             self.base_estimator_ = fit_base(clone(self.base_estimator), X, y, list_index(offsets))
+        self._train_base = base  # the training rows' base scores (the CLI prints their table)
         self.ranker_ = None
         self.fallback_ = "base order"
         self.coef_ = np.r_[np.zeros(d), 1.0] if self.include_base else np.zeros(d)
         return _RerankProblem(X, y, offsets, base, self._features(X, base), self._positions(base, offsets, None),
-                              cross_fitted=base_scores is None)
+                              cross_fitted=base_scores is None, gate=gate, row_fold=row_fold, outer=outer,
+                              inner=inner)
+
+    @staticmethod
+    def _against(prob) -> str:
+        if not prob.gate:
+            return ""
+        return "nested" if prob.inner is not None else "cross-fitted" if prob.cross_fitted else "given"
+
+    def _fold_problem(self, prob, f):
+        """The problem the gate's fold f sees: held-out rows scored by the base fitted on the other folds,
+        the other rows by bases cross-fitted among those folds (nested), or the problem itself."""
+        if prob.inner is None:
+            return prob
+        base = np.where(prob.row_fold == f, prob.outer, prob.inner[f])
+        return replace(prob, base=base, Z=self._features(prob.X, base),
+                       base_rank=self._positions(base, prob.offsets, None))
 
     def _candidates(self, prob, ks):
         """(kind, k, l0) of every second stage the gate compares: exact fits, logistic regression, blends."""
@@ -560,33 +631,36 @@ class TopKReranker(RankingEstimator):
 
     def _gate(self, prob, cands, gate, clock, n_exact, bar) -> _Choice:
         """Every candidate's per-list held-out gain over the base order, over ``gate`` folds."""
-        row_fold = row_folds(prob.offsets, gate, seed_of(self.random_state) + 1)
+        row_fold = prob.row_fold
         per_list = {c: [] for c in cands}
         fits_left = n_exact
         clocked = False
         for f in range(gate):
             tr_rows, tr_off = subset(prob.offsets, row_fold != f)
             te_rows, te_off = subset(prob.offsets, row_fold == f)
-            yt, bt, Zt = prob.y[te_rows], prob.base[te_rows], prob.Z[te_rows]
-            before = self._gate_value(yt, self._positions(bt, te_off, None), te_off)
+            fold = self._fold_problem(prob, f)
+            yt, bt, Zt = fold.y[te_rows], fold.base[te_rows], fold.Z[te_rows]
+            held = np.diff(te_off) > 0  # the lists of this fold (the others are there with no rows)
+            before = self._gate_value(yt, self._positions(bt, te_off, None), te_off)[held]
             fitted = {}
             for kind, k, l0 in cands:
                 if kind == "exact":
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g}")
-                    w = self._fit_w(prob, tr_rows, tr_off, k, l0, self._gate_time(clock, fits_left))
+                    w = self._fit_w(fold, tr_rows, tr_off, k, l0, self._gate_time(clock, fits_left))
                     clocked = clocked or getattr(getattr(self._last_mip, "result_", None), "time_limited", False)
                     fits_left -= 1
                     bar.set_postfix_str(f"gate fold {f + 1}/{gate}: k={k} l0={l0:.3g} {self._progress_text()}",
                                         refresh=False)
                     bar.update()
                 elif kind == "logistic":
-                    w = self._fit_logistic(prob, tr_rows, tr_off, k)
+                    w = self._fit_logistic(fold, tr_rows, tr_off, k)
                 else:
-                    w = _blend(fitted[("exact", k, l0)], fitted[("logistic", k, 0.0)], prob.Z, tr_rows)
+                    w = _blend(fitted[("exact", k, l0)], fitted[("logistic", k, 0.0)], fold.Z, tr_rows)
                 fitted[(kind, k, l0)] = w
                 new = self._positions(bt, te_off, k, None if w is None else Zt @ w)
-                per_list[(kind, k, l0)].append(self._gate_value(yt, new, te_off) - before)
-        return _Choice(*choose({c: np.concatenate(v) for c, v in per_list.items()}), time_limited=clocked)
+                per_list[(kind, k, l0)].append(self._gate_value(yt, new, te_off)[held] - before)
+        best, gains, _, mean, se, p = choose(per_list)
+        return _Choice(best, gains, p, time_limited=clocked, mean=mean, se=se)
 
     def _final_fit(self, prob, best, clock, bar):
         """The chosen second stage fitted on every training list (exact fits get the time left)."""
@@ -613,7 +687,8 @@ class TopKReranker(RankingEstimator):
         res = RerankResult("base order", "", k, l0, choice.gains,
                            train_base=self._list_value(prob.y[rows], prob.base_rank[rows], sub_off),
                            cross_fitted=prob.cross_fitted, mip=None if self.ranker_ is None else self.ranker_.result_,
-                           model=kind, p_value=choice.p_value, gate_time_limited=choice.time_limited)
+                           model=kind, p_value=choice.p_value, gate_time_limited=choice.time_limited,
+                           gate_gain=choice.mean, gate_se=choice.se, gate_against=self._against(prob))
         if w is None:
             res.reason = "no list has two top-k rows to order (k = 1 or lists of one row)"
         elif not np.any(w):
@@ -623,10 +698,11 @@ class TopKReranker(RankingEstimator):
             self.fallback_ = None
             res.status = "re-ranked"
             res.train_reranked = self._list_value(prob.y[rows], prob.Z[rows] @ w, sub_off)
-            res.reason = (f"held-out gain in {self._gate_metric()} over the base order " + ", ".join(
-                f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
-                for (kd, kk, ll), g in choice.gains.items()) + f"; kept {kind} (paired one-sided p = "
-                f"{choice.p_value:.3g})" if choice.gains else "no gate (gate=0)")
+            res.reason = (f"held-out gain in {self._gate_metric()} over the base order: kept {kind}, "
+                          f"{choice.mean:+.4g} ± {choice.se:.2g} per list (one-sided p = "
+                          f"{choice.p_value:.3g}); summed over the lists, " + ", ".join(
+                              f"{kd} k={kk}{'' if kd == 'logistic' else f' l0={ll:.3g}'}: {g:+.6g}"
+                              for (kd, kk, ll), g in choice.gains.items()) if choice.gains else "no gate (gate=0)")
         res.seconds = clock.elapsed()
         res.gate_metric = self._gate_metric()
         self.result_ = res
@@ -648,7 +724,6 @@ class TopKReranker(RankingEstimator):
         if self.include_base:
             start[-1] = 1.0
         mip = self._mip(l0, time_limit)
-        # the gate compares candidates: a shorter search ranks them alike; the final fit searches longer
         mip._search_counts = FINAL_SEARCH if keep else GATE_SEARCH
         if not keep:  # a gate fit: the search (and for pair statistics the branch and bound), not the MIP
             mip.set_params(algorithm="search")

@@ -790,3 +790,20 @@ def click_factors_reference(position, clicked, propensity, scores, offset, power
         exam.append(e)
         seen[p] += 1.0 if c else e * irrelevant
     return upper, lower, exam, seen
+
+
+def nested_cross_fit_reference(make, X, y, row_fold):
+    """Nested cross-fitted scores, one fit per (held-out fold, inner fold): outer[i] from a model fitted on the rows
+    outside i's fold; inner[f][i] (i outside f) from a model fitted on the rows in neither f nor i's fold."""
+    n_folds = int(row_fold.max()) + 1
+    outer = np.empty(len(y))
+    inner = np.full((n_folds, len(y)), np.nan)
+    for f in range(n_folds):
+        m = make().fit(X[row_fold != f], y[row_fold != f])
+        outer[row_fold == f] = m.predict(X[row_fold == f])
+        for g in range(n_folds):
+            if g != f:
+                keep = (row_fold != f) & (row_fold != g)
+                m = make().fit(X[keep], y[keep])
+                inner[f, row_fold == g] = m.predict(X[row_fold == g])
+    return outer, inner

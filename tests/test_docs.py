@@ -1,5 +1,6 @@
 """The user guide and the API reference build with Sphinx (MyST, numpydoc), warnings as errors (#29 item 3, #60)."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -32,3 +33,54 @@ def test_the_api_reference_builds_without_a_warning(tmp_path):
     assert "early_stopping_rounds" in page
     for guide in (DOCS / "guide").glob("*.md"):  # every page of the user guide is in the site
         assert (tmp_path / "html" / "guide" / f"{guide.stem}.html").exists(), guide.name
+
+
+# ---------------------------------------------------------------- what users read holds no project bookkeeping
+#: our own issue numbers, "n.r." cells and commit hashes (7-40 hex digits with a letter and a digit)
+_BOOKKEEPING = re.compile(r"\bissues?\s+#?\d+|\bn\.r\.|(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}"
+                          r"(?![\w/-])")
+#: a commit of another project, cited as the source a port reads, is provenance: it names the project just before
+_UPSTREAM = re.compile(r"(trec_eval|ranx|opensearch|solr|vespa|lightgbm|xgboost)[^\n]{0,40}$", re.IGNORECASE)
+
+
+def _bookkeeping(text: str) -> list:
+    return [m.group(0) for m in _BOOKKEEPING.finditer(text)
+            if not (m.group(0)[0] in "0123456789abcdef" and _UPSTREAM.search(text[max(0, m.start() - 60):m.start()]))]
+
+
+def _user_texts():
+    import argparse
+    import ast
+
+    from boostrank.cli import build_parser
+
+    root = DOCS.parent
+    yield "README.md", (root / "README.md").read_text()
+    for page in sorted((DOCS / "guide").glob("*.md")):
+        yield f"docs/guide/{page.name}", page.read_text()
+    for path in sorted((root / "boostrank").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc:
+                    yield f"{path.relative_to(root)}:{getattr(node, 'name', 'module')}", doc
+    parser = build_parser()
+    yield "boostrank --help", parser.format_help()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield f"boostrank {name} --help", sub.format_help()
+
+
+def test_what_users_read_holds_no_issue_numbers_hashes_or_unrun_cells():
+    found = {where: hits for where, text in _user_texts() if (hits := _bookkeeping(text))}
+    assert not found, found
+
+
+@pytest.mark.parametrize("text, hits", [("fixed in issue 42", ["issue 42"]), ("see issues #7", ["issues #7"]),
+                                        ("cells marked n.r. here", ["n.r."]), ("the run at bba8dd3 on", ["bba8dd3"]),
+                                        ("usnistgov/trec_eval at f425365", []), ("a 1234567 row file", []),
+                                        ("https://github.com/microsoft/LightGBM/issues/7018", []),
+                                        ("deadbeef", []), ("sha 0a1b2c3d4", ["0a1b2c3d4"])])
+def test_the_bookkeeping_scan_finds_what_it_should(text, hits):
+    assert _bookkeeping(text) == hits

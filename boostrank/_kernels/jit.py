@@ -177,6 +177,6 @@ def work_clock() -> float:
 
     A fit's ``time_limit`` is the time it works: a first fit on a fresh cache compiles its kernels inside
     the fit, and with the wall clock it would search less and return another model than the same fit a
-    second time (issue 47).  Compiles that are still running count until they end.
+    second time.  Compiles that are still running count until they end.
     """
     return time.perf_counter() - _COMPILES.total

@@ -342,7 +342,7 @@ def add_anchor(scores, classes, bias, alpha, grad, hess, exam):
 
     With two classes (K = 1) this is the log-loss of ``binary`` on y > threshold; with K > 1
     the all-threshold (cumulative-logit) form keeps the grades.  It compares documents
-    across queries, which the λs, each query's own, do not (boostrank issue 70).
+    across queries, which the λs, each query's own, do not.
 
     ``exam`` (float64 of shape (n,), or (0,) for none): each row's examination probability e_i
     under the position-based click model (Richardson et al. 2007; Wang et al., WSDM 2018):

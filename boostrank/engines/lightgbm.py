@@ -3,7 +3,7 @@
 ``lgb.train(params={"objective": obj})`` calls ``obj(preds, train_data)``;
 ``LGBMRanker(objective=obj)`` counts the callable's parameters and, for four, calls
 ``obj(y_true, y_pred, weight, group)`` (a ``*args`` wrapper would never receive
-``group``, LightGBM issue 7018).  One callable with four parameters serves both.
+``group``: https://github.com/microsoft/LightGBM/issues/7018).  One callable with four parameters serves both.
 
 :func:`train_ranker` is what :class:`boostrank.LambdaRanker` and the Dask helpers
 run: everything boostrank knows about LightGBM lives in this module.

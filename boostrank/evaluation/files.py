@@ -256,7 +256,7 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None, nee
     -----
     Lines and fields are split as trec_eval splits them (``\\n``; C's ``isspace``); a UTF-8
     byte-order mark at the start is dropped.  Fields after the tag are ignored, as trec_eval ignores
-    them (``get_trec_results.c`` at f425365: "Any field following run_id is ignored"; its test
+    them (trec_eval's ``get_trec_results.c`` at f425365: "Any field following run_id is ignored"; its test
     corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0); lone-CR
     line ends are refused, where trec_eval reads such a file as one line and keeps its first document.

@@ -148,8 +148,8 @@ class _Choice:
     gains: dict = field(default_factory=dict)
     p_value: float | None = None
     time_limited: bool = False  # the clock cut one of the gate's fits
-    mean: float | None = None  # the best candidate's mean gain per held-out list
-    se: float | None = None  # its standard error over the held-out lists
+    mean: float | None = None  # the mean gain per held-out list of choosing (each fold by the other folds' pick)
+    se: float | None = None  # its standard error, clustered by fold
 
     def rejected(self, alpha) -> bool:
         """The gate ran and choosing a second stage did not win on held-out lists."""

@@ -1,3 +1,4 @@
+import io
 import os
 
 import numpy as np
@@ -45,3 +46,21 @@ def base_lists(seed, n_lists=24, size=12, d=3):
     base = X[:, 0] + rng.normal(size=len(X))
     qid = np.repeat(np.arange(n_lists), size)
     return X, y, base, qid
+
+
+class EndlessStream(io.RawIOBase):
+    """A binary stream that gives ``head`` and then ``x`` without end (a file from elsewhere that never stops);
+    ``given`` counts the bytes handed out."""
+
+    def __init__(self, head: bytes):
+        self.head = head
+        self.given = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        chunk = (self.head if not self.given else b"x" * len(buffer))[:len(buffer)]
+        buffer[:len(chunk)] = chunk
+        self.given += len(chunk)
+        return len(chunk)

@@ -109,22 +109,10 @@ def test_streams_one_after_another_read_whole_and_bytes_after_the_last_are_refus
 
 
 def test_a_stream_is_read_under_the_cap_and_named(tmp_path):
-    import io
+    from .conftest import EndlessStream
 
-    class Endless(io.RawIOBase):
-        """A bad second line, then text without end."""
-
-        def __init__(self):
-            self.given = 0
-
-        def readable(self):
-            return True
-
-        def readinto(self, buffer):
-            chunk = (b"q 0 d 1\nnot a qrels line\n" if not self.given else b"x" * len(buffer))[:len(buffer)]
-            buffer[:len(chunk)] = chunk
-            self.given += len(chunk)
-            return len(chunk)
+    def Endless():  # a bad second line, then text without end
+        return EndlessStream(b"q 0 d 1\nnot a qrels line\n")
 
     stream = Endless()
     with pytest.raises(br.LetorFormatError, match="a stream:2: grade 'line' is not an integer"):

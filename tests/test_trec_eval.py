@@ -193,19 +193,9 @@ def test_a_query_graded_only_negatively_reads_the_previous_query_s_gains(tmp_pat
 def test_standard_input_is_read_as_it_comes_and_named(capsys, monkeypatch):
     """'-' is read under the byte cap and the first-line check, not copied whole to a private file first (a stream
     that never ends filled the disk); its errors name standard input."""
-    class Endless(io.RawIOBase):
-        given = 0
+    from .conftest import EndlessStream
 
-        def readable(self):
-            return True
-
-        def readinto(self, buffer):
-            chunk = (b"301 Q0 d 1 1.0 t\n301 Q0\n" if not self.given else b"x" * len(buffer))[:len(buffer)]
-            buffer[:len(chunk)] = chunk
-            self.given += len(chunk)
-            return len(chunk)
-
-    stream = Endless()
+    stream = EndlessStream(b"301 Q0 d 1 1.0 t\n301 Q0\n")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(stream)))
     rc, _, err = run_trec_eval(["qrels.test", "-"], capsys, monkeypatch)
     assert rc == 2 and "standard input:2: a run line" in err and stream.given < 1 << 22

@@ -104,7 +104,7 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_li
     return scores, folds
 
 
-def nested_cross_fit_scores(estimator, X, y, offsets, row_fold, *, time_limit=None):
+def nested_cross_fit_scores(estimator, X, y, offsets, row_fold):
     """Base scores for a held-out gate that measures what deployment does.
 
     Deployment trains the second stage on cross-fitted base scores and applies it to the scores of
@@ -123,9 +123,6 @@ def nested_cross_fit_scores(estimator, X, y, offsets, row_fold, *, time_limit=No
         Validated list offsets of the rows.
     row_fold : ndarray of int64, shape (n_samples,)
         The fold of every row, 0 … G − 1 (whole lists, or rows within lists for a few long ones).
-    time_limit : float, default=None
-        Seconds the fits may take; the projection after each fit raises ``TimeoutError`` as in
-        :func:`cross_fit_scores`.
 
     Returns
     -------
@@ -134,16 +131,13 @@ def nested_cross_fit_scores(estimator, X, y, offsets, row_fold, *, time_limit=No
     inner : ndarray of shape (G, n_samples)
         ``inner[f]``: the rows outside fold f scored by bases fitted outside f and their own fold; NaN in f.
     """
-    import time
-
-    t0 = time.perf_counter()
     n = X.shape[0]
     n_folds = int(row_fold.max()) + 1 if n else 0
     q = list_index(offsets)
     outer = np.empty(n)
     inner = np.full((n_folds, n), np.nan)
     jobs = [(f, None) for f in range(n_folds)] + [(f, g) for f in range(n_folds) for g in range(f + 1, n_folds)]
-    for done, (f, g) in enumerate(jobs, 1):
+    for f, g in jobs:
         out = row_fold == f if g is None else (row_fold == f) | (row_fold == g)
         train_rows = np.flatnonzero(~out)
         model = fit_base(clone(estimator), X[train_rows], y[train_rows], q[train_rows])
@@ -154,10 +148,4 @@ def nested_cross_fit_scores(estimator, X, y, offsets, row_fold, *, time_limit=No
             in_f, in_g = np.flatnonzero(row_fold == f), np.flatnonzero(row_fold == g)
             inner[f, in_g] = score_base(model, X[in_g])
             inner[g, in_f] = score_base(model, X[in_f])
-        spent = time.perf_counter() - t0
-        if time_limit is not None and done < len(jobs) and spent * len(jobs) / done > time_limit:
-            raise TimeoutError(f"nested cross-fitting of the base model: {done} of {len(jobs)} fits took "
-                               f"{spent:.1f} s, so all would take about {spent * len(jobs) / done:.0f} s, past the "
-                               f"{time_limit:g} s allowed; give precomputed out-of-fold scores, a faster base model "
-                               f"or more time")
     return outer, inner

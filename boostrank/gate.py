@@ -16,21 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["one_sided_p", "clustered_p", "choose"]
-
-
-def one_sided_p(diffs):
-    """p-value of a one-sided paired t-test that the mean per-list gain is positive."""
-    from scipy import stats
-
-    diffs = np.asarray(diffs, dtype=np.float64)
-    if diffs.size < 2:
-        return 1.0
-    sd = diffs.std(ddof=1)
-    if sd == 0:
-        return 0.0 if diffs.mean() > 0 else 1.0
-    t = diffs.mean() / (sd / np.sqrt(diffs.size))
-    return float(stats.t.sf(t, diffs.size - 1))
+__all__ = ["clustered_p", "choose"]
 
 
 def clustered_p(diffs, cluster):

@@ -255,7 +255,7 @@ def print_mslr_shaped(results, n_queries, docs, rounds, repeat):
     X, y, sizes = mslr_shaped(n_queries, docs)
     ds = lgb.Dataset(X, y, group=sizes, free_raw_data=False).construct()
     methods = {"lambdarank": "lambdarank", "λ-AUC": br.lightgbm_objective("auc"),
-               "λ-AUC anchor=0": br.lightgbm_objective("auc", anchor=0.0)}
+               "λ-AUC anchor=0": br.lightgbm_objective("auc", anchor=0.0), "λ-MAUC": br.lightgbm_objective("mauc")}
     base = {"num_leaves": 31, "learning_rate": 0.05, "num_threads": 2, "verbose": -1, "seed": 0,
             "metric": "None", "force_row_wise": True}
     times = {name: [] for name in methods}

@@ -246,6 +246,22 @@ def pair_offset(seed, d, c, k):
     return splitmix64(int(seed) ^ ((int(d) * 0x9E3779B97F4A7C15) & _M64) ^ ((int(c) * 0xD1B54A32D192ED03) & _M64)) % k
 
 
+def swap_delta_closed_form(labels_in_order, i, j):
+    """ΔMAUC of swapping positions i and j from Thm 4.1 per class (eq. 18): (j − i)(ω_{l_j} − ω_{l_i}) with
+    ω_c = 1 / (n_rel (n − m_c)) for each relevant class c present, ω_0 = 0; equal to :func:`swap_delta`
+    (tested), in O(n) instead of its O(n²) recount."""
+    y = list(labels_in_order)
+    n = len(y)
+    n_rel = sum(1 for v in y if v >= 1)
+    if not n_rel or len(set(y)) < 2:
+        return 0.0
+
+    def omega(c):
+        return 0.0 if c == 0 else 1.0 / (n_rel * (n - y.count(c)))
+
+    return (j - i) * (omega(y[j]) - omega(y[i]))
+
+
 def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, uniform=False, stride=1, seed=0,
                      row0=0, upper=None, lower=None):
     """λ-MAUC (λ-AUC for 0/1 labels; any ``statistic`` of the order) of one list with plain loops
@@ -273,7 +289,13 @@ def lambda_reference(scores, labels, sigma=1.0, norm=False, statistic=None, unif
         for j in range(i + 1, n):
             if lab[i] == lab[j]:
                 continue
-            delta = abs(swap_delta(lab, i, j) if statistic is None else swap_delta_of(statistic, lab, i, j))
+            if statistic is None:
+                delta = swap_delta(lab, i, j)
+            elif statistic is swap_delta_closed_form:  # long lists: MAUC's ΔM without the recount
+                delta = statistic(lab, i, j)
+            else:
+                delta = swap_delta_of(statistic, lab, i, j)
+            delta = abs(delta)
             if delta == 0:
                 continue
             if uniform:

@@ -419,6 +419,69 @@ def test_link_auto_takes_the_probit_series_on_one_long_list_only(metric):
 
 
 
+def test_the_closed_form_swap_delta_is_the_recount():
+    """The long-list oracle's ΔM (Thm 4.1 per class) equals swap-and-recount on every pair of small lists."""
+    rng = np.random.default_rng(0)
+    for n, classes in [(2, 2), (7, 2), (9, 4), (12, 3), (10, 1)]:
+        for _ in range(5):
+            lab = list(rng.integers(0, classes, n))
+            for i in range(n):
+                for j in range(i + 1, n):
+                    assert ref.swap_delta_closed_form(lab, i, j) == pytest.approx(ref.swap_delta(lab, i, j),
+                                                                                  abs=1e-15)
+
+
+def _direct_kernel(s, y, off, *, sigma=1.0, norm=0, uniform=False, stride=1, seed=0, factors=None):
+    from boostrank._kernels.config import LambdaSetting
+    from boostrank._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables
+
+    n = y.shape[0]
+    grad, hess = np.full(n, np.nan), np.full(n, np.nan)
+    order = np.arange(n, dtype=np.int64) - np.repeat(off[:-1], np.diff(off))
+    scratch = (order, np.empty(n, dtype=np.int64), np.empty((8, n)))
+    setting = LambdaSetting(sigma, norm, uniform, np.int64(stride), np.uint64(seed))
+    none = np.zeros(0)
+    lambda_auc_kernel(s, y, off, setting, lambda_auc_tables(y, off), grad, hess, scratch, (0, off.shape[0] - 1),
+                      (none, none) if factors is None else factors)
+    return grad, hess
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("classes", [2, 5])
+@pytest.mark.parametrize("stride", [1, 2, 3])
+@pytest.mark.parametrize("variant", ["swap", "query norm", "score-gap norm", "uniform", "factors", "wide"])
+def test_long_runs_of_partners_match_the_reference(seed, classes, stride, variant):
+    """Lists long enough that runs of lower-class partners take the vectorised sums (and short ones beside them
+    that do not), every option against plain loops: strides with their residue layout, both norms, uniform
+    weights, pair factors, and scores so wide that E_l + E_h underflows and the scalar guard takes over."""
+    rng = np.random.default_rng(100 * seed + 10 * classes + stride)
+    sizes = [0, 1, 3, 140, 65, 90, 17, 1]
+    off = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    p = [0.5, 0.5] if classes == 2 else [0.52, 0.32, 0.13, 0.02, 0.01]
+    y = rng.choice(classes, size=off[-1], p=p).astype(np.int64)
+    y[off[5]:off[6]] = 1  # one class
+    s = np.round(rng.normal(size=off[-1]), 1)  # ties
+    if variant == "wide":
+        s = rng.choice([0.0, 400.0, 800.0], size=off[-1]) + rng.normal(size=off[-1])
+    norm = {"query norm": 2, "score-gap norm": 3}.get(variant, 0)
+    factors = None
+    if variant == "factors":
+        factors = (rng.uniform(0.5, 4.0, off[-1]), rng.uniform(0.1, 1.0, off[-1]))
+    grad, hess = _direct_kernel(s, y, off, norm=norm, uniform=variant == "uniform", stride=stride, seed=seed + 7,
+                                factors=factors)
+    for a, b in zip(off[:-1], off[1:]):
+        if a == b:
+            continue
+        rg, rh = ref.lambda_reference(list(s[a:b]), list(y[a:b]), 1.0, {0: False, 2: "query", 3: True}[norm],
+                                      statistic=ref.swap_delta_closed_form, uniform=variant == "uniform",
+                                      stride=stride, seed=seed + 7, row0=int(a),
+                                      upper=None if factors is None else list(factors[0][a:b]),
+                                      lower=None if factors is None else list(factors[1][a:b]))
+        atol = 1e-300 if variant == "wide" else 1e-14
+        np.testing.assert_allclose(grad[a:b], rg, rtol=1e-10, atol=atol)
+        np.testing.assert_allclose(hess[a:b], rh, rtol=1e-10, atol=atol)
+
+
 # --- pair weights and the stochastic λ -------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(5))

@@ -15,6 +15,11 @@ SERIES_FASTMATH = {"contract", "reassoc", "nsz"}
 EXP_FASTMATH = {"contract"}
 #: The logistic pair sums: reordered sums and reciprocal multiplies, within the tests' 1e-12.
 PAIR_SUM_FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+#: Shortest run of lower-class partners the logistic pair sums take in vectorised loops: below, the
+#: vectors' set-up and alias checks cost more than the scalar loop (MQ2008's runs are about 14 rows).
+VECTOR_MIN_RUN = 16
+#: Rows per batch of the anchor's vectorised loops: the batch's four arrays stay in L1.
+ANCHOR_BATCH = 256
 
 # ----------------------------------------------------------------- when to go parallel
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .config import EXP_FASTMATH, NORM_QUERY, NORM_SCORE_GAP, PAIR_SUM_FASTMATH
+from .config import ANCHOR_BATCH, EXP_FASTMATH, NORM_QUERY, NORM_SCORE_GAP, PAIR_SUM_FASTMATH, VECTOR_MIN_RUN
 from .link import probit_rho_slope
 from .metrics import mauc_class_weights
 from .order import merge_order, pessimistic_order, pessimistic_reorder
@@ -134,10 +134,11 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     unbiased estimate of the full λ with 1/k of the pair work (stochastic λ, as
     XGBoost's ``lambdarank_pair_method="mean"`` samples partners).
 
-    Documents are bucketed by label (in position order) so each pair of classes is
-    a dense double loop, and ρ = E_l / (E_l + E_h) with E = exp(σ (s − s_max)) costs
-    one division per pair instead of an exp; a query where some E could underflow
-    takes the direct formula for those pairs.
+    Documents are bucketed by label (in position order; under stride k, by rank mod k
+    first, so the partners a document meets are one run) so each pair of classes is a
+    dense double loop, and ρ = E_l / (E_l + E_h) with E = exp(σ (s − s_max)) costs one
+    division per pair instead of an exp; a query where some E could underflow takes
+    the direct formula for those pairs.
 
     ``setting.norm`` applies the parts of LightGBM's ``lambdarank_norm`` whose bits it
     holds to the swap weight, as LightGBM does to ΔNDCG: ``NORM_SCORE_GAP`` divides
@@ -193,6 +194,8 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     f_up = work[6] if weighted else work[0]  # the factors in the bucketed layout (unused without them)
     f_lo = work[7] if weighted else work[0]
     fl = np.empty(weights.shape[1], dtype=np.int64)
+    fj = np.empty_like(fl)
+    fq = np.empty_like(fl)
     step = max(setting.stride, 1)
     # three passes: order and bucket each query; every exp in one vectorised loop (per
     # query, the loop's set-up cost more than its 20 exps); the pairs of each query
@@ -209,8 +212,42 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
         st = start[g]
         top = _top_class(st)
         pessimistic_reorder(scores, labels, a, b, order)
-        # bucket documents by label, each bucket in position order
-        if top == 1:  # two classes: one running count in a register, not a store per row
+        # bucket documents by label, each bucket in position order (under stride k, by rank mod k first: the
+        # partners a document meets, every k-th from an offset, then sit in one run)
+        if step == 2:  # the default sampling: residues from the count's low bit, no division
+            for c in range(top + 1):
+                fl[c] = 0
+            for r in range(n):
+                d = a + order[a + r]
+                c = labels[d]
+                cnt = fl[c]
+                fl[c] = cnt + 1
+                m = st[c + 1] - st[c]
+                j = cnt & 1
+                slot = a + st[c] + j * (m >> 1) + (j & m) + (cnt >> 1)
+                doc[slot] = d
+                pos[slot] = r
+                sc[slot] = scores[d]
+        elif step > 1:
+            for c in range(top + 1):
+                fl[c] = a + st[c]  # the class's next row of each residue: fl + j base + min(j, rem) + q
+                fj[c] = 0
+                fq[c] = 0
+            for r in range(n):
+                d = a + order[a + r]
+                c = labels[d]
+                j = fj[c]
+                m = st[c + 1] - st[c]
+                slot = fl[c] + j * (m // step) + min(j, m % step) + fq[c]
+                if j + 1 == step:
+                    fj[c] = 0
+                    fq[c] += 1
+                else:
+                    fj[c] = j + 1
+                doc[slot] = d
+                pos[slot] = r
+                sc[slot] = scores[d]
+        elif top == 1:  # two classes: one running count in a register, not a store per row
             ones = 0
             first1 = a + st[1]
             for r in range(n):
@@ -257,10 +294,13 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
             s_hi = max(s_hi, sc[i])
             acc_g[i] = 0.0
             acc_h[i] = 0.0
-        # E_l + E_h can only underflow when both are below 1e-250
-        safe = ex_min > 1e-250
+        # ρ = E_l / (E_l + E_h) keeps its relative precision while both E are normal floats: a query with an E
+        # below 1e-290 (one that may have underflowed) takes the direct logistic for the pairs that need it
+        safe = ex_min > 1e-290
         # LightGBM skips the score-gap division while a query's scores all tie (round one)
         spread = (norm & NORM_SCORE_GAP) != 0 and s_hi > s_lo
+        # the vectorised loop squares E_l + E_h (no underflow above 1e-150) and takes the swap weight alone
+        vector = ex_min > 1e-150 and not spread and not setting.uniform
         total = 0.0
         for ch in range(1, top + 1):
             for cl in range(ch):
@@ -269,10 +309,21 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
                     continue
                 lo = a + st[cl]
                 hi = a + st[cl + 1]
+                base, rem = (hi - lo) // step, (hi - lo) % step  # residue blocks: rem of base + 1 rows, then base
                 for u in range(a + st[ch], a + st[ch + 1]):
-                    first = lo if step == 1 else lo + pair_offset(setting.seed, doc[u], cl, step)
-                    lam_u, h_u = _pair_sums(ex, pos, sc, u, dw, first, hi, step, (acc_g, acc_h), setting,
-                                            (not safe, spread), (f_up[u], f_lo) if weighted else (1.0, f_lo[:0]))
+                    first, last = lo, hi
+                    if step > 1:  # the partners of rank ≡ offset (mod k): one block of the residue layout
+                        o = pair_offset(setting.seed, doc[u], cl, step)
+                        first = lo + o * base + min(o, rem)
+                        last = first + base + (1 if o < rem else 0)
+                    # long runs take the vectorised loop; short ones (MQ2008's ~14 rows) run faster scalar
+                    if vector and last - first >= VECTOR_MIN_RUN:
+                        lam_u, h_u = _pair_sums_vector(ex, pos, u, dw, first, last, (acc_g, acc_h), sigma,
+                                                       (f_up[u], f_lo) if weighted else (1.0, f_lo[:0]))
+                    else:
+                        lam_u, h_u = _pair_sums(ex, pos, sc, u, dw, first, last, (acc_g, acc_h), setting,
+                                                (not safe, spread),
+                                                (f_up[u], f_lo) if weighted else (1.0, f_lo[:0]))
                     acc_g[u] -= lam_u
                     acc_h[u] += h_u
                     total += 2.0 * lam_u
@@ -297,36 +348,67 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
                           factors)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi, exam):
-    """Rows ``lo:hi`` of :func:`add_anchor`: σ(s + b_k) = 1 / (1 + e^{−s} e^{−b_k}), one exp per row."""
+    """Rows ``lo:hi`` of :func:`add_anchor`, in batches of ``ANCHOR_BATCH`` rows whose loops the compiler vectorises.
+
+    σ(s + b_k) = 1 / (1 + e^{−s} o_k) with o_k = e^{−b_k}, from t = e^{−|s|} ≤ 1 (:func:`exp_nonpositive`):
+    for s ≥ 0, p = 1 / (1 + t o) and q = 1 − p = t o / (1 + t o); for s < 0, p = t / (t + o) and
+    q = o / (t + o).  Neither overflows, and q is not a subtraction.  Rows with an examination
+    probability below 1 take the click model's terms, one row at a time, from the same p and q.
+    """
     k_count = odds.shape[0]
     examined = exam.shape[0] > 0
-    for i in range(lo, hi):
-        e = math.exp(-scores[i])  # inf past s < −709: every p is 0; 0 past s > 745: every p is 1
-        g = 0.0
-        h = 0.0
-        c = classes[i]
+    buf = np.empty((4, ANCHOR_BATCH))
+    x, t, g, h = buf[0], buf[1], buf[2], buf[3]
+    for b0 in range(lo, hi, ANCHOR_BATCH):
+        m = min(ANCHOR_BATCH, hi - b0)
+        s_ = scores[b0:b0 + m]
+        c_ = classes[b0:b0 + m]
+        for i in range(m):
+            x[i] = -abs(s_[i])
+        exp_nonpositive(x[:m], t[:m], g, h)
+        for i in range(m):
+            g[i] = 0.0
+            h[i] = 0.0
         for k in range(k_count):
-            ec = e * odds[k]
-            if ec == math.inf:
-                p, q = 0.0, 1.0
-            else:
-                d = 1.0 + ec
-                p, q = 1.0 / d, ec / d  # q = 1 − p without cancelling
-            target = 1.0 if c > k else 0.0
-            if examined and exam[i] < 1.0:
-                # a click needs an examination: P(c > k) = e p (position-based model); gradient of its log-loss
-                # and its Fisher information (the observed curvature can be negative)
-                x = exam[i]
-                miss = (1.0 - x) + x * q  # 1 − e p without cancelling
-                g += q * ((1.0 - target) * x * p / miss - target)
-                h += x * p * q * q / miss
-            else:
-                g += p - target
-                h += p * q
-        grad[i] += w * g
-        hess[i] += w * h
+            o = odds[k]
+            for i in range(m):
+                up = s_[i] >= 0.0
+                to = t[i] * o
+                r = 1.0 / ((1.0 + to) if up else (t[i] + o))
+                p = (1.0 if up else t[i]) * r
+                q = (to if up else o) * r
+                target = 1.0 if c_[i] > k else 0.0
+                g[i] += p - target
+                h[i] += p * q
+        if examined:  # a click needs an examination: P(c > k) = e p (position-based model)
+            for i in range(m):
+                x_i = exam[b0 + i]
+                if x_i < 1.0:
+                    g[i], h[i] = _examined_terms(s_[i], t[i], c_[i], odds, x_i)
+        for i in range(m):
+            grad[b0 + i] += w * g[i]
+            hess[b0 + i] += w * h[i]
+
+
+@njit(cache=True)
+def _examined_terms(s, t, c, odds, x):
+    """Gradient and Fisher information of one row's anchor under examination probability ``x`` < 1, summed
+    over the thresholds (the observed curvature can be negative); p and q as in :func:`_anchor_rows`."""
+    g = 0.0
+    h = 0.0
+    for k in range(odds.shape[0]):
+        o = odds[k]
+        to = t * o
+        r = 1.0 / ((1.0 + to) if s >= 0.0 else (t + o))
+        p = (1.0 if s >= 0.0 else t) * r
+        q = (to if s >= 0.0 else o) * r
+        target = 1.0 if c > k else 0.0
+        miss = (1.0 - x) + x * q  # 1 − x p without cancelling
+        g += q * ((1.0 - target) * x * p / miss - target)
+        h += x * p * q * q / miss
+    return g, h
 
 
 @njit(cache=True)
@@ -402,21 +484,24 @@ def pair_offset(seed, d, c, step):
     and the same seed repeats the same pairs.
     """
     x = splitmix64(seed ^ (np.uint64(d) * _GOLDEN) ^ (np.uint64(c) * _CLASS_MIX))
-    return np.int64(x % np.uint64(step))
+    k = np.uint64(step)
+    # a power of two (2: the default) takes a mask, the same value as x % k without a division per run of pairs
+    return np.int64(x & (k - np.uint64(1)) if step & (step - 1) == 0 else x % k)
 
 
 @njit(cache=True, fastmath=PAIR_SUM_FASTMATH)
-def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, flags, factors):
-    """λ and hessian sums of document ``u`` against every ``step``-th row of lo:hi of a lower class.
+def _pair_sums(ex, pos, sc, u, dw, lo, hi, acc, setting, flags, factors):
+    """λ and hessian sums of document ``u`` against the rows lo:hi of a lower class.
 
     ``acc``: (λ, hessian) accumulators of the partners.  ``flags`` = (guarded, spread): take the
-    direct logistic where E_l + E_h underflows; divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).
+    direct logistic where E_l or E_h is below 1e-290 (it may have underflowed, and E_l / (E_l + E_h)
+    would lose its relative precision); divide each |ΔM| by 0.01 + |Δs| (``lambdarank_norm``).
     ``setting.uniform``: the pair weight is ``dw``
     alone, not ``dw`` times the distance in positions.  1 − ρ is E_h / (E_l + E_h),
     not a subtraction, so the hessian of a pair with ρ near 1 keeps its relative accuracy.
     ``factors``: (``u``'s pair factor, the partners' in the bucketed layout), or (1, an empty array) for none.
-    The loop runs scalar (Numba checks every division for zero): a vectorised form was
-    slower on lists of tens of documents (benchmarks/MEASUREMENTS.md, "pair sums").
+    The loop runs scalar (Numba checks every division for zero): runs shorter than
+    ``VECTOR_MIN_RUN`` rows, the options :func:`_pair_sums_vector` does not take, and guarded queries.
     """
     acc_g, acc_h = acc
     guarded, spread = flags
@@ -430,9 +515,9 @@ def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, flags, factors):
     su = sc[u]
     lam_u = 0.0
     h_u = 0.0
-    for v in range(lo, hi, step):
+    for v in range(lo, hi):
         den = ex[v] + eu
-        if guarded and not den > 1e-250:
+        if guarded and not min(ex[v], eu) > 1e-290:
             x = sigma * (su - sc[v])
             e = math.exp(-abs(x))
             rho = (e if x > 0.0 else 1.0) / (1.0 + e)
@@ -452,6 +537,55 @@ def _pair_sums(ex, pos, sc, u, dw, lo, hi, step, acc, setting, flags, factors):
         h_u += h
         acc_g[v] += lam
         acc_h[v] += h
+    return lam_u, h_u
+
+
+@njit(cache=True, fastmath=PAIR_SUM_FASTMATH, error_model="numpy")
+def _pair_sums_vector(ex, pos, u, dw, lo, hi, acc, sigma, factors):
+    """:func:`_pair_sums` of Welleck's swap weight without the score-gap division, in a loop the compiler vectorises.
+
+    The same λ and hessian with one division per pair: ρ = E_l / D and ρ (1 − ρ) = E_l E_h / D²
+    with D = E_l + E_h, so both come from 1 / D² (the caller takes it only where D² cannot
+    underflow).  What keeps the loop vectorised: Numba's default error model tests each division
+    for zero (``error_model="numpy"`` does not), indices from 0 on slices (no negative-index
+    fix-up), and no option tested inside it (the score-gap division and uniform weights take
+    :func:`_pair_sums`).
+    """
+    acc_g, acc_h = acc
+    f_u, f_lo = factors
+    eu = ex[u]
+    pu = pos[u]
+    k_lam = sigma * dw * f_u
+    k_h = sigma * k_lam * eu
+    e_ = ex[lo:hi]
+    p_ = pos[lo:hi]
+    g_ = acc_g[lo:hi]
+    h_ = acc_h[lo:hi]
+    lam_u = 0.0
+    h_u = 0.0
+    if f_lo.shape[0] > 0:
+        f_ = f_lo[lo:hi]
+        for v in range(hi - lo):
+            e = e_[v]
+            den = e + eu
+            q = abs(pu - p_[v]) * f_[v] * e / (den * den)
+            lam = k_lam * q * den
+            h = k_h * q
+            lam_u += lam
+            h_u += h
+            g_[v] += lam
+            h_[v] += h
+    else:
+        for v in range(hi - lo):
+            e = e_[v]
+            den = e + eu
+            q = abs(pu - p_[v]) * e / (den * den)
+            lam = k_lam * q * den
+            h = k_h * q
+            lam_u += lam
+            h_u += h
+            g_[v] += lam
+            h_[v] += h
     return lam_u, h_u
 
 

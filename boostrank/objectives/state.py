@@ -70,7 +70,7 @@ def logistic_auc(state, s, grad, hess, stride):
     setting = LambdaSetting(obj.sigma, state.norm_bits, state.uniform, np.int64(stride),
                             round_seed(obj.random_state, call) if stride > 1 else np.uint64(0))
     args = (s, state.labels, state.offsets, setting, state.tables, grad, hess, (state.order, *state.scratch))
-    threads = numba.get_num_threads()
+    threads = state.kernel_threads or numba.get_num_threads()
     if threads == 1:  # the parallel kernel compiles only when threads are asked for (PARALLEL_MIN_ROWS, n_jobs)
         lambda_auc_kernel(*args, (0, state.offsets.shape[0] - 1), state.factors)
         return
@@ -145,6 +145,7 @@ class LambdaState:
         self.scale: float | None = None  # hessian_scale's constant, once computed
         self.calls = 0  # gradient calls so far (each draws its own pairs)
         self.chunks = None  # (threads, query bounds) of the parallel λ kernel's tasks (query_chunks)
+        self.kernel_threads = 0  # the threads of this call's logistic λ kernel (0: Numba's count)
         self.scratch = None  # the logistic kernel's scratch (doc ids, six rows of floats)
         self.float32 = None  # float32 buffers handed to the engines
         self.series_only: bool | None = None  # every list takes the probit series
@@ -218,7 +219,11 @@ class LambdaState:
             s = clicks.scores(s)  # the additive term, in training only
             offset = float(self.anchor[2][0]) if self.anchor is not None else 0.0
             self.factors = clicks.factors(s, offset)
-        with contextlib.nullcontext() if threads == available else numba_threads(threads):
+        self.kernel_threads = threads
+        # the logistic λ and the anchor on one thread are serial kernels, which read no thread count: not setting
+        # Numba's (twice a call) is a tenth of a short call
+        serial = threads == 1 and self.kernel is logistic_auc
+        with contextlib.nullcontext() if threads == available or serial else numba_threads(threads):
             needed = (scaled or self.anchor is not None) and self.objective.metric != "ndcg"
             scale = self.hessian_scale() if needed else 1.0  # (before the λs: it uses their buffers)
             if self.kernel is probit and self.weight is None:  # the series scales its λs as it writes them

@@ -173,6 +173,15 @@ class LambdaRanker(RankingEstimator):
     ``GridSearchCV(pipe, grid, cv=GroupKFold(3), scoring=br.query_scorer("auc"))
     .fit(X, y, qid=qid, groups=qid)`` fits and scores every fold per query (from
     scikit-learn 1.8 the default scoring reaches :meth:`score` with ``qid`` too).
+
+    Examples
+    --------
+    >>> import numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(60, random_state=0)
+    >>> train, test = data.take_queries(np.arange(40)), data.take_queries(np.arange(40, 60))
+    >>> ranker = br.LambdaRanker(objective="auc", n_estimators=30).fit(train.X, train.y, qid=train.qid)
+    >>> br.auc(test.y, ranker.predict(test.X), test.qid) > br.auc(test.y, test.X[:, 0], test.qid)
+    True
     """
 
     _parameter_constraints = {

@@ -241,6 +241,17 @@ class RankNCG(RankingEstimator):
     Illinois false position (L is concave, so it is unique); CG restarts (β = 0)
     when the Polak–Ribière β is negative, every ``n_features`` iterations, and when
     the direction stops ascending.
+
+    Examples
+    --------
+    >>> import numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(60, random_state=0)
+    >>> train, test = data.take_queries(np.arange(40)), data.take_queries(np.arange(40, 60))
+    >>> model = br.RankNCG().fit(train.X, train.y, qid=train.qid)
+    >>> model.method_, model.coef_.shape
+    ('exact', (10,))
+    >>> model.score(test.X, test.y, qid=test.qid) > 0.8  # the generalised WMW of the test lists
+    True
     """
 
     _one_list_setting = True  # a statistic of one data set

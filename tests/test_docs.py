@@ -56,6 +56,7 @@ def _user_texts():
 
     root = DOCS.parent
     yield "README.md", (root / "README.md").read_text()
+    yield "CHANGELOG.md", (root / "CHANGELOG.md").read_text()
     for page in sorted((DOCS / "guide").glob("*.md")):
         yield f"docs/guide/{page.name}", page.read_text()
     for path in sorted((root / "boostrank").rglob("*.py")):
@@ -84,3 +85,38 @@ def test_what_users_read_holds_no_issue_numbers_hashes_or_unrun_cells():
                                         ("deadbeef", []), ("sha 0a1b2c3d4", ["0a1b2c3d4"])])
 def test_the_bookkeeping_scan_finds_what_it_should(text, hits):
     assert _bookkeeping(text) == hits
+
+
+# ---------------------------------------------------------------- the changelog is a user's
+_KINDS = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}  # Keep a Changelog's
+#: a timing (figures live in benchmarks/MEASUREMENTS.md) or an internal name (a private name, a path in the tree)
+_NOT_FOR_USERS = re.compile(r"\d\s*(?:s|ms|µs|x|×)\b|\d\s*(?:->|→)\s*\d|`_\w|_kernels|boostrank/\w+(?:/\w+)*\.py|"
+                            r"benchmarks/|tests/")
+
+
+def _changelog_bullets(section: str):
+    bullet = None
+    for line in section.splitlines():
+        if line.startswith("- "):
+            if bullet:
+                yield bullet
+            bullet = [line]
+        elif bullet and line.startswith("  "):
+            bullet.append(line)
+        else:
+            if bullet:
+                yield bullet
+            bullet = None
+    if bullet:
+        yield bullet
+
+
+def test_the_changelog_has_one_section_per_kind_per_version_and_short_bullets_for_users():
+    versions = re.split(r"^## ", (DOCS.parent / "CHANGELOG.md").read_text(), flags=re.M)[1:]
+    assert versions and versions[0].startswith("[")
+    for version in versions:
+        kinds = re.findall(r"^### (.+)$", version, flags=re.M)
+        assert len(kinds) == len(set(kinds)) and set(kinds) <= _KINDS, (version.splitlines()[0], kinds)
+        for bullet in _changelog_bullets(version):
+            assert len(bullet) <= 2, bullet
+            assert not _NOT_FOR_USERS.search(" ".join(bullet)), bullet

@@ -621,3 +621,29 @@ def test_dataframes_keep_names_and_categories(engine):
     # the categorical column is used as a category: red rows rank higher
     red = (df["colour"] == "red").to_numpy()
     assert p[red].mean() > p[~red].mean()
+
+
+@pytest.mark.parametrize("name", ["LambdaRanker", "DaskLambdaRanker", "LambdaObjective", "lightgbm_objective",
+                                  "xgboost_objective"])
+def test_signature_defaults_are_the_parameter_table(name):
+    """Every λ parameter an estimator or objective takes by name defaults to its entry in the one table, and the
+    estimators check it by the table's constraints: the defaults cannot drift apart."""
+    import inspect
+
+    import boostrank.dask
+    from boostrank.objectives.objective import ESTIMATOR_PARAMETERS, PARAMETERS
+
+    obj = getattr(br, name, None) or getattr(boostrank.dask, name)
+    signature = inspect.signature(obj)
+    shared = [p for p in signature.parameters if p in PARAMETERS]
+    if name in ("lightgbm_objective", "xgboost_objective"):  # the λ parameters pass through **kw untouched
+        assert not [p for p in shared if p != "position"]
+        assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+        return
+    assert shared, name
+    for p in shared:
+        assert signature.parameters[p].default == PARAMETERS[p].default, (name, p)
+    if inspect.isclass(obj) and hasattr(obj, "_parameter_constraints"):
+        assert set(ESTIMATOR_PARAMETERS) <= set(shared)
+        for p in ESTIMATOR_PARAMETERS:
+            assert obj._parameter_constraints[p] is PARAMETERS[p].constraints, (name, p)

@@ -73,6 +73,14 @@ def cross_fit_scores(estimator, X, y, qid=None, *, cv=5, random_state=0, time_li
     scores : ndarray of shape (n_samples,)
     folds : ndarray of int64, shape (n_lists,)
         The fold of every query (one list: of every row).
+
+    Examples
+    --------
+    >>> import numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(20, random_state=0)
+    >>> scores, folds = cross_fit_scores(br.RankNCG(), data.X, data.y, data.qid, cv=4)
+    >>> scores.shape == data.y.shape, sorted(set(folds.tolist()))
+    (True, [0, 1, 2, 3])
     """
     import time
 

@@ -282,6 +282,15 @@ def load_letor(
         A malformed line (named by file and line), rows with and without qid mixed, a
         non-integer label, NaN/inf features, non-contiguous queries without
         ``regroup``, or group sizes that do not add up to the rows.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> save_letor(path, np.array([[0.5, 1.0], [0.1, 0.0]]), [1, 0], qid=[7, 7])
+    >>> data = load_letor(path)
+    >>> data.X.tolist(), data.y.tolist(), data.n_queries
+    ([[0.5, 1.0], [0.1, 0.0]], [1, 0], 1)
     """
     path = os.fspath(path)
     if isinstance(zero_based, str) and zero_based != "auto":
@@ -453,6 +462,15 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
     -----
     Values are written with Python's shortest round-trip ``repr``, so floats survive
     a write/read cycle bit for bit.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.txt")
+    >>> save_letor(path, np.array([[0.5, 1.0], [0.1, 0.0]]), [1, 0], qid=[7, 7])
+    >>> print(open(path).read(), end="")
+    1 qid:7 1:0.5 2:1
+    0 qid:7 1:0.1 2:0
     """
     if isinstance(X, LetorData):
         data = X

@@ -115,6 +115,12 @@ def load_sample() -> tuple[LetorData, LetorData]:
     Returns
     -------
     train, test : LetorData
+
+    Examples
+    --------
+    >>> train, test = load_sample()
+    >>> train.n_queries, test.n_queries, train.n_features
+    (300, 150, 10)
     """
     root = resources.files("boostrank") / "sample_data"
     with resources.as_file(root / "sample_train.txt.gz") as train_path, \

@@ -179,6 +179,11 @@ def mauc(y, scores, qid=None, *, ties: str = "average", per_query: bool = False)
     top is not a goal, but it belongs to every "rest".  AUC(c) treats every other
     grade, higher ones included, as negative.  With binary labels MAUC = AUC.  A list
     with a single grade or without relevant documents is undefined.
+
+    Examples
+    --------
+    >>> round(mauc([2, 0, 1, 1, 0], [0.9, 0.1, 0.6, 0.2, 0.3]), 4)
+    0.6667
     """
     w = _AUC_TIES[_choice(ties, _AUC_TIES, "ties")]
     labels = dense_grades(y)
@@ -216,6 +221,11 @@ def wmw(y, scores, qid=None, *, graph="full", ties: str = "optimistic",
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> wmw([2, 0, 1, 1, 0], [0.9, 0.1, 0.6, 0.2, 0.3])
+    0.875
     """
     w = _WMW_TIES[_choice(ties, _WMW_TIES, "ties")]
     _choice(average, {"query", "pairs"}, "average")
@@ -286,6 +296,14 @@ def ndcg(y, scores, qid=None, *, k: int | None = None, convention: str = "lightg
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> y, s, qid = [2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2]
+    >>> round(ndcg(y, s, qid), 4), round(ndcg(y, s, qid, k=2), 4)
+    (0.732, 0.4131)
+    >>> ndcg(y, s, qid, per_query=True).round(4).tolist()
+    [0.9639, 0.5]
     """
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
@@ -327,6 +345,11 @@ def mean_average_precision(y, scores, qid=None, *, k: int | None = None,
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(mean_average_precision([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2]), 4)
+    0.5833
     """
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
@@ -368,6 +391,11 @@ def precision(y, scores, qid=None, *, k: int = 10, threshold: float = 0.0, docid
     See Also
     --------
     precision_at : Welleck's multi-class precision (metric name ``mcp@k``).
+
+    Examples
+    --------
+    >>> precision([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2], k=2)
+    0.25
     """
     _choice(convention, _CONVENTIONS, "convention")
     y, s, offsets = check_ranking_inputs(y, scores, qid)
@@ -420,6 +448,11 @@ def recall(y, scores, qid=None, *, k: int | None = 10, threshold: float = 0.0, d
         Relevant documents in the top k over the relevant documents of the list; 0 for a list
         without any (as trec_eval).  With qrels (:func:`boostrank.evaluate`) the denominator also
         counts relevant documents the run did not retrieve.
+
+    Examples
+    --------
+    >>> recall([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2], k=2)
+    0.25
     """
     return _judged_letor(_kj.MODE_RECALL, y, scores, qid, k, threshold, docid, convention, per_query)
 
@@ -439,6 +472,11 @@ def reciprocal_rank(y, scores, qid=None, *, k: int | None = None, threshold: flo
     -------
     float or ndarray
         1 / rank, 0 for a list without a relevant document in the top k.
+
+    Examples
+    --------
+    >>> round(reciprocal_rank([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2]), 4)
+    0.6667
     """
     return _judged_letor(_kj.MODE_RECIPROCAL_RANK, y, scores, qid, k, threshold, docid, convention, per_query)
 
@@ -456,6 +494,11 @@ def r_precision(y, scores, qid=None, *, threshold: float = 0.0, docid=None, per_
     -------
     float or ndarray
         0 for a list without relevant documents (as trec_eval).
+
+    Examples
+    --------
+    >>> r_precision([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2])
+    0.25
     """
     return _judged_letor(_kj.MODE_R_PRECISION, y, scores, qid, None, threshold, docid, convention, per_query)
 
@@ -479,6 +522,11 @@ def err(y, scores, qid=None, *, k: int | None = None, max_grade: int = 4, per_qu
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(err([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2]), 4)
+    0.1126
     """
     if (isinstance(max_grade, bool) or not isinstance(max_grade, (int, np.integer))
             or not 1 <= max_grade <= 1023):
@@ -533,6 +581,11 @@ def precision_at(y, scores, qid=None, *, k: int = 10, average: str = "micro",
 
     With binary labels micro P@k is trec_eval's ``P_k``; with graded labels it is not
     (it divides by the number of classes): use :func:`precision`.
+
+    Examples
+    --------
+    >>> precision_at([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2], k=2)
+    0.125
     """
     _choice(average, {"micro", "macro"}, "average")
     labels = as_int_labels(y)
@@ -791,6 +844,12 @@ def get_metric(spec: str) -> Metric:
     * ``err`` — RankLib's ``ERR@k`` (:func:`err`).
 
     trec_eval's names are accepted too (:func:`canonical_metric`).
+
+    Examples
+    --------
+    >>> metric = get_metric("ndcg@2")
+    >>> round(metric([2, 0, 1, 0, 1, 0], [0.9, 0.8, 0.3, 0.5, 0.1, 0.2], [1, 1, 1, 2, 2, 2]), 4)
+    0.4131
     """
     name, k, variant = parse_metric(spec)
     return Metric(spec, _METRICS[name](k, variant))
@@ -828,6 +887,16 @@ def query_scorer(metric: str = "ndcg@10"):
     -------
     scorer
         Higher is better; requests ``qid`` for scoring.
+
+    Examples
+    --------
+    >>> import sklearn, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> model = br.RankNCG().fit(data.X, data.y, qid=data.qid)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     value = query_scorer("ndcg@10")(model, data.X, data.y, qid=data.qid)
+    >>> value == br.ndcg(data.y, model.predict(data.X), data.qid, k=10)
+    True
     """
     from sklearn.metrics import make_scorer
 

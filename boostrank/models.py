@@ -23,6 +23,16 @@ def save_model(model, path) -> None:
         LightGBM boosters are written in LightGBM's text format with the trees up to the
         best iteration; XGBoost boosters as JSON (give the file a ``.json`` suffix),
         keeping ``best_iteration`` so :func:`load_model` predicts with the best trees.
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> ranker = br.LambdaRanker(n_estimators=5).fit(data.X, data.y, qid=data.qid)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.txt")
+    >>> save_model(ranker, path)
+    >>> bool(np.array_equal(br.load_model(path).predict(data.X), ranker.predict(data.X)))
+    True
     """
     if isinstance(model, LambdaRanker) and getattr(model, "booster_", None) is not None:
         model.save_model(path)  # keeps boostrank's parameters beside the trees
@@ -54,6 +64,16 @@ def load_model(path):
     Returns
     -------
     LambdaRanker or RankNCG
+
+    Examples
+    --------
+    >>> import os, tempfile, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.txt")
+    >>> br.save_model(br.LambdaRanker(n_estimators=5).fit(data.X, data.y, qid=data.qid), path)
+    >>> model = load_model(path)
+    >>> type(model).__name__, model.objective_
+    ('LambdaRanker', 'auc')
     """
     with open(path, encoding="utf-8", errors="replace") as fh:
         head = fh.read(4096).lstrip()

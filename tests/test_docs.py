@@ -120,3 +120,23 @@ def test_the_changelog_has_one_section_per_kind_per_version_and_short_bullets_fo
         for bullet in _changelog_bullets(version):
             assert len(bullet) <= 2, bullet
             assert not _NOT_FOR_USERS.search(" ".join(bullet)), bullet
+
+
+def test_every_public_estimator_and_function_ends_with_a_doctested_example():
+    """scikit-learn's convention: an Examples section (which ``--doctest-modules`` runs) on every estimator and
+    top-level function; warning and error classes are named, not called."""
+    import inspect
+
+    import boostrank as br
+
+    lacking = []
+    for name in br.__all__:
+        obj = getattr(br, name)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        if inspect.isclass(obj) and issubclass(obj, (Warning, Exception)):
+            continue
+        doc = inspect.getdoc(obj) or ""
+        if "Examples\n--------" not in doc or ">>> " not in doc.split("Examples\n--------")[1]:
+            lacking.append(name)
+    assert not lacking, lacking

@@ -198,6 +198,17 @@ def lightgbm_metric(name: str = "auc") -> LightGBMMetric:
     ``LGBMRanker`` evaluates its default ``ndcg`` as well; to make early stopping
     follow this metric, pass ``metric="None"`` and ``first_metric_only=True`` to
     ``lgb.early_stopping``.
+
+    Examples
+    --------
+    >>> import lightgbm as lgb, numpy as np
+    >>> X, y = np.random.default_rng(0).normal(size=(40, 3)), np.tile([1, 0, 0, 0], 10)
+    >>> ds, history = lgb.Dataset(X, y, group=[4] * 10), {}
+    >>> params = {"objective": lightgbm_objective("auc"), "verbose": -1, "min_data_in_leaf": 2, "metric": "None"}
+    >>> booster = lgb.train(params, ds, 3, valid_sets=[ds], valid_names=["train"], feval=lightgbm_metric("auc"),
+    ...                     callbacks=[lgb.record_evaluation(history)])
+    >>> len(history["train"]["br_auc"])
+    3
     """
     return LightGBMMetric(EvalMetric(name))
 

@@ -168,6 +168,17 @@ def xgboost_objective(metric: str = "auc", *, position=None, **kw) -> XGBoostObj
     (:func:`objective_params` gives the settings :class:`boostrank.LambdaRanker` uses).
     The callable returns float32 arrays (XGBoost's gradient type), reused by its next
     call; :func:`boostrank.lambda_gradients` gives float64 copies.
+
+    Examples
+    --------
+    >>> import numpy as np, xgboost as xgb
+    >>> X, y = np.random.default_rng(0).normal(size=(40, 3)), np.tile([1, 0, 0, 0], 10)
+    >>> dtrain = xgb.DMatrix(X, y)
+    >>> dtrain.set_group([4] * 10)
+    >>> params = {"min_child_weight": 1e-3, "disable_default_eval_metric": 1}
+    >>> booster = xgb.train(params, dtrain, num_boost_round=3, obj=xgboost_objective("auc"))
+    >>> booster.num_boosted_rounds()
+    3
     """
     if kw.get("n_jobs") is None:
         kw["n_jobs"] = OBJECTIVE_THREADS
@@ -182,6 +193,18 @@ def xgboost_metric(name: str = "auc") -> XGBoostMetric:
     Higher is better: pass ``maximize=True`` to ``xgb.train`` (with
     ``disable_default_eval_metric=1`` in the parameters), or early-stop with
     :meth:`XGBoostMetric.early_stopping`.
+
+    Examples
+    --------
+    >>> import numpy as np, xgboost as xgb
+    >>> X, y = np.random.default_rng(0).normal(size=(40, 3)), np.tile([1, 0, 0, 0], 10)
+    >>> dtrain = xgb.DMatrix(X, y)
+    >>> dtrain.set_group([4] * 10)
+    >>> params, history = {"min_child_weight": 1e-3, "disable_default_eval_metric": 1}, {}
+    >>> booster = xgb.train(params, dtrain, 3, obj=xgboost_objective("auc"), evals=[(dtrain, "train")],
+    ...                     custom_metric=xgboost_metric("auc"), maximize=True, evals_result=history, verbose_eval=False)
+    >>> len(history["train"]["br_auc"])
+    3
     """
     return XGBoostMetric(EvalMetric(name))
 

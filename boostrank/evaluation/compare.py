@@ -200,6 +200,15 @@ def compare(truth, runs, metrics: str | Sequence[str] = DEFAULT_METRICS, *, base
     instead.  When the t-test and the Wilcoxon test disagree, the t-test speaks of the mean the
     table reports, the Wilcoxon test of the median difference: the randomization test is the one
     that assumes nothing about the shape of the differences and tests the mean.
+
+    Examples
+    --------
+    >>> qrels = {q: {"d1": 1, "d2": 0} for q in ("q1", "q2", "q3", "q4")}
+    >>> first = {q: {"d1": 0.9, "d2": 0.1 if q != "q4" else 0.95} for q in qrels}
+    >>> second = {q: {"d1": 0.1, "d2": 0.9 if q != "q4" else 0.05} for q in qrels}
+    >>> result = compare(qrels, {"first": first, "second": second}, ["P_1"])
+    >>> result.summary["P_1"]["first"]["mean"], result.summary["P_1"]["second"]["mean"]
+    (0.75, 0.25)
     """
     rules = rules_of(convention, relevance_level, depth, complete, version)
     if test not in _TESTS:

@@ -210,6 +210,15 @@ def load_qrels(path, *, max_bytes: int | None = None) -> Qrels:
     byte-order mark at the start is dropped.  Stricter than trec_eval: a grade must be ASCII
     digits in full, where trec_eval's ``atol`` reads a prefix (``1_0`` as 1); lone-CR line ends
     are refused, where trec_eval reads such a file as one line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n")
+    >>> load_qrels(path).to_dict()
+    {'q1': {'d1': 1, 'd2': 0}}
     """
     raw, path = _read(path, _qrels_line, max_bytes)
     table = _table(raw, qrels=True)
@@ -260,6 +269,15 @@ def load_run(path, name: str | None = None, *, max_bytes: int | None = None, nee
     corpus's ``results.trunc`` has such lines).  Stricter than trec_eval: a score must be a decimal
     number in full, where trec_eval's ``atof`` reads a prefix (``1_0`` as 1, ``３`` as 0); lone-CR
     line ends are refused, where trec_eval reads such a file as one line and keeps its first document.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("q1 Q0 d2 1 0.7 bm25\\nq1 Q0 d1 2 0.2 bm25\\n")
+    >>> load_run(path)
+    Run('bm25': 2 documents for 1 queries)
     """
     parse = functools.partial(_run_line, need_tag=need_tag)
     raw, path = _read(path, parse, max_bytes)
@@ -403,6 +421,16 @@ def save_run(path, run: Run, *, tag: str | None = None, depth: int | None = None
         The run tag (no whitespace); default ``run.name``.
     depth : int, default=None
         Keep each query's top ``depth`` documents (TREC tracks ask for 1000); None keeps all.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from boostrank import Run
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> save_run(path, Run.from_dict({"q1": {"d1": 0.2, "d2": 0.7}}, name="bm25"))
+    >>> print(open(path).read(), end="")
+    q1 Q0 d2 1 0.7 bm25
+    q1 Q0 d1 2 0.2 bm25
     """
     tag = run.name if tag is None else str(tag)
     if not tag or any(c.isspace() for c in tag):

@@ -326,6 +326,15 @@ def fuse(runs, method: str = "rrf", *, norm: str | None = "min-max", weights: Se
     Returns
     -------
     Run
+
+    Examples
+    --------
+    >>> from boostrank import Run
+    >>> bm25 = Run.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="bm25")
+    >>> dense = Run.from_dict({"q1": {"b": 0.9, "c": 0.8, "a": 0.1}}, name="dense")
+    >>> fused = fuse([bm25, dense], "rrf").to_dict()["q1"]
+    >>> sorted(fused, key=fused.get, reverse=True)
+    ['b', 'a', 'c']
     """
     named = runs_to_fuse(runs)
     method = method_of(method)
@@ -406,6 +415,16 @@ def optimize_fusion(truth, runs, metric: str = "ndcg_cut_10", method: str = "wsu
         for a learned fusion, what it learned at the best value (for :func:`fuse`'s ``trained``).
     trials : list of (weights or value, metric)
         Every point of the grid and its metric.
+
+    Examples
+    --------
+    >>> from boostrank import Run
+    >>> qrels = {q: {"a": 1, "b": 0, "c": 0} for q in ("q1", "q2", "q3")}
+    >>> bm25 = Run.from_dict({q: {"a": 0.2, "b": 0.9, "c": 0.1} for q in qrels}, name="bm25")
+    >>> dense = Run.from_dict({q: {"a": 0.9, "b": 0.3, "c": 0.5} for q in qrels}, name="dense")
+    >>> weights, tried = optimize_fusion(qrels, [bm25, dense], "P_1", "wsum")
+    >>> weights.tolist()
+    [0.0, 1.0]
     """
     from tqdm.auto import tqdm
 

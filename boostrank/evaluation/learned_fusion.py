@@ -168,6 +168,17 @@ def train_fusion(truth, runs, method: str, *, n_segments: int = 10, w: int = 5,
     Returns
     -------
     TrainedFusion
+
+    Examples
+    --------
+    >>> import boostrank as br
+    >>> from boostrank import Run
+    >>> qrels = {q: {"a": 1, "b": 0, "c": 0} for q in ("q1", "q2", "q3")}
+    >>> bm25 = Run.from_dict({q: {"a": 0.2, "b": 0.9, "c": 0.1} for q in qrels}, name="bm25")
+    >>> dense = Run.from_dict({q: {"a": 0.9, "b": 0.3, "c": 0.5} for q in qrels}, name="dense")
+    >>> trained = train_fusion(qrels, [bm25, dense], "probfuse", n_segments=2)
+    >>> br.fuse([bm25, dense], "probfuse", trained=trained).to_dict()["q1"]
+    {'a': 1.0, 'b': 0.5, 'c': 0.5}
     """
     if method not in LEARNED:
         raise ValueError(f"method must be one of {sorted(LEARNED)}, got {method!r}")

@@ -55,6 +55,16 @@ def plot_differences(comparison: Comparison, metric: str, path, *, run: str | No
     -------
     dict
         ``{"queries": [...], "difference": ndarray}`` in the plotted (ascending) order.
+
+    Examples
+    --------
+    >>> import os, tempfile, boostrank as br
+    >>> qrels = {q: {"a": 1, "b": 0} for q in ("q1", "q2", "q3")}
+    >>> first = {q: {"a": 0.9, "b": 0.1 if q != "q3" else 0.95} for q in qrels}
+    >>> second = {q: {"a": 0.1, "b": 0.9} for q in qrels}
+    >>> comparison = br.compare(qrels, {"first": first, "second": second}, ["P_1"])
+    >>> plot_differences(comparison, "P_1", os.path.join(tempfile.mkdtemp(), "p1.png"))["difference"].tolist()
+    [-1.0, -1.0, 0.0]
     """
     pair = _pair(comparison, metric, run, baseline)
     data = comparison.per_query[metric]
@@ -88,6 +98,16 @@ def plot_systems(comparison: Comparison, path, *, metrics: Sequence[str] | None 
     -------
     dict
         ``{metric: {run: (mean, ci_low, ci_high)}}`` as plotted.
+
+    Examples
+    --------
+    >>> import os, tempfile, boostrank as br
+    >>> qrels = {q: {"a": 1, "b": 0} for q in ("q1", "q2", "q3")}
+    >>> first = {q: {"a": 0.9, "b": 0.1 if q != "q3" else 0.95} for q in qrels}
+    >>> second = {q: {"a": 0.1, "b": 0.9} for q in qrels}
+    >>> comparison = br.compare(qrels, {"first": first, "second": second}, ["P_1"])
+    >>> sorted(plot_systems(comparison, os.path.join(tempfile.mkdtemp(), "systems.png"))["P_1"])
+    ['first', 'second']
     """
     metrics = list(comparison.metrics if metrics is None else metrics)
     for m in metrics:
@@ -132,6 +152,15 @@ def plot_roc(truth, run, path, *, max_queries: int = 20) -> dict:
     -------
     dict
         ``{"pooled": (fpr, tpr, area), "per_query": {qid: (fpr, tpr, area)}, "mean_auc": float}``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from boostrank import Run
+    >>> qrels = {q: {"a": 1, "b": 0, "c": 0} for q in ("q1", "q2", "q3")}
+    >>> run = Run.from_dict({q: {"a": 0.9, "b": 0.3, "c": 0.5} for q in qrels}, name="dense")
+    >>> plot_roc(qrels, run, os.path.join(tempfile.mkdtemp(), "roc.png"))["mean_auc"]
+    1.0
     """
     from sklearn.metrics import auc as area, roc_curve
 

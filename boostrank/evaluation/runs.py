@@ -101,6 +101,13 @@ class Qrels(_Columns):
     ------
     ValueError
         Ids that are not ids, grades that are not integers, or a (qid, docid) judged twice.
+
+    Examples
+    --------
+    >>> Qrels.from_dict({"q1": {"d1": 1, "d2": 0}}).to_frame()
+      qid docid  rel
+    0  q1    d1    1
+    1  q1    d2    0
     """
 
     def __init__(self, qid, docid, rel, *, source: str | None = None):
@@ -191,6 +198,16 @@ class Run(_Columns):
     ValueError
         A NaN/inf score, or a document retrieved twice for a query (trec_eval would rank
         both copies).
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"d1": 0.2, "d2": 0.7}}, name="bm25")
+    >>> run
+    Run('bm25': 2 documents for 1 queries)
+    >>> run.to_frame()
+      qid docid  score
+    0  q1    d1    0.2
+    1  q1    d2    0.7
     """
 
     def __init__(self, qid, docid, score, *, name: str = "run", source: str | None = None):

@@ -103,6 +103,17 @@ def export_model(model, format: str = "elasticsearch-ltr", *, feature_names: Seq
     ExportWarning
         When the target routes some inputs otherwise than the model (listed in
         :attr:`ModelExport.inexact`, which says whether any float32 value is among them).
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> ranker = br.LambdaRanker(n_estimators=5).fit(data.X, data.y, qid=data.qid)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", br.export.ExportWarning)  # doubles next to thresholds: see ``inexact``
+    ...     export = export_model(ranker, "elasticsearch-ltr")
+    >>> bool(np.allclose(br.score_export(export, data.X), ranker.predict(data.X), atol=1e-5))
+    True
     """
     from ..engines import forest_of
 

@@ -172,6 +172,14 @@ def export_linear(model, format: str = "elasticsearch-ltr", *, feature_names: Se
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> import json, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> model = br.RankNCG().fit(data.X, data.y, qid=data.qid)
+    >>> json.loads(export_linear(model, "elasticsearch-ltr"))["model"]["model"]["type"]
+    'model/linear'
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")

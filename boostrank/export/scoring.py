@@ -228,6 +228,17 @@ def score_export(export: ModelExport, X, *, return_leaves: bool = False):
     -------
     scores : ndarray (float32 for the LTR plugins and Solr, float64 for Vespa)
     leaves : ndarray of int64 of shape (n_rows, n_trees), with ``return_leaves``
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, boostrank as br
+    >>> data = br.datasets.make_letor(30, random_state=0)
+    >>> ranker = br.LambdaRanker(n_estimators=5).fit(data.X, data.y, qid=data.qid)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", br.export.ExportWarning)
+    ...     export = br.export_model(ranker, "vespa")
+    >>> bool(np.allclose(score_export(export, data.X), ranker.predict(data.X), atol=1e-5))
+    True
     """
     X = feature_columns(X, len(export.feature_names))
     document = TARGETS[export.format].document

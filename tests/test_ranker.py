@@ -647,3 +647,19 @@ def test_signature_defaults_are_the_parameter_table(name):
         assert set(ESTIMATOR_PARAMETERS) <= set(shared)
         for p in ESTIMATOR_PARAMETERS:
             assert obj._parameter_constraints[p] is PARAMETERS[p].constraints, (name, p)
+
+
+@pytest.mark.parametrize("name", ["LambdaRanker", "LambdaObjective"])
+def test_the_lambda_parameters_are_documented_once_and_every_parameter_is_documented(name):
+    import inspect
+
+    from numpydoc.docscrape import NumpyDocString
+
+    from boostrank.objectives.objective import LAMBDA_PARAMETERS_DOC
+
+    cls = getattr(br, name)
+    assert LAMBDA_PARAMETERS_DOC in cls.__doc__  # the one text, not a copy that can drift
+    documented = {p.name for p in NumpyDocString(inspect.getdoc(cls))["Parameters"]}
+    taken = {p.name for p in inspect.signature(cls).parameters.values() if p.kind is p.KEYWORD_ONLY
+             or p.kind is p.POSITIONAL_OR_KEYWORD}
+    assert taken <= documented, taken - documented

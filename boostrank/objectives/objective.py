@@ -111,6 +111,97 @@ ESTIMATOR_PARAMETERS = ("sigma", "threshold", "norm", "link", "method", "grade_w
                         "pair_fraction", "anchor", "anchor_form", "position_bias", "propensity")
 
 
+#: The λ parameters' entries of a numpydoc Parameters section, written once: :class:`LambdaObjective` and
+#: :class:`boostrank.LambdaRanker` (and its Dask form) include them where their docstrings say ``{lambda parameters}``.
+LAMBDA_PARAMETERS_DOC = """\
+    sigma : float, default=1.0
+        σ of the RankNet logistic ρ = 1 / (1 + exp(σ (s_h − s_l))) (LightGBM's ``sigmoid``).
+    threshold : float, default=0.0
+        ``"auc"``: labels above it are positive.
+    norm : bool or "query", default=None
+        LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
+        pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
+        tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
+        ``"query"``: the rescaling alone, which keeps each query's direction and gives a
+        query with a large Σλ (long, or far from its order) less than proportional weight.
+        None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``); ``"query"`` for ``"auc"``
+        with the logistic link (the score-gap division cost long lists AUC on real data,
+        the rescaling did not), off with the probit link; off for ``"mauc"``.  ``True`` or
+        ``"query"`` with ``link="probit"`` is an error (the series has neither a per-pair
+        division nor a per-query sum of λs).
+    link : {"auto", "logistic", "probit"}, default="auto"
+        ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
+        ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
+        (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
+        The logistic link sums every pair of differing labels each round: a list with
+        more than 10⁸ such pairs gets a ``UserWarning`` naming ``"probit"``.  ``"auto"``
+        chooses once per data set: logistic while the lists hold at most 100 pairs of
+        differing labels per row (learning-to-rank lists), probit beyond (one long list),
+        so no round costs seconds; settings that need one link (``norm``,
+        ``grade_weight`` > 0, ``method="fast"``) choose it.
+    method : {"auto", "exact", "fast"}, default="auto"
+        With ``link="probit"``: pair sums (O(n²) per list), the erfc series (O(p n): a
+        radix sort and two series sweeps, within
+        :func:`boostrank.objectives.probit.fast_error_bound`), or ``"auto"``: the series
+        for lists of at least ``auto_min_rows`` rows and pair sums below.  The logistic
+        link always sums pairs (``"auto"`` and ``"exact"``; ``"fast"`` is an error).
+    grade_weight : float, default=None
+        ``"auc"`` with the logistic link, on integer grades: the weight of each grade
+        boundary other than the AUC cut.  Pairs across the cut keep Welleck's ΔAUC; pairs
+        of two grades on one side of it, and queries with one side only, add
+        ``grade_weight`` times the same swap weight, so the grades a binary AUC drops
+        still train the model.  None and 0: λ-AUC on ``y > threshold`` alone (chosen by
+        inner cross-validation: the ordinal ``anchor`` keeps the grades).  Binary labels
+        give λ-AUC exactly for every value.
+    pair_weight : {"auto", "swap", "uniform"}, default="auto"
+        ``"auc"`` and ``"mauc"``: what a pair of documents weighs.  ``"swap"``: Welleck's
+        ``|ΔM_ij|`` of swapping them, ``|p_i − p_j| |ω_{l_i} − ω_{l_j}|`` (Thm 4.1, eq. 19).
+        ``"uniform"``: the statistic's own weight ``|ω_{l_i} − ω_{l_j}|`` (AUC is the mean
+        over pairs, 1/(mn) each): the exact gradient of the link-smoothed statistic,
+        RankNet's cost with AUC's pair weights and, with the probit link, Raykar et al.'s
+        WMW objective.  ``"auto"``: ``"swap"`` with the logistic link (learning-to-rank
+        lists), ``"uniform"`` with the probit link (long lists, where the swap weight's
+        spread of 1 … n slows learning).
+    pair_fraction : float, default=None
+        ``"auc"`` and ``"mauc"`` with the logistic link: each round, every document meets
+        this share of its partners, every k-th of each lower class (k = 1/pair_fraction,
+        an integer) from an offset drawn afresh each round (seeded by ``random_state``),
+        and those pairs weigh k times as much (an unbiased, stochastic λ).  None: 0.5
+        with Welleck's swap weights, 1 otherwise.  1: every pair, every round.
+    anchor : float, default=None
+        ``"auc"`` and ``"mauc"``: weight α of a pointwise log-loss added to the λs:
+        g = g_λ + α (σ(s + b) − [y > t]), hessians alike, with b the logit of the share of
+        rows above t, so the first round starts from the base rate.  The λs compare
+        documents within each query only; the anchor also learns which documents are
+        relevant at all, across queries, which short, mostly relevant lists on features of
+        a global scale need.  None: 0.3 for ``"auc"``, 1 for ``"mauc"`` (chosen by inner
+        cross-validation); 0: the λs alone.
+    anchor_form : {"ordinal", "binary"}, default="ordinal"
+        The anchor's targets: ``"ordinal"``, every grade boundary y > g (the mean log-loss
+        over the cumulative targets, each from its own base rate), which keeps the grades;
+        ``"binary"``, y > ``threshold`` alone.  The same on binary labels and on
+        real-valued labels (more than 32 values: the AUC cut).
+    position_bias : {"auto", "propensity", "additive", "none"}, default="auto"
+        With positions (click feedback: ``fit(position=...)``, ``bind(position=...)``): how
+        the λs correct the position bias (:mod:`boostrank.objectives.clicks`):
+        ``"propensity"`` weighs pairs by estimated examination propensities,
+        ``"additive"`` learns a bias per position as LightGBM does for ``lambdarank``,
+        ``"none"`` takes clicks as relevance; ``"auto"``: ``"propensity"`` where the λs
+        are pair sums, else ``"additive"``.  The engines' own objectives correct it their
+        own way (LightGBM's ``lambdarank``: its position term; XGBoost's:
+        ``lambdarank_unbiased``).
+    propensity : array-like of float, default=None
+        Examination probabilities per position from 0, known from an intervention
+        (randomisation) experiment: used as they are, not estimated.
+"""
+
+
+def with_lambda_parameters(cls):
+    """``cls`` with :data:`LAMBDA_PARAMETERS_DOC` in place of its docstring's ``{lambda parameters}`` line."""
+    cls.__doc__ = cls.__doc__.replace("    {lambda parameters}\n", LAMBDA_PARAMETERS_DOC)
+    return cls
+
+
 def check_parameters(metric: str, values: dict, caller: str) -> None:
     """``values`` (name -> value) against :data:`PARAMETERS`: each within its constraints, and none set away from
     its default where ``metric`` does not read it (it would change nothing)."""
@@ -251,6 +342,7 @@ KERNELS: dict[tuple[str, str], Callable] = {
 }
 
 
+@with_lambda_parameters
 class LambdaObjective:
     """LambdaMART objective with the λ of an IR metric: ``"auc"``, ``"mauc"`` or ``"ndcg"``.
 
@@ -260,100 +352,27 @@ class LambdaObjective:
         ``"auc"``: Welleck Theorem 4.1 / eq. (17) on binary labels ``y > threshold``.
         ``"mauc"``: eqs. (18)–(19) on integer grades, with the class set and p(c) of
         :func:`boostrank.mauc`.  ``"ndcg"``: LightGBM's ``lambdarank`` (for parity).
-    sigma : float, default=1.0
-        σ of the RankNet logistic ρ = 1 / (1 + exp(σ (s_h − s_l))) (LightGBM ``sigmoid``).
-    threshold : float, default=0.0
-        Positive class of ``"auc"``: label > threshold.
+    {lambda parameters}
     truncation_level : int, default=30
         ``"ndcg"`` only: LightGBM's ``lambdarank_truncation_level``.
-    norm : bool or "query", default=None
-        LightGBM's ``lambdarank_norm``, for every metric with the logistic link: each
-        pair's ``|ΔM|`` is divided by ``0.01 + |s_h − s_l|`` (unless the query's scores all
-        tie) and each query's λs and hessians are rescaled by log2(1 + Σλ) / Σλ.
-        ``"query"``: the rescaling alone, which keeps each query's direction and gives a
-        query with a large Σλ (long, or far from its order) less than proportional weight.
-        None: on for ``"ndcg"`` (as LightGBM's ``lambdarank``); ``"query"`` for ``"auc"``
-        with the logistic link, off with the probit link; off for ``"mauc"``.  The AUC
-        default was chosen on ``benchmarks/objective_quality.py``'s real sets first: the
-        score-gap division cost long lists AUC, the rescaling did not, and it removed λ-AUC's
-        early-stopping deficit on MQ2008 (benchmarks/MEASUREMENTS.md, "per-query norm for
-        AUC").  ``True`` or ``"query"`` with ``link="probit"`` is an error (the series has
-        neither a per-pair division nor a per-query sum of λs).
-    grade_weight : float, default=None
-        ``"auc"`` with the logistic link, on integer grades: the weight of each grade
-        boundary other than the AUC cut (:func:`graded_auc_weights`).  Pairs across the
-        cut keep Welleck's ΔAUC; pairs of two grades on one side of it, and queries with
-        one side only, add ``grade_weight`` times the same swap weight, so the grades a
-        binary AUC drops still train the model.  0: λ-AUC on ``y > threshold`` alone.
-        None: 0, chosen by inner cross-validation (``GRADE_WEIGHT``; the ordinal
-        ``anchor`` keeps the grades).  Binary labels give λ-AUC exactly for every value.
     label_gain : sequence of float, default=None
         ``"ndcg"`` only: gain of each grade, default 2^l − 1.
-    link : {"auto", "logistic", "probit"}, default="auto"
-        ``"auc"`` and ``"mauc"``.  ``"probit"`` replaces the logistic ρ by Raykar's
-        ρ = ½ erfc(ασ(s_h − s_l)), α = √3/(√2 π), and ρ(1 − ρ) by the Gaussian
-        (ασ/√π) exp(−(ασ(s_h − s_l))²), which makes the linear-time series possible.
-        The logistic link sums every pair of differing labels each round: a list with
-        more than ``LOGISTIC_WARN_PAIRS`` (10⁸) such pairs gets a ``UserWarning`` naming
-        ``"probit"``.  ``"auto"`` chooses once per data set: logistic while the lists hold
-        at most ``AUTO_PROBIT_PAIRS_PER_ROW`` (100) pairs of differing labels per row
-        (learning-to-rank lists), probit beyond (one long list), so no round costs
-        seconds; settings that need one link (``norm``, ``grade_weight`` > 0,
-        ``method="fast"``) choose it.
-    method : {"auto", "exact", "fast"}, default="auto"
-        With ``link="probit"``: pair sums, the erfc series
-        (:mod:`boostrank.objectives.probit`, O(p n) per list: a radix sort and two series sweeps, within
-        :func:`boostrank.objectives.probit.fast_error_bound`), or ``fast`` for lists of at
-        least ``auto_min_rows`` rows and pair sums below.  ``"auto"`` is the default
-        because pair sums are O(n²) per list against the series' O(n) (MEASUREMENTS.md,
-        "one long list").  The logistic link always sums pairs (``"auto"`` and
-        ``"exact"``; ``"fast"`` is an error).
     eps : float, default=1e-4
         Accuracy of the series: every λ is within ``fast_error_bound(eps)``, about
-        ε times the λ's own scale.  Fewer harmonics than 1e-6 at the same test AUC
-        (MEASUREMENTS.md, "moved from docstrings").
+        ε times the λ's own scale (fewer harmonics than 1e-6, at the same test AUC).
     auto_min_rows : int, default=128
         ``method="auto"`` sums pairs exactly in shorter lists: about where the series
-        becomes the faster of the two (MEASUREMENTS.md).
-    pair_weight : {"auto", "swap", "uniform"}, default="auto"
-        ``"auc"`` and ``"mauc"``: what a pair of documents weighs.  ``"swap"``: Welleck's
-        ``|ΔM_ij|`` of swapping them, ``|p_i − p_j| |ω_{l_i} − ω_{l_j}|`` (Thm 4.1, eq. 19).
-        ``"uniform"``: the statistic's own weight ``|ω_{l_i} − ω_{l_j}|`` (AUC is the mean over
-        pairs, 1/(mn) each): the exact gradient of the link-smoothed statistic, RankNet's
-        cost with AUC's pair weights and, with the probit link, Raykar et al.'s WMW
-        objective.  ``"auto"``: ``"swap"`` with the logistic link (learning-to-rank lists),
-        ``"uniform"`` with the probit link (long lists, where the swap weight's spread of
-        1 … n slows learning: benchmarks/MEASUREMENTS.md, "pair weights").
-    pair_fraction : float, default=None
-        ``"auc"`` and ``"mauc"`` with the logistic link: each round, every document meets
-        this share of its partners, every k-th of each lower class (k = 1/pair_fraction, an
-        integer) from an offset drawn afresh each round, and those pairs weigh k times as
-        much (an unbiased, stochastic λ).  None: 0.5 with Welleck's swap weights, 1
-        otherwise (benchmarks/MEASUREMENTS.md, "stochastic λ").  1: every pair, every round.
+        becomes the faster of the two.
     random_state : int, default=None
         Seed of the pair sampling (None: 0, so the same data trains the same model, as
         LightGBM's and XGBoost's own seeds do).
-    anchor : float, default=None
-        ``"auc"`` and ``"mauc"``: weight α of a pointwise log-loss added to the λs
-        (:func:`~boostrank._kernels.lambdas.add_anchor`): g = g_λ + α (σ(s + b) − [y > t]),
-        hessians alike, with b the logit of the share of rows above t, so the first round
-        starts from the base rate.  The λs compare documents within each query only; the
-        anchor also learns which documents are relevant at all, across queries, which
-        short, mostly relevant lists on features of a global scale need.  None: 0.3 for
-        ``"auc"``, 1 for ``"mauc"`` (``ANCHOR``, chosen by inner cross-validation:
-        benchmarks/anchor.py); 0: the λs alone.
-    anchor_form : {"ordinal", "binary"}, default="ordinal"
-        The anchor's targets: ``"ordinal"``, every grade boundary y > g (the mean log-loss
-        over the cumulative targets, each from its own base rate), which keeps the grades;
-        ``"binary"``, y > ``threshold`` alone.  The same on binary labels and on real-valued
-        labels (more than 32 values: the AUC cut).
     n_jobs : int, default=None
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
         ``PARALLEL_MIN_ROWS`` (200 000) rows, all above: a parallel region over small
         lists costs more than it splits, and on a busy machine each call waits for
         descheduled threads.  The XGBoost adapter passes 1 (its bundled OpenMP runtime and
         Numba's spin against each other); the LightGBM adapter passes the engine's
-        ``num_threads`` when it knows it (benchmarks/threads.py, "under load").
+        ``num_threads`` when it knows it.
 
     Notes
     -----

@@ -27,11 +27,11 @@ _EXPORTS = {
     "evaluation": ("Qrels", "Run", "load_qrels", "load_run", "save_qrels", "save_run", "compare", "evaluate",
                    "fuse", "optimize_fusion", "train_fusion"),
     "evaluation.plots": ("plot_differences", "plot_roc", "plot_systems"),
-    "data": ("LetorFormatError", "load_letor", "save_letor"),
+    "data": ("load_letor", "save_letor"),
     "datasets": ("load_sample",),
     "models": ("load_model", "save_model"),
     "export": ("export_linear", "export_model", "score_export"),
-    "_validation": ("OneListWarning",),
+    "exceptions": ("LetorFormatError", "OneListWarning"),
     "precompile": ("warmup",),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -40,7 +40,7 @@ __all__ = sorted(_WHERE) + ["__version__"]
 
 
 #: the modules a user reaches as ``br.<module>`` (the result types, generators and helpers live there)
-_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} - {"_validation"}
+_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m}
                         | {"dask", "cli", "engines", "base", "weights", "queries"})
 
 

@@ -15,15 +15,7 @@ import stat
 import tempfile
 from typing import Callable, Iterator
 
-
-class LetorFormatError(ValueError):
-    """A LETOR/SVMlight (or TREC) file is malformed; the message names the file and line."""
-
-    def __init__(self, path, line: int | None, message: str):
-        where = f"{path}:{line}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
-        self.path = str(path)
-        self.line = line
+from .exceptions import LetorFormatError
 
 
 #: bytes read (or decompressed) per step

@@ -8,13 +8,10 @@ import numpy as np
 
 from ._warnings import warn_user
 from .queries import offsets_of
+from .exceptions import OneListWarning
 
 
 _NOTED: set = set()  # first-compile notices already given in this process
-
-
-class OneListWarning(UserWarning):
-    """A ranking fit of several rows got no query groups and ranks them all as one list."""
 
 
 @dataclass(frozen=True)

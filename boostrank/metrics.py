@@ -26,6 +26,7 @@ from ._validation import (GroupOffsets, as_1d_float, as_int_labels, check_rankin
 from ._warnings import warn_user
 from .queries import list_index
 from .weights import WeightFamily, weight_family
+from .exceptions import TieWarning
 
 __all__ = [
     "auc",
@@ -907,10 +908,6 @@ def query_scorer(metric: str = "ndcg@10"):
 
     score.__name__ = metric
     return make_scorer(score).set_score_request(qid=True)
-
-
-class TieWarning(UserWarning):
-    """Scores tie within a list and no document ids break the ties as trec_eval does."""
 
 
 def trec_ties(y, s, offsets, docid):

@@ -25,6 +25,7 @@ from .judged import JudgedLists, judged_lists, segments
 from .runs import Qrels, Run
 from .scores import scores_of_rows
 from .measures import expand, sequential_sum, trec_measure
+from ..exceptions import QueryMismatchWarning
 
 __all__ = ["evaluate", "QueryMismatchWarning", "DEFAULT_METRICS", "Truth", "Rules", "truth_of", "rules_of", "run_of",
            "per_query_values", "metric_list", "mean_of"]
@@ -34,10 +35,6 @@ DEFAULT_METRICS = ("ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank")
 _JUDGED = {"ndcg": _kj.MODE_NDCG, "map": _kj.MODE_AVERAGE_PRECISION, "p": _kj.MODE_PRECISION,
            "recall": _kj.MODE_RECALL, "mrr": _kj.MODE_RECIPROCAL_RANK, "rprec": _kj.MODE_R_PRECISION}
 _TREC_ONLY = {"p", "recall", "mrr", "rprec"}
-
-
-class QueryMismatchWarning(UserWarning):
-    """A run has queries the judgements do not have (not evaluated), or runs compared retrieve different queries."""
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ dcg, ideal_dcg).
 VERSION = "10.0"
 
 
-class UsageError(Exception):
+class _UsageError(Exception):
     """What trec_eval rejects: its message, its exit status, and the lines it printed before it stopped."""
 
     def __init__(self, message: str, status: int = 1, lines: tuple = ()):
@@ -138,46 +138,46 @@ class TrecEvalOptions:
             name, dot, text = arg.partition(".")
             if dot:
                 if not text:
-                    raise UsageError(f"trec_eval: improper measure in parameter '{name}'\n"
+                    raise _UsageError(f"trec_eval: improper measure in parameter '{name}'\n"
                                      f"trec_eval: illegal measure '{arg}'")
                 params.setdefault(name, text)
             names = nicknames.get(name, (name,))
             for n in names:
                 if n not in FAMILIES:
-                    raise UsageError(f"trec_eval: illegal measure '{arg}'")
+                    raise _UsageError(f"trec_eval: illegal measure '{arg}'")
                 if n in _LEFT_OUT:
-                    raise UsageError(f"boostrank trec_eval: measure '{n}' is left out: {_LEFT_OUT[n]}")
+                    raise _UsageError(f"boostrank trec_eval: measure '{n}' is left out: {_LEFT_OUT[n]}")
                 if self.version == "9" and n in _NOT_IN_9:
-                    raise UsageError(f"trec_eval: illegal measure '{arg}' (trec_eval 9.x has no {n})")
+                    raise _UsageError(f"trec_eval: illegal measure '{arg}' (trec_eval 9.x has no {n})")
             marked.update(names)
         return [f for f in FAMILIES if f in marked], params
 
 
 def _refuse_rel_format(o, value):
     if value != "qrels":
-        raise UsageError(f"boostrank trec_eval: -R {value}: only qrels files are read (preference and "
+        raise _UsageError(f"boostrank trec_eval: -R {value}: only qrels files are read (preference and "
                          f"judgement-group files are left out)", 2)
 
 
 def _refuse_results_format(o, value):
     if value != "trec_results":
-        raise UsageError(f"trec_eval: Illegal retrieval results format '{value}'", 2)
+        raise _UsageError(f"trec_eval: Illegal retrieval results format '{value}'", 2)
 
 
 def _version(o, value):
     if value not in ("9", "10"):
-        raise UsageError(f"boostrank trec_eval: --trec-eval is 9 or 10, got {value!r}")
+        raise _UsageError(f"boostrank trec_eval: --trec-eval is 9 or 10, got {value!r}")
     o.version = value
 
 
 def _left_out(what):
     def refuse(o, value):
-        raise UsageError(f"boostrank trec_eval: {what} is left out", 2)
+        raise _UsageError(f"boostrank trec_eval: {what} is left out", 2)
     return refuse
 
 
 def _shown_version(o, value):
-    raise UsageError(f"trec_eval version {VERSION} (boostrank)", 0)
+    raise _UsageError(f"trec_eval version {VERSION} (boostrank)", 0)
 
 
 #: each of trec_eval's options (short, long) and what it sets (``trec_eval.c``'s getopt_long table)
@@ -210,19 +210,19 @@ def parse_arguments(argv) -> TrecEvalOptions:
     try:
         pairs, rest = getopt.gnu_getopt(list(argv), "hvqm:cl:nD:JN:M:R:T:oZ:", longs)
     except getopt.GetoptError as exc:
-        raise UsageError(f"trec_eval: {exc}\n{USAGE}".rstrip()) from None
+        raise _UsageError(f"trec_eval: {exc}\n{USAGE}".rstrip()) from None
     o = TrecEvalOptions()
     for flag, value in pairs:
         _BY_FLAG[flag](o, value)
     if o.help:
         return o
     if len(rest) != 2:
-        raise UsageError(USAGE.rstrip())
+        raise _UsageError(USAGE.rstrip())
     if rest == ["-", "-"]:
-        raise UsageError("boostrank trec_eval: standard input can be one of the two files, not both")
+        raise _UsageError("boostrank trec_eval: standard input can be one of the two files, not both")
     o.qrels, o.run = rest
     if o.depth is not None and o.depth < 0:  # trec_eval crashes (a negative count to qsort)
-        raise UsageError(f"boostrank trec_eval: -M takes a number of documents, 0 or more, got {o.depth}")
+        raise _UsageError(f"boostrank trec_eval: -M takes a number of documents, 0 or more, got {o.depth}")
     return o
 
 
@@ -270,7 +270,7 @@ def _columns(families: list, params: dict) -> list:
             continue
         if family in ("runid", "relstring") or family not in _LONG_CUTS | _DOUBLE_CUTS | _PARAMETRISED:
             if text is not None and family not in ("relstring",):
-                raise UsageError(f"trec_eval: illegal measure '{family}.{text}' ({family} takes no parameter)")
+                raise _UsageError(f"trec_eval: illegal measure '{family}.{text}' ({family} takes no parameter)")
             out.append(_Column(family if text is None else f"{family}_{text}", family, family))
             continue
         if family in _LONG_CUTS | _DOUBLE_CUTS:
@@ -292,15 +292,15 @@ def _parameter_spec(family: str, text: str) -> str:
         try:
             pairs = gain_pairs(text)
         except ValueError as exc:
-            raise UsageError(f"trec_eval: {exc}{cannot}", 2) from None
+            raise _UsageError(f"trec_eval: {exc}{cannot}", 2) from None
         values = [dict(pairs).get("p", 0.9)]
     else:
         values = [atof(v) for v in text.split(",")]
     if family == "utility" and len(values) != 4:
-        raise UsageError("trec_eval.calc_utility: improper number of coefficients\n"
+        raise _UsageError("trec_eval.calc_utility: improper number of coefficients\n"
                          "trec_eval: Can't calculate measure 'utility'", 4)
     if not all(math.isfinite(v) for v in values):
-        raise UsageError(f"boostrank trec_eval: {family}.{text}: a parameter is not a finite number")
+        raise _UsageError(f"boostrank trec_eval: {family}.{text}: a parameter is not a finite number")
     numbers = ",".join(np.format_float_positional(v, trim="-") for v in values[:1 if family == "set_F" else None])
     return f"{family}.{'p=' if family.startswith('rbp') else ''}{numbers}"
 
@@ -319,11 +319,11 @@ def _cut_columns(family: str, text: str | None) -> list:
     values = sorted(_atol(v) if kind == "cut" else atof(v) for v in text.split(","))
     cannot = f"\ntrec_eval: Cannot initialize measure '{family}'"
     if kind == "cut" and values[0] <= 0:
-        raise UsageError("trec_eval: Negative cutoff detected" + cannot, 2)
+        raise _UsageError("trec_eval: Negative cutoff detected" + cannot, 2)
     if any(a == b for a, b in zip(values, values[1:])):
-        raise UsageError("trec_eval: duplicate cutoffs detected" + cannot, 2)
+        raise _UsageError("trec_eval: duplicate cutoffs detected" + cannot, 2)
     if kind == "fraction" and not all(0.0 <= v < math.inf for v in values):
-        raise UsageError(f"boostrank trec_eval: {family}.{text}: fractions of R are numbers from 0 up (trec_eval "
+        raise _UsageError(f"boostrank trec_eval: {family}.{text}: fractions of R are numbers from 0 up (trec_eval "
                          f"would cut the ranking at a negative or undefined count)")
     names = [f"{family}_{v}" if kind == "cut" else f"{family}_{v:3.2f}" for v in values]
     return [_Column(n, n, family) for n in names]
@@ -334,11 +334,11 @@ def _walked(family: str, text: str | None) -> _Column:
     from .gains import gain_pairs
 
     if text is not None and family == "yaap":
-        raise UsageError(f"trec_eval: illegal measure 'yaap.{text}' (yaap takes no parameter)")
+        raise _UsageError(f"trec_eval: illegal measure 'yaap.{text}' (yaap takes no parameter)")
     try:
         pairs = () if text is None else gain_pairs(text)
     except ValueError as exc:
-        raise UsageError(f"trec_eval: {exc}\ntrec_eval: Cannot initialize measure '{family}'", 2) from None
+        raise _UsageError(f"trec_eval: {exc}\ntrec_eval: Cannot initialize measure '{family}'", 2) from None
     return _Column(family if text is None else f"{family}_{text}", family, family, pairs)
 
 
@@ -395,7 +395,7 @@ def measure_lines(options: TrecEvalOptions):
         # after the -q lines of the queries before it; 9.x evaluates the queries in both
         first = unretrieved[0]
         before = [line for line in lines if line.split("\t")[1].encode() < first.encode()]
-        raise UsageError(f"trec_eval: result qid '{first}' not found in qrels\nboostrank trec_eval: the run has no "
+        raise _UsageError(f"trec_eval: result qid '{first}' not found in qrels\nboostrank trec_eval: the run has no "
                          f"result for query {first} of the qrels ({len(unretrieved)} such); -c scores "
                          f"them 0, --trec-eval=9 evaluates the queries in both", 4, before)
     return lines + (table.summary_lines(columns) if options.summary else [])
@@ -408,7 +408,7 @@ def _inputs(options: TrecEvalOptions):
 
     for path, what in ((options.qrels, "qrels"), (options.run, "results")):
         if path != "-" and os.path.isfile(path) and not os.path.getsize(path):  # trec_eval maps it: size 0 fails
-            raise UsageError(f"trec_eval.get_{what}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file "
+            raise _UsageError(f"trec_eval.get_{what}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file "
                              f"'{path}'", 2)
     qrels = load_qrels(_read_input(options.qrels))
     run = load_run(_read_input(options.run), need_tag=True)  # a line without its tag is malformed there
@@ -417,9 +417,9 @@ def _inputs(options: TrecEvalOptions):
     v9 = options.version == "9"
     if len(unretrieved) == len(qrels.queries) and (v9 or not options.complete):
         if not v9:  # 10.0 stops at the qrels' first query (trec_eval.c, exit 4)
-            raise UsageError(f"trec_eval: result qid '{unretrieved[0]}' not found in qrels\nboostrank trec_eval: "
+            raise _UsageError(f"trec_eval: result qid '{unretrieved[0]}' not found in qrels\nboostrank trec_eval: "
                              f"no query of the run is in the qrels", 4)
-        raise UsageError("trec_eval: No queries with both results and relevance info", 7)
+        raise _UsageError("trec_eval: No queries with both results and relevance info", 7)
     if options.complete and not v9 and unretrieved:
         run = _with_stand_ins(run, unretrieved)
     return qrels, run, in_run, unretrieved
@@ -591,7 +591,7 @@ def main(argv) -> int:
             sys.stdout.write(HELP)
             return 0
         lines = measure_lines(options)
-    except UsageError as exc:
+    except _UsageError as exc:
         sys.stdout.write("".join(line + "\n" for line in exc.lines))
         sys.stdout.flush()
         print(str(exc), file=sys.stderr)

@@ -8,6 +8,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..exceptions import ExportWarning
+
 SOLR_SLACK = np.float32(1e-6)  # Solr's RegressionTreeNode.NODE_SPLIT_SLACK, added to every threshold as a float
 FLOAT32_MAX = np.finfo(np.float32).max
 #: a JSON number that Java's ``Float.parseFloat`` (and numpy) round to +inf: 2**128, past float32's overflow point
@@ -52,10 +54,6 @@ TARGETS = {
     "vespa<8.624": EngineTarget("vespa", False, True, "Vespa < 8.624.72 xgboost()"),
 }
 TREE_FORMATS = tuple(TARGETS)
-
-
-class ExportWarning(UserWarning):
-    """An export routes some inputs otherwise than the model; :attr:`ModelExport.inexact` lists them."""
 
 
 class Misroute(NamedTuple):

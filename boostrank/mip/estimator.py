@@ -31,21 +31,16 @@ from ..budget import TimeBudget
 from ..queries import list_index, list_subset
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
 from .solvers import MIP_NODES, SOLVERS, solve, write_model
+from ..exceptions import NothingToRankWarning
 
 __all__ = ["MIPRanker", "MIPResult", "NothingToRankWarning"]
 
-
-class NothingToRankWarning(UserWarning):
-    """The data hold no pair the statistic compares, so every w is optimal and the fit returns w = 0."""
 
 ALGORITHMS = ("auto", "mip", "search")
 MAX_MIP_PAIRS = 20_000
 """Past this many compared pairs the MIP runs on a random subset of lists (the search
 sees everything): on 145 000 binaries (60 000 pairs of top-10 lists) HiGHS spent 55 s
 before its first interrupt check, whatever its time limit."""
-
-
-
 
 
 _MIN_FEATURE_SCALE = 1e-290  # 1 / scale stays far below the largest float, with room for w

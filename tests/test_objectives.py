@@ -918,3 +918,15 @@ def test_lambda_ranker_takes_the_anchor_s_form(engine):
     assert clone(fits["binary"]).get_params()["anchor_form"] == "binary"
     with pytest.raises(ValueError, match="anchor_form"):
         br.LambdaRanker(engine=engine, anchor_form="cubic").fit(data.X, data.y, qid=data.qid)
+
+
+@pytest.mark.parametrize("rows, lists, want", [(60_000, 1, 2), (40_000, 1, 1), (60_000, 3_000, 1), (250_000, 5_000, 2)])
+def test_the_thread_rule_gives_one_long_list_all_threads(rows, lists, want):
+    """One list on the probit series takes every thread from SERIES_PARALLEL_MIN_ROWS rows (its sweeps split
+    across threads pay, idle and under load); many short lists only from PARALLEL_MIN_ROWS (each list a parallel
+    region of its own does not); n_jobs overrides both."""
+    rng = np.random.default_rng(0)
+    y = (rng.random(rows) < 0.1).astype(float)
+    offsets = np.linspace(0, rows, lists + 1).astype(np.int64)
+    assert LambdaObjective("auc").bind(y, offsets)._threads(2) == want
+    assert LambdaObjective("auc", n_jobs=1).bind(y, offsets)._threads(2) == 1

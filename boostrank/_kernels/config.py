@@ -32,6 +32,10 @@ PARALLEL_SORT_MIN_ROWS = 1 << 16
 #: Batches with fewer rows run the λ kernels on one thread: below, a parallel region's
 #: start-up costs more than the work it splits.
 PARALLEL_MIN_ROWS = 200_000
+#: From this many rows a batch whose every list takes the probit series (one long list) runs on all threads:
+#: the series' sweeps split across them pay, idle and beside busy loops on every core, where many short lists
+#: (each a parallel region of its own) do not.
+SERIES_PARALLEL_MIN_ROWS = 50_000
 
 #: Shortest chunk a λ sweep of one list is cut into on more than two threads: each chunk
 #: after the first costs a pass over the rows before it (about half its sweep).

@@ -370,7 +370,8 @@ class LambdaObjective:
         Threads of the λ kernels; −1: all of Numba's.  None: one thread for batches below
         ``PARALLEL_MIN_ROWS`` (200 000) rows, all above: a parallel region over small
         lists costs more than it splits, and on a busy machine each call waits for
-        descheduled threads.  The XGBoost adapter passes 1 (its bundled OpenMP runtime and
+        descheduled threads.  One long list on the probit series takes all of them from
+        ``SERIES_PARALLEL_MIN_ROWS`` (50 000) rows, where its sweeps split across threads pay.  The XGBoost adapter passes 1 (its bundled OpenMP runtime and
         Numba's spin against each other); the LightGBM adapter passes the engine's
         ``num_threads`` when it knows it.
 

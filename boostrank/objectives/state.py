@@ -13,7 +13,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from .._kernels.config import PARALLEL_MIN_ROWS, LambdaSetting
+from .._kernels.config import PARALLEL_MIN_ROWS, SERIES_PARALLEL_MIN_ROWS, LambdaSetting
 from .._kernels.jit import note_first_compile
 from .._kernels.lambdas import (add_anchor, add_anchor_parallel, lambda_auc_kernel, lambda_auc_kernel_parallel,
                                lambda_auc_tables, lambda_ndcg_kernel)
@@ -275,4 +275,9 @@ class LambdaState:
             return available
         if n_jobs is not None:
             return min(n_jobs, available)
-        return available if self.labels.shape[0] >= PARALLEL_MIN_ROWS else 1
+        rows = self.labels.shape[0]
+        if rows >= PARALLEL_MIN_ROWS:
+            return available
+        # one long list: the series' own parallel sweeps, from SERIES_PARALLEL_MIN_ROWS rows
+        long_list = self.kernel is probit and rows >= SERIES_PARALLEL_MIN_ROWS and self._series_only()
+        return available if long_list else 1

@@ -761,6 +761,8 @@ _TREC_NAMES = re.compile(r"^(?P<name>ndcg_cut|map_cut|p|recall)[_.](?P<k>\d{1,9}
 _TREC_SPELLING = {"ndcg_cut": "ndcg@{}:trec", "map_cut": "map@{}:trec", "p": "p@{}", "recall": "recall@{}"}
 _TREC_PLAIN = {"recip_rank": "mrr", "rprec": "rprec"}
 METRIC_NAMES = tuple(_METRICS)
+#: the metrics of LETOR labels the command line reports by default (train, predict, rerank, demo)
+LETOR_METRICS = "ndcg@10,map,auc,mauc,p@5"
 _WHOLE_LIST = {"auc", "mauc", "wmw", "rprec"}
 _NAME = re.compile(r"^(?P<name>[a-z]+)(?:@(?P<k>\d{1,9}))?(?::(?P<variant>[a-z]+))?$")
 

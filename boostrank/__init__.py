@@ -15,8 +15,7 @@ _EXPORTS = {
     "ranker": ("LambdaRanker",),
     "rankncg": ("RankNCG",),
     "mip": ("MIPRanker",),
-    "rerank": ("TopKReranker",),
-    "crossfit": ("cross_fit_scores",),
+    "rerank": ("TopKReranker", "cross_fit_scores"),
     "objectives": ("LambdaObjective", "lambda_gradients"),
     "engines.lightgbm": ("lightgbm_metric", "lightgbm_objective"),
     "engines.xgboost": ("xgboost_metric", "xgboost_objective"),
@@ -39,14 +38,16 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
+#: modules that moved into a subpackage, still reached as ``br.<name>``
+_MOVED = {"crossfit": "rerank.crossfit"}
 #: the modules a user reaches as ``br.<module>`` (the result types, generators and helpers live there)
-_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m}
+_SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} | set(_MOVED)
                         | {"dask", "cli", "engines", "base", "weights", "queries"})
 
 
 def __getattr__(name):
     if name in _SUBMODULES:  # br.rerank.cross_fit_scores works without importing boostrank.rerank first
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(f".{_MOVED.get(name, name)}", __name__)
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'boostrank' has no attribute {name!r}")

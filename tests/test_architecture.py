@@ -208,9 +208,9 @@ def test_every_fit_is_a_readable_pipeline():
     for path in PKG.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef):
-                fits += [(f"{path.name}:{node.name}.fit", f) for f in node.body
+                fits += [(f"{path.relative_to(PKG).as_posix()}:{node.name}.fit", f) for f in node.body
                          if isinstance(f, ast.FunctionDef) and f.name == "fit"]
-    assert {"estimator.py:MIPRanker.fit", "rerank.py:TopKReranker.fit",
+    assert {"mip/estimator.py:MIPRanker.fit", "rerank/estimator.py:TopKReranker.fit",
             "ranker.py:LambdaRanker.fit", "rankncg.py:RankNCG.fit"} <= {name for name, _ in fits}
     for name, fn in fits:
         lines = fn.end_lineno - fn.lineno + 1

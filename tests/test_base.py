@@ -98,7 +98,8 @@ def test_a_fit_checks_its_ranking_data_once(letor, name, monkeypatch):
         return real_groups(n, **k)
 
     monkeypatch.setattr(base.RankingEstimator, "_ranking_data", build)
-    for module in ("base", "_validation", "metrics", "rankncg", "rerank", "mip.estimator", "mip._data", "crossfit"):
+    for module in ("base", "_validation", "metrics", "rankncg", "rerank.estimator", "mip.estimator", "mip._data",
+                   "rerank.crossfit"):
         import importlib
 
         mod = importlib.import_module(f"boostrank.{module}")

@@ -1,4 +1,4 @@
-"""boostrank.budget: a fit's time limit counts its work, not Numba's compiles."""
+"""boostrank.mip.budget: a fit's time limit counts its work, not Numba's compiles."""
 
 import time
 
@@ -13,7 +13,7 @@ def test_numba_compiles_do_not_count_against_a_time_limit():
 
     import numba
 
-    from boostrank.budget import TimeBudget, work_clock
+    from boostrank.mip.budget import TimeBudget, work_clock
 
     @numba.njit  # defined here: never compiled before, never cached
     def fresh(x):

@@ -1,4 +1,4 @@
-"""boostrank.crossfit: out-of-fold base scores (one list folded by rows, the time limit's projection)."""
+"""boostrank.rerank.crossfit: out-of-fold base scores (one list folded by rows, the time limit's projection)."""
 
 import warnings
 
@@ -94,7 +94,7 @@ class _CountingLinear:
 @pytest.mark.parametrize("n_folds", [3, 4, 5])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_nested_cross_fit_scores_equal_one_fit_per_fold_pair(n_folds, seed):
-    from boostrank.crossfit import nested_cross_fit_scores
+    from boostrank.rerank.crossfit import nested_cross_fit_scores
     from boostrank.queries import row_folds
 
     from .reference import nested_cross_fit_reference

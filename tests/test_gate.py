@@ -1,4 +1,4 @@
-"""boostrank.gate: the re-ranker's held-out gate never keeps a second stage that lost on held-out queries."""
+"""boostrank.rerank.gate: the re-ranker's held-out gate never keeps a second stage that lost on held-out queries."""
 
 import numpy as np
 import pytest
@@ -62,7 +62,7 @@ def _clustered_reference(d, cluster):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n_cands, n_folds", [(1, 2), (3, 2), (7, 5), (4, 3)])
 def test_choose_scores_each_fold_by_the_other_folds_choice(seed, n_cands, n_folds):
-    from boostrank.gate import choose
+    from boostrank.rerank.gate import choose
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(0, 6, n_folds)  # a fold may hold no list
@@ -79,8 +79,8 @@ def test_choose_scores_each_fold_by_the_other_folds_choice(seed, n_cands, n_fold
 
 def test_the_gate_tests_one_gain_per_held_out_list(monkeypatch):
     """Each fold's lists only: a zero for every list outside the fold inflated the t-test's n."""
-    import boostrank.rerank as rerank_module
-    from boostrank.gate import choose
+    import boostrank.rerank.estimator as rerank_module
+    from boostrank.rerank.gate import choose
 
     seen = []
 

@@ -27,7 +27,7 @@ from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, 
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data
 from .formulations import build_problem
-from ..budget import TimeBudget
+from .budget import TimeBudget
 from ..queries import list_index, list_subset
 from .search import SearchResult, branch_and_bound, exact_low_dimension, penalised, search, widest_margin
 from .solvers import MIP_NODES, SOLVERS, solve, write_model
@@ -240,7 +240,7 @@ class MIPRanker(RankingEstimator):
         under the fit's time limit.
     time_limit : float or None, default=60.0
         Seconds the whole fit may take at most, not counting Numba's compiles on a first run
-        (:func:`boostrank.budget.work_clock`).  Each stage ends by its own count of work (the
+        (:func:`boostrank.mip.budget.work_clock`).  Each stage ends by its own count of work (the
         search's rounds and restarts, the branch and bound's ``BNB_MAX_NODES`` boxes, the
         solver's ``MIP_NODES`` nodes), so a fit gives the same w on every machine; the time
         limit only cuts a stage whose work would take longer, and ``result_.time_limited``

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import direction_bnb as _kb
-from ..budget import work_clock
+from .budget import work_clock
 from .._kernels.config import (BNB_NODES, BNB_RECORDED_PAIRS, BNB_RECORDS, BNB_TOP, BnbLimits, BnbPairs,
                                BnbRecords, BnbStack)
 from .._kernels.rank_sweep import MODE_PAIRS

@@ -29,17 +29,17 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
-from ._validation import as_1d_float, predict_groups, trusted
-from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
-from .budget import TimeBudget
+from .._validation import as_1d_float, predict_groups, trusted
+from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
+from ..mip.budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, nested_cross_fit_scores, score_base
 from .gate import choose
-from .metrics import auc, get_metric, query_mean, rank_risk
-from .mip._data import STATISTICS
-from .mip.estimator import MIPRanker, NothingToRankWarning
-from .mip.solvers import SOLVERS
-from .queries import list_index, offsets_of, row_folds, subset
-from .weights import weight_family
+from ..metrics import auc, get_metric, query_mean, rank_risk
+from ..mip._data import STATISTICS
+from ..mip.estimator import MIPRanker, NothingToRankWarning
+from ..mip.solvers import SOLVERS
+from ..queries import list_index, offsets_of, row_folds, subset
+from ..weights import weight_family
 
 #: the search of each gate fit: the starts it walks from (the best by their statistic), line-sweep rounds per walk
 #: and restarts without a gain before it stops; chosen so that a default fit on MQ2008 (471 lists, 46 features,
@@ -109,7 +109,7 @@ def refit_estimator(model):
     estimator
         Unfitted, with ``fit(X, y, qid=...)`` and ``predict``.
     """
-    from .ranker import ENGINES, LambdaRanker
+    from ..ranker import ENGINES, LambdaRanker
 
     booster = getattr(model, "booster_", None)
     if booster is None:

@@ -4,7 +4,7 @@ stage ends by its own count of work first; the clock only caps it)."""
 from __future__ import annotations
 
 
-from ._kernels.jit import work_clock
+from .._kernels.jit import work_clock
 
 __all__ = ["TimeBudget", "BNB_SHARE", "work_clock"]
 

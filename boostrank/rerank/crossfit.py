@@ -14,8 +14,8 @@ import inspect
 import numpy as np
 from sklearn.base import clone
 
-from ._validation import group_offsets
-from .queries import list_folds, list_index, rows_of
+from .._validation import group_offsets
+from ..queries import list_folds, list_index, rows_of
 
 __all__ = ["cross_fit_scores", "nested_cross_fit_scores", "fit_base", "score_base"]
 

@@ -277,7 +277,7 @@ def calibration_job(set_name, split, stage, time_limit=60.0):
         rr = br.TopKReranker(k=10, base_estimator=est, time_limit=time_limit).fit(X[tr], y[tr], qid=qid[tr],
                                                                                   base_scores=b_tr)
     secs = time.perf_counter() - t
-    b_te = X[te][:, j] if est is None else br.rerank.score_base(rr.base_estimator_, X[te])
+    b_te = X[te][:, j] if est is None else br.rerank.crossfit.score_base(rr.base_estimator_, X[te])
     new = rr.predict(X[te], b_te, qid=qid[te])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

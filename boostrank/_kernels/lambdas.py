@@ -194,8 +194,6 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
     f_up = work[6] if weighted else work[0]  # the factors in the bucketed layout (unused without them)
     f_lo = work[7] if weighted else work[0]
     fl = np.empty(weights.shape[1], dtype=np.int64)
-    fj = np.empty_like(fl)
-    fq = np.empty_like(fl)
     step = max(setting.stride, 1)
     # three passes: order and bucket each query; every exp in one vectorised loop (per
     # query, the loop's set-up cost more than its 20 exps); the pairs of each query
@@ -214,36 +212,22 @@ def lambda_auc_kernel(scores, labels, offsets, setting, tables, grad, hess, scra
         pessimistic_reorder(scores, labels, a, b, order)
         # bucket documents by label, each bucket in position order (under stride k, by rank mod k first: the
         # partners a document meets, every k-th from an offset, then sit in one run)
-        if step == 2:  # the default sampling: residues from the count's low bit, no division
+        if step > 1:
             for c in range(top + 1):
-                fl[c] = 0
+                fl[c] = 0  # the class's rows so far
             for r in range(n):
                 d = a + order[a + r]
                 c = labels[d]
                 cnt = fl[c]
                 fl[c] = cnt + 1
                 m = st[c + 1] - st[c]
-                j = cnt & 1
-                slot = a + st[c] + j * (m >> 1) + (j & m) + (cnt >> 1)
-                doc[slot] = d
-                pos[slot] = r
-                sc[slot] = scores[d]
-        elif step > 1:
-            for c in range(top + 1):
-                fl[c] = a + st[c]  # the class's next row of each residue: fl + j base + min(j, rem) + q
-                fj[c] = 0
-                fq[c] = 0
-            for r in range(n):
-                d = a + order[a + r]
-                c = labels[d]
-                j = fj[c]
-                m = st[c + 1] - st[c]
-                slot = fl[c] + j * (m // step) + min(j, m % step) + fq[c]
-                if j + 1 == step:
-                    fj[c] = 0
-                    fq[c] += 1
+                # rank cnt is row q of residue j = cnt mod k, whose block starts at j (m // k) + min(j, m mod k);
+                # the default k = 2 by a mask and shifts, any other k by a division
+                if step == 2:
+                    j, q, base, rem = cnt & 1, cnt >> 1, m >> 1, m & 1
                 else:
-                    fj[c] = j + 1
+                    j, q, base, rem = cnt % step, cnt // step, m // step, m % step
+                slot = a + st[c] + j * base + min(j, rem) + q
                 doc[slot] = d
                 pos[slot] = r
                 sc[slot] = scores[d]

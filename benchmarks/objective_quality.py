@@ -53,7 +53,7 @@ from joblib import Parallel, delayed
 from scipy import stats
 
 import boostrank as br
-from boostrank.datasets import SAMPLE_ARGS
+from boostrank.io.datasets import SAMPLE_ARGS
 from boostrank.metrics import GroupOffsets
 
 from _common import DATA, pyplot, save_figure, write_json

@@ -293,6 +293,7 @@ def calibration_job(set_name, split, stage, time_limit=60.0):
     kept = r.status == "re-ranked"
     p = float(stats.ttest_1samp(d, 0.0).pvalue) if d.std() > 0 else 1.0
     return {"set": set_name, "split": split, "stage": stage, "kept": kept, "estimate": float(estimate),
+            "se": getattr(r, "gate_se", None),
             "best_own": float(best_own), "against": getattr(r, "gate_against", ""),
             "predicted": float(estimate) if kept else 0.0, "test_gain": float(d.mean()),
             "test_se": float(d.std(ddof=1) / np.sqrt(d.size)), "test_p": p,

@@ -44,7 +44,7 @@ try:
 except ImportError:  # a checkout from before the orders moved to _kernels/order.py
     from boostrank._kernels.lambda_series import ascending_pessimistic_into, index_dtype
 from boostrank.objectives.objective import LambdaObjective
-from boostrank.erfc import erfc_sum
+from boostrank.linear.erfc import erfc_sum
 
 def median(f):
     f()

@@ -24,12 +24,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
+from ._compat import Interval, StrOptions, validate_parameter_constraints
 from ._validation import (OneListWarning, RankingData, as_1d_float, check_positions, check_sample_weight, group_offsets,
                           trusted)
-from ._warnings import warn_user
+from ._validation import warn_user
 from .metrics import GroupOffsets, query_mean
 
 __all__ = ["RankingEstimator", "Interval", "StrOptions", "Integral", "Real", "VERBOSE", "RANDOM_STATE",

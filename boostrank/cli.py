@@ -25,9 +25,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ._files import check_out as _check_out
-from ._files import write_atomic as _write_atomic
-from .data import LetorFormatError, load_letor
+from .io.files import check_out as _check_out
+from .io.files import write_atomic as _write_atomic
+from .io.letor import LetorFormatError, load_letor
 from .metrics import LETOR_METRICS, format_table, get_metric, metric_table, parse_metric
 
 #: the metrics of LETOR labels (the train, predict, rerank and demo commands, and evaluate/compare with --data)
@@ -348,7 +348,7 @@ def cmd_demo(args) -> int:
         test = _load(args, args.test or args.train, n_features=train.n_features)
         where = f"{args.test or args.train}"
     else:
-        from .datasets import load_sample
+        from .io.datasets import load_sample
 
         train, test = load_sample()
         where = "the bundled sample's test split"
@@ -408,7 +408,7 @@ def _positions(spec: str, train) -> np.ndarray:
     1-based number of a feature of the training file that holds them, which then trains as a constant (no
     position is a feature where the model scores; the files keep their columns)."""
     if os.path.exists(spec):
-        from ._files import read_bytes
+        from .io.files import read_bytes
 
         lines = read_bytes(spec).decode("utf-8", "replace").split()
         try:
@@ -428,7 +428,7 @@ def _positions(spec: str, train) -> np.ndarray:
 
 
 def cmd_fit_linear(args) -> int:
-    from .rankncg import RankNCG
+    from .linear.rankncg import RankNCG
 
     _check_out(args.out, args.train)
     train = _load(args, args.train)
@@ -454,7 +454,7 @@ def cmd_rerank(args) -> int:
     if args.base_model:
         if args.train_scores or args.test_scores:
             raise ValueError("pass --base-model or --train-scores/--test-scores, not both")
-        from .models import load_model  # scikit-learn and the engines: not for --help or --version
+        from .io.models import load_model  # scikit-learn and the engines: not for --help or --version
 
         base_model = load_model(args.base_model)
         print(f"cross-fitting the base model's kind over {args.cv} folds of training queries, and nested over the "
@@ -507,7 +507,7 @@ def cmd_predict(args) -> int:
         raise ValueError(f"--out and --trec both name {args.out}: the scores would overwrite the run; name two files")
     _check_out(args.out, args.model, args.data)
     _check_out(args.trec, args.model, args.data, option="--trec")
-    from .models import load_model
+    from .io.models import load_model
 
     data = _load(args, args.data, allow_nonfinite=args.allow_nonfinite)
     model = load_model(args.model)

@@ -55,7 +55,7 @@ def run(train, test, where: str, metrics: list, *, rounds: int = 100, rerank_k: 
     step(1, "random", "scores drawn at random (the floor)", lambda: rng.random(len(test)))
     lr = LogisticRegression(max_iter=1000).fit(train.X, train.y > 0)
     step(2, "logistic regression", "scikit-learn on y > 0, no queries", lambda: lr.decision_function(test.X))
-    from .rankncg import RankNCG
+    from .linear.rankncg import RankNCG
     from .ranker import LambdaRanker
 
     step(3, "RankNCG", "linear, maximises a bound on the per-query WMW statistic (Raykar)",
@@ -116,7 +116,7 @@ def _demo_rerank(rer, train, test, base_test):
 
 def _demo_data():
     """The sample, and 40 of its training queries (they take the paths all 300 take)."""
-    from .datasets import load_sample
+    from .io.datasets import load_sample
 
     train, test = load_sample()
     return train.take_queries(np.arange(40)), test
@@ -131,8 +131,8 @@ def _warm_demo_lambda() -> None:
 
 
 def _warm_demo_rankncg() -> None:
-    from .datasets import load_sample
-    from .rankncg import RankNCG
+    from .io.datasets import load_sample
+    from .linear.rankncg import RankNCG
 
     train, _ = load_sample()  # all of it: the sums RankNCG picks depend on the pairs per list
     RankNCG(max_iter=3).fit(train.X, train.y, qid=train.qid)

@@ -23,7 +23,7 @@ from ._kernels import ranks as _kr
 from ._kernels.order import sort_within_groups
 from ._validation import (GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets,
                           note_metric_kernels)
-from ._warnings import warn_user
+from ._validation import warn_user
 from .queries import list_index
 from .weights import WeightFamily, weight_family
 from .exceptions import TieWarning

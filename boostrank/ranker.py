@@ -17,11 +17,11 @@ import re
 import warnings
 
 import numpy as np
-from sklearn.utils import _safe_indexing
 from tqdm.auto import tqdm
 
-from ._files import check_out
+from .io.files import check_out
 from .engines import ENGINES
+from ._compat import safe_indexing as _safe_indexing
 from ._validation import RankingData, as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean

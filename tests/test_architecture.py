@@ -91,12 +91,12 @@ def test_boosting_modules_do_not_lean_on_the_linear_ranker():
                 "boostrank.ranker", "boostrank.dask"}
     for mod, imports in module_imports().items():
         if mod in boosting:
-            assert "boostrank.rankncg" not in {t for t, _ in imports}, mod
+            assert "boostrank.linear.rankncg" not in {t for t, _ in imports}, mod
 
 
 def test_the_probit_link_constant_has_one_home():
     from boostrank._kernels.link import ERFC_ALPHA
-    from boostrank.erfc import ERFC_ALPHA as public
+    from boostrank.linear.erfc import ERFC_ALPHA as public
 
     assert public is ERFC_ALPHA and ERFC_ALPHA == pytest.approx(np.sqrt(3) / (np.sqrt(2) * np.pi))
 
@@ -187,7 +187,7 @@ def test_boosting_never_imports_the_linear_ranker_even_lazily():
     graph = _all_package_imports()
     for mod in ("boostrank.ranker", "boostrank.objectives.objective", "boostrank.engines.lightgbm", "boostrank.engines.xgboost",
                 "boostrank.objectives.probit", "boostrank.dask"):
-        assert "boostrank.rankncg" not in graph[mod], mod
+        assert "boostrank.linear.rankncg" not in graph[mod], mod
 
 
 def _complexity(fn) -> int:
@@ -211,7 +211,7 @@ def test_every_fit_is_a_readable_pipeline():
                 fits += [(f"{path.relative_to(PKG).as_posix()}:{node.name}.fit", f) for f in node.body
                          if isinstance(f, ast.FunctionDef) and f.name == "fit"]
     assert {"mip/estimator.py:MIPRanker.fit", "rerank/estimator.py:TopKReranker.fit",
-            "ranker.py:LambdaRanker.fit", "rankncg.py:RankNCG.fit"} <= {name for name, _ in fits}
+            "ranker.py:LambdaRanker.fit", "linear/rankncg.py:RankNCG.fit"} <= {name for name, _ in fits}
     for name, fn in fits:
         lines = fn.end_lineno - fn.lineno + 1
         assert lines <= 80 and _complexity(fn) <= 25, f"{name}: {lines} lines, complexity {_complexity(fn)}"
@@ -258,18 +258,49 @@ def test_import_loads_no_heavy_dependency():
 
 
 def test_every_module_has_its_test_file_and_no_file_is_named_after_an_audit():
-    """Issue 71: tests mirror the package: ``tests/test_<module>.py``, or ``tests/test_<subpackage>.py`` for a
-    subpackage's modules; none is named after the round of work that wrote it."""
+    """Tests mirror the package: ``boostrank/<sub>/<module>.py`` is tested in ``tests/<sub>/test_<module>.py``
+    (or the subpackage's own ``tests/<sub>/test_<sub>.py``), a root module in ``tests/test_<module>.py``; every
+    test file sits beside the modules it tests, and none is named after the round of work that wrote it."""
     tests_dir = Path(__file__).resolve().parent
-    tests = {p.stem[len("test_"):] for p in tests_dir.glob("test_*.py")}
-    missing = []
+    tests = {p.relative_to(tests_dir).with_suffix("").as_posix() for p in tests_dir.rglob("test_*.py")}
+    missing, homes = [], set()
     for path in PKG.rglob("*.py"):
         rel = path.relative_to(PKG)
-        if path.name in ("__init__.py", "__main__.py"):
+        if path.name == "__main__.py" or rel.parts == ("__init__.py",):
             continue
-        package = rel.parts[0].lstrip("_") if len(rel.parts) > 1 else None
-        if path.stem.lstrip("_") not in tests and package not in tests:
+        where = "/".join(rel.parts[:-1])
+        prefix = f"{where}/" if where else ""
+        names = {rel.parts[-2]} if path.name == "__init__.py" else {path.stem} | ({rel.parts[-2]} if where else set())
+        own = {f"{prefix}test_{name.lstrip('_')}" for name in names}
+        homes |= own
+        if path.name != "__init__.py" and not own & tests:
             missing.append(str(rel))
     assert not missing
+    #: test files of no single module: the layout, the documentation, the install, the standard tools, the
+    #: benchmarks' baselines
+    about_the_package = {"test_architecture", "test_docs", "test_readme", "test_install", "test_standard_tools",
+                         "test_baselines"}
+    assert sorted(tests - homes - about_the_package) == []
     assert not [t for t in tests if any(word in t for word in ("hardening", "outside", "contract", "workflow",
                                                                  "round", "audit", "issue"))]
+
+
+@pytest.mark.parametrize("old", sorted(br._MOVED))
+def test_a_moved_module_is_reached_at_its_old_name_as_the_same_module(old):
+    """The layout moved modules into subpackages; ``br.<old>`` and ``import boostrank.<old>`` still give the module,
+    the very object of its new home (its classes, ``isinstance`` and pickles are the new home's)."""
+    import importlib
+
+    new = importlib.import_module(f"boostrank.{br._MOVED[old]}")
+    assert getattr(br, old) is new
+    assert importlib.import_module(f"boostrank.{old}") is new
+    assert new.__spec__.name == new.__name__ == f"boostrank.{br._MOVED[old]}"  # not stamped with the old name
+    code = (f"import boostrank.{old} as m, sys; from boostrank.{old} import *; "
+            f"assert m is sys.modules['boostrank.{br._MOVED[old]}']")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_at_most_twelve_modules_sit_at_the_package_root():
+    """One home per concept: the rest live in subpackages."""
+    flat = sorted(p.name for p in PKG.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert len(flat) <= 12, flat

@@ -160,7 +160,7 @@ def test_rerank_cross_fits_a_base_model_file(tmp_path, capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "cross-fitting" in text and "train: base (out-of-fold)" in text and "test: base" in text
-    from boostrank.models import load_model
+    from boostrank.io.models import load_model
     from boostrank.rerank import refit_estimator
 
     spec = refit_estimator(load_model(model))
@@ -240,7 +240,7 @@ def test_unwritable_out_folder_fails_before_training_and_failures_are_one_line(t
 
 @pytest.mark.parametrize("fraction", [0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.97])
 def test_truncated_lightgbm_model_is_refused_before_lightgbm_loads_it(tmp_path, fraction):
-    from boostrank.models import load_model
+    from boostrank.io.models import load_model
 
     f = _letor_files(tmp_path)
     model = tmp_path / "m.txt"

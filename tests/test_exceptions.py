@@ -22,7 +22,7 @@ def test_every_warning_and_error_class_lives_in_exceptions():
     public = {n for n, o in vars(exc).items() if inspect.isclass(o) and issubclass(o, (Warning, Exception))}
     assert public == set(exc.__all__)
     assert br.OneListWarning is exc.OneListWarning and br.LetorFormatError is exc.LetorFormatError
-    from boostrank.data import LetorFormatError
+    from boostrank.io.letor import LetorFormatError
     from boostrank.export import ExportWarning
     from boostrank.mip.estimator import NothingToRankWarning
 

@@ -40,3 +40,22 @@ def test_distinct_values_is_numpy_s_unique(values):
     want, want_inverse = np.unique(arr, return_inverse=True)
     assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
     assert inverse.dtype == np.int64
+
+# warn_user: a warning names the user's line, once, whatever path in boostrank raised it
+
+
+def test_the_long_list_warning_names_the_users_line_once(monkeypatch):
+    """#47 item 6: it printed twice (the fit's check and the engine's callback) at internal lines."""
+    import warnings
+
+    import boostrank.objectives.objective as objectives
+
+    monkeypatch.setattr(objectives, "LOGISTIC_WARN_PAIRS", 10**6)
+    rng = np.random.default_rng(0)
+    n = 4002
+    X, y = rng.normal(size=(n, 2)), np.tile([0.0, 1.0], n // 2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        br.LambdaRanker(link="logistic", n_estimators=2).fit(X, y, group=[n])
+    ours = [w for w in seen if "pairs of differing labels" in str(w.message)]
+    assert len(ours) == 1 and ours[0].filename == __file__

@@ -8,6 +8,7 @@ code on disk; a later process loads it.  Nothing here starts a process: ``boostr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -19,7 +20,7 @@ import numba
 from numba.core import event
 
 __all__ = ["ensure_cache_dir", "held_by_us", "private_cache_folder", "is_cached", "note_first_compile",
-           "quiet_notices", "work_clock"]
+           "numba_threads", "quiet_notices", "work_clock"]
 
 
 def ensure_cache_dir():
@@ -180,3 +181,23 @@ def work_clock() -> float:
     second time.  Compiles that are still running count until they end.
     """
     return time.perf_counter() - _COMPILES.total
+
+
+@contextlib.contextmanager
+def numba_threads(n_threads: int):
+    """Run the enclosed Numba kernels on ``n_threads`` threads, then restore the count.
+
+    Numba's thread count is a per-thread mask (``numba.set_num_threads`` is thread
+    local), so this scopes the choice to the calling thread and the enclosed calls —
+    what scikit-learn's ``n_threads`` argument does for its Cython kernels.  One
+    thread enters no parallel region at all.
+    """
+    before = numba.get_num_threads()
+    if n_threads == before:
+        yield
+        return
+    numba.set_num_threads(n_threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)

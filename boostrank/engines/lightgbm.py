@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from .._compat import lightgbm_param_aliases
 from .._validation import group_offsets
 from ..objectives.eval_metric import EvalMetric, bound_metric
 from ..objectives.state import LambdaState
@@ -215,12 +216,7 @@ def lightgbm_metric(name: str = "auc") -> LightGBMMetric:
 
 @functools.lru_cache(maxsize=1)
 def _known_params() -> frozenset:
-    try:  # LightGBM has no public list; its alias table names every parameter
-        from lightgbm.basic import _ConfigAliases
-
-        table = _ConfigAliases._get_all_param_aliases()
-    except Exception:  # pragma: no cover - a LightGBM without the table: no check
-        return frozenset()
+    table = lightgbm_param_aliases()  # LightGBM has no public list; its alias table names every parameter
     return frozenset(table) | frozenset(a for aliases in table.values() for a in aliases)
 
 
@@ -514,9 +510,9 @@ def dask_train(client, frame, features, columns, group_sizes, objective, engine_
 def forest(booster, rounds=None):
     """The model's trees (its first ``rounds`` rounds) as a :class:`~boostrank.trees.Forest`; refuses what a tree
     export cannot hold (several outputs per round, linear trees, categorical splits)."""
-    from ..trees import Forest
+    from .trees import Forest
 
-    from ..trees import deep_call
+    from .trees import deep_call
 
     dump = deep_call(lambda: booster.dump_model(num_iteration=rounds))
     if dump.get("num_tree_per_iteration", 1) != 1:
@@ -549,7 +545,7 @@ def _text_thresholds(text: str) -> list:
 
 def _tree(info):
     """One tree of ``dump_model()`` as arrays, nodes numbered in preorder."""
-    from ..trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Tree
+    from .trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Tree
 
     nodes: list = []
     children: dict = {}  # preorder position -> (left, right) positions
@@ -589,7 +585,7 @@ def route(tree, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Whether rows with values ``x`` at split ``nodes`` go left: ``x <= threshold`` after the missing-value rule
     (``missing_type`` None: NaN is 0; Zero: NaN and |x| <= kZeroThreshold take the default side; NaN: NaN does),
     |x| <= kZeroThreshold counting as 0 (LightGBM's dense rows leave such values out)."""
-    from ..trees import MISSING_NAN, MISSING_ZERO, ZERO_THRESHOLD
+    from .trees import MISSING_NAN, MISSING_ZERO, ZERO_THRESHOLD
 
     nan = np.isnan(x)
     kind = tree.missing[nodes]
@@ -602,7 +598,7 @@ def left_set(tree, node: int) -> tuple[float, bool, bool]:
     """(bound, inclusive, nan_left): a number goes left exactly when x <= bound (``inclusive``) or x < bound, and
     NaN when nan_left.  Raises for a zero-as-missing split that sends zeros against its threshold (no bound
     describes it)."""
-    from ..trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
+    from .trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
 
     t = float(tree.threshold[node])
     if 0.0 <= t < ZERO_THRESHOLD:  # |x| <= kZeroThreshold reads as 0, which goes left

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from .._compat import require
 from .._validation import group_offsets
 from ..objectives.eval_metric import EvalMetric, bound_metric
 from ..objectives.state import LambdaState
@@ -33,12 +34,7 @@ NATIVE_OBJECTIVES = ("rank:ndcg", "rank:pairwise", "rank:map")
 
 def import_xgboost():
     """The ``xgboost`` module, or an ImportError that names the extra to install."""
-    try:
-        import xgboost
-    except ImportError as exc:
-        raise ImportError("XGBoost is not installed; install it with pip install 'boostrank[xgboost]' "
-                          "(or pip install xgboost)") from exc
-    return xgboost
+    return require("xgboost", "xgboost", "XGBoost's engine")
 
 
 def _groups(dtrain):
@@ -347,7 +343,7 @@ def train_ranker(data, *, objective, params: dict, n_estimators: int, evals=(), 
 def rows_by_position(data):
     """The ranking data with each query's rows in display order: how ``lambdarank_unbiased`` reads positions
     (XGBoost's documentation: "the position of a sample is its order within the query group")."""
-    from sklearn.utils import _safe_indexing
+    from .._compat import safe_indexing as _safe_indexing
 
     from .._validation import RankingData
 
@@ -528,7 +524,7 @@ def forest(booster, rounds=None):
     XGBoost adds; refuses what a tree export cannot hold (other boosters, several outputs, categorical splits)."""
     import json
 
-    from ..trees import MISSING_NAN, Forest, Tree
+    from .trees import MISSING_NAN, Forest, Tree
 
     raw = json.loads(booster.save_raw("json"))
     learner = raw["learner"]

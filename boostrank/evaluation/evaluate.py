@@ -18,7 +18,7 @@ import numpy as np
 
 from .._kernels import judged as _kj
 from .._validation import GroupOffsets, as_1d_float, group_offsets
-from ..data import LetorData
+from ..io.letor import LetorData
 from ..metrics import docid_desc_order, get_metric, parse_metric, trec_ties
 from .files import load_qrels, load_run
 from .judged import JudgedLists, judged_lists, segments

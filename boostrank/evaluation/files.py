@@ -16,7 +16,7 @@ import re
 
 import numpy as np
 
-from .._files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
+from ..io.files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
 from .._kernels import trec_columns as _tc
 from .._kernels.jit import note_first_compile
 from .ids import DuplicateId, IdBytes, QueryCodes, coded

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._compat import require
 from .evaluate import ranked_lists
 from .report import Comparison
 
@@ -19,10 +20,7 @@ __all__ = ["plot_differences", "plot_systems", "plot_roc"]
 
 
 def _figure(width=7.0, height=4.0):
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError('boostrank\'s plots need matplotlib: pip install "boostrank[plot]"') from None
+    Figure = require("matplotlib.figure", "plot", "boostrank's plots").Figure
     return Figure(figsize=(width, height), layout="constrained")
 
 

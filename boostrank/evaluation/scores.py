@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._files import LetorFormatError
-from ..data import LetorData
+from ..io.files import LetorFormatError
+from ..io.letor import LetorData
 from .files import load_run
 from .runs import Run
 

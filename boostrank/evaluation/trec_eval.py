@@ -597,7 +597,7 @@ def main(argv) -> int:
         print(str(exc), file=sys.stderr)
         return exc.status
     except (ValueError, OSError) as exc:  # a file that cannot be read: named, one line, trec_eval's status 2
-        from .._files import LetorFormatError
+        from ..io.files import LetorFormatError
 
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "

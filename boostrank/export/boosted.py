@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..trees import deep_call, preorder
+from ..engines.trees import deep_call, preorder
 from .linear import (
     IDENT_PATTERN,
     NAME_PATTERN,

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ..trees import deep_call
+from ..engines.trees import deep_call
 from .targets import FLOAT32_MAX, SOLR_SLACK, TARGETS, ModelExport, feature_columns
 from .thresholds import is_vm_forest
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..trees import preorder
+from ..engines.trees import preorder
 from .linear import NAME_PATTERN, checked_feature_names, vespa_feature
 from .targets import (
     FLOAT32_MAX,

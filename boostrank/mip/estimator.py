@@ -19,10 +19,10 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
 from .._validation import as_1d_float, trusted
+from .._compat import HasMethods
 from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from .._kernels.rank_sweep import MODE_PAIRS
 from ._data import STATISTICS, rank_data

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import install_hint
 from .processes import CBC_PREFIX, clean_stale_cbc_folders, held_owner, run_solver, silent, solve_within
 
 if TYPE_CHECKING:  # annotations only: the solvers read a model's arrays, never build one
@@ -111,7 +112,7 @@ def cbc_path() -> str:
     path = shutil.which("cbc")
     if path:
         return path
-    raise RuntimeError("no CBC binary found: pip install 'boostrank[cbc]' (or put `cbc` on PATH), or use "
+    raise RuntimeError(f"no CBC binary found: {install_hint('cbc')} (or put `cbc` on PATH), or use "
                        "solver='highs', the default")
 
 
@@ -583,7 +584,7 @@ def _pulp_result(model, problem, cols, s, secs) -> SolverResult:
 
 def write_model(model: MIPModel, path) -> None:
     """Write the model as MPS (``.mps``) or CPLEX LP (``.lp``), streamed, atomically replacing ``path``."""
-    from .._files import write_atomic
+    from ..io.files import write_atomic
 
     path = os.fspath(path)
     if path.endswith(".lp"):

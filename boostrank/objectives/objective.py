@@ -14,13 +14,13 @@ from numbers import Integral, Real
 from typing import Callable
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options, StrOptions, validate_parameter_constraints
 
 from .._kernels.config import AUTO_MIN_ROWS, NORM_QUERY, NORM_SCORE_GAP
 from .._kernels.jit import note_first_compile
 from .._kernels.lambdas import lambda_auc_kernel, lambda_auc_tables, lambda_ndcg_kernel
+from .._compat import Interval, Options, StrOptions, validate_parameter_constraints
 from .._validation import as_1d_float, as_int_labels, check_positions, dense_grades, distinct_values
-from .._warnings import warn_user
+from .._validation import warn_user
 from .._validation import group_offsets as _group_offsets
 from .clicks import CORRECTIONS, DEFAULT, PositionBias, check_propensity
 from .state import LambdaState, logistic_auc, logistic_ndcg, probit

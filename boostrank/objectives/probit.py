@@ -31,7 +31,7 @@ from .._kernels.lambdas import lambda_auc_probit_kernel
 from .._kernels.link import probit_hessian_scale
 from .._kernels.erfc import uniform_series_lambdas
 from .._kernels.metrics import mauc_class_weights
-from ..erfc import joint_parameters
+from ..linear.erfc import joint_parameters
 
 __all__ = ["lambda_auc_probit", "fast_error_bound"]
 

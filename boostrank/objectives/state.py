@@ -19,7 +19,7 @@ from .._kernels.lambdas import (add_anchor, add_anchor_parallel, lambda_auc_kern
                                lambda_auc_tables, lambda_ndcg_kernel)
 from .._validation import as_1d_float
 from .probit import SeriesWork, lambda_auc_probit, pair_sum_max_rows
-from ..threads import numba_threads
+from .._kernels.jit import numba_threads
 
 __all__ = ["LambdaState", "round_seed", "query_chunks"]
 

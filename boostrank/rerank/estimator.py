@@ -26,10 +26,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_array
 
 from .._validation import as_1d_float, predict_groups, trusted
+from .._compat import HasMethods
 from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
 from ..mip.budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, nested_cross_fit_scores, score_base

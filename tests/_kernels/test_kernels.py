@@ -1,0 +1,132 @@
+"""boostrank._kernels: the float → sortable key conversion of ``order`` against NumPy's order, and ``jit``'s
+cache folder: never one that someone else controls."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from boostrank._kernels.order import float_key, key_float, sort_within_groups
+import os
+import stat
+from pathlib import Path
+
+
+@njit(cache=True)
+def _keys(x, out, back):
+    for i in range(x.shape[0]):
+        out[i] = float_key(x[i])
+        back[i] = key_float(out[i])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_float_keys_sort_like_the_floats_and_invert(seed):
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.normal(size=200) * 10.0 ** rng.integers(-300, 300, 200),
+                        [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.7976931348623157e308, -2.2e-308],
+                        np.round(rng.normal(size=50), 1)])
+    rng.shuffle(x)
+    keys, back = np.empty(x.size, np.uint64), np.empty(x.size, np.uint64)
+    _keys(x, keys, back)
+    np.testing.assert_array_equal(np.argsort(keys, kind="stable"), np.argsort(x, kind="stable"))
+    want = np.where(x == 0.0, 0.0, x)  # −0.0 ties with 0.0: it comes back as +0.0
+    np.testing.assert_array_equal(back.view(np.float64), want)
+    assert np.all((keys[:, None] == keys[None, :]) == (x[:, None] == x[None, :]))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("sizes", [[0], [1], [0, 3, 0, 2], [5, 1, 7], [40]])
+def test_sort_within_groups_is_a_stable_argsort_per_group(sizes, descending):
+    rng = np.random.default_rng(len(sizes))
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    s = np.round(rng.normal(size=offsets[-1]), 1)
+    want = np.concatenate([a + np.argsort(-s[a:b] if descending else s[a:b], kind="stable")
+                           for a, b in zip(offsets[:-1], offsets[1:])] + [np.zeros(0, dtype=np.int64)])
+    np.testing.assert_array_equal(sort_within_groups(s, offsets, descending), want)
+
+
+@pytest.mark.parametrize("start", ["identity", "sorted", "near", "shuffled"])
+@pytest.mark.parametrize("n,classes,levels", [(0, 2, 0), (1, 2, 0), (2, 1, 0), (7, 3, 1), (60, 2, 1), (60, 5, 2),
+                                              (300, 2, None)])
+def test_pessimistic_orders_match_the_reference(n, classes, levels, start):
+    """Score descending, ties lower label first, then input order: from scratch and from any start."""
+    from boostrank._kernels.order import pessimistic_order, pessimistic_reorder
+
+    from .. import reference as ref
+
+    rng = np.random.default_rng(n + classes)
+    s = rng.normal(size=n) if levels is None else np.round(rng.normal(size=n), levels)
+    y = rng.integers(0, classes, size=n)
+    want = ref.pessimistic_order(s, y)
+    np.testing.assert_array_equal(pessimistic_order(s, y, 0, n), want)
+    order = {"identity": np.arange(n), "sorted": want.copy(), "shuffled": rng.permutation(n),
+             "near": want.copy()}[start].astype(np.int64)
+    if start == "near" and n > 3:
+        order[[1, 2]] = order[[2, 1]]
+    pad = np.concatenate([[0.5, -0.5], s])  # a list that starts at a = 2
+    pad_y = np.concatenate([[1, 0], y])
+    full = np.concatenate([[0, 1], order])
+    pessimistic_reorder(pad, pad_y, 2, 2 + n, full)
+    np.testing.assert_array_equal(full[2:], want)
+    np.testing.assert_array_equal(ref.ascending_pessimistic_order(s, y), want[::-1])
+
+
+def _fresh(folder, parent):
+    return Path(folder).parent == parent and Path(folder).name.startswith("boostrank-numba-cache-") \
+        and stat.S_IMODE(os.lstat(folder).st_mode) == 0o700 and not Path(folder).is_symlink()
+
+
+def _plant(folder, how, tmp_path):
+    """Leave at ``folder`` what another local user could: an open folder, a link, a folder or a file of theirs."""
+    if how == "group-writable":
+        folder.mkdir(mode=0o700)
+        folder.chmod(0o775)
+    elif how == "symlink":
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        folder.symlink_to(tmp_path / "elsewhere")
+    elif how == "other-owner":
+        if os.getuid() != 0:
+            pytest.skip("only root can give a folder to another user")
+        folder.mkdir(mode=0o700)
+        os.chown(folder, 65534, 65534)
+    else:
+        folder.write_text("")
+
+
+@pytest.mark.parametrize("plant", ["group-writable", "symlink", "other-owner", "file"])
+def test_the_fallback_cache_never_uses_a_folder_someone_else_controls(tmp_path, plant):
+    """A predictable cache folder planted by another user would run their code in ours (hardening #2)."""
+    from boostrank._kernels import private_cache_folder
+
+    own = tmp_path / f"boostrank-numba-cache-{os.getuid()}"
+    assert private_cache_folder(str(tmp_path)) == str(own) and _fresh(own, tmp_path)  # made private
+    assert private_cache_folder(str(tmp_path)) == str(own)  # and reused while it stays so
+    own.rmdir()
+    _plant(own, plant, tmp_path)
+    chosen = private_cache_folder(str(tmp_path))
+    assert chosen != str(own) and _fresh(chosen, tmp_path)
+
+
+@pytest.mark.parametrize("plant", ["group-writable", "symlink", "other-owner", "open-parent", None])
+def test_an_inherited_cache_folder_obeys_the_same_rules(tmp_path, monkeypatch, plant):
+    """Hardening 6 #4: NUMBA_CACHE_DIR was trusted whatever its owner and mode; Numba unpickles its indexes."""
+    import numba
+
+    from boostrank._kernels import jit as kernels
+
+    told = tmp_path / "shared" / "numba"
+    told.parent.mkdir()
+    if plant == "open-parent":  # others may rename the folder and put theirs in its place
+        told.parent.chmod(0o777)
+    elif plant is not None:
+        _plant(told, plant, tmp_path)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(told))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(told))
+    monkeypatch.setattr(kernels.tempfile, "gettempdir", lambda: str(tmp_path))
+    if plant is None:
+        assert kernels.ensure_cache_dir() == str(told) and numba.config.CACHE_DIR == str(told)
+        assert stat.S_IMODE(told.stat().st_mode) == 0o700  # made private when absent
+        return
+    with pytest.warns(RuntimeWarning, match="is not this user's own private folder"):
+        chosen = kernels.ensure_cache_dir()
+    assert chosen != str(told) and _fresh(chosen, tmp_path)
+    assert numba.config.CACHE_DIR == chosen and os.environ["NUMBA_CACHE_DIR"] == chosen

@@ -12,6 +12,7 @@ import boostrank as br
 from boostrank.cli import main
 
 from .conftest import nonlinear_letor
+from .evaluation.helpers import _write_trec, three_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -788,3 +789,77 @@ def test_train_takes_positions_from_a_file_or_a_feature(tmp_path, capsys):
         assert main(["train", "--train", str(path), "--rounds", "5", "--quiet", "--position", spec, "--out",
                      str(tmp_path / "x.txt")]) == 2
         assert match in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ evaluate, compare and predict on TREC files
+
+
+def test_cli_evaluate_qrels_runs_per_query_as_trec_eval(tmp_path, capsys):
+    from boostrank.cli import main
+
+    qrels, runs = three_runs(6)
+    qpath, paths = _write_trec(tmp_path, qrels, {"base": runs["base"]})
+    assert main(["evaluate", "--qrels", qpath, *paths, "--metrics", "ndcg_cut_5,map,P_5", "--per-query"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    per = br.evaluate(qrels, runs["base"], ["ndcg_cut_5", "map", "P_5"], per_query=True)
+    assert lines[0] == f"{'ndcg_cut_5':<22}\tq0\t{per['ndcg_cut_5']['q0']:.4f}"
+    assert len(lines) == 6 * 3 + 3 and lines[-1].startswith(f"{'P_5':<22}\tall\t")
+    assert main(["evaluate", "--qrels", qpath, *paths, "--metrics", "map", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"]["base"]["map"] == pytest.approx(br.evaluate(qrels, runs["base"], "map")["map"])  # its tag
+    assert main(["evaluate", "--qrels", qpath, "--data", qpath, *paths]) == 2
+    assert "one of them" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # over a second warm
+def test_cli_compare_formats_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from boostrank.cli import main
+
+    qrels, runs = three_runs(12)
+    qpath, paths = _write_trec(tmp_path, qrels, runs)
+    assert main(["compare", "--qrels", qpath, *paths, "--metrics", "ndcg_cut_5,auc", "--baseline", "base.run",
+                 "--test", "randomization", "--report", "json", "--plot", str(tmp_path / "figs")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = br.compare(qrels, runs, ["ndcg_cut_5", "auc"], baseline="base", test="randomization")
+    assert out["pairs"]["ndcg_cut_5"][0]["p"] == pytest.approx(want.pairs["ndcg_cut_5"][0]["p"])
+    figs = sorted(p.name for p in (tmp_path / "figs").iterdir())
+    assert "systems.png" in figs and "diff-ndcg_cut_5-better-vs-base.png" in figs and "roc-same.png" in figs
+    assert len(figs) == 1 + 2 * 2 + 3  # systems, a difference per metric and pair, a ROC per run
+    # two runs with one file name in two folders: a figure each, none replacing another
+    for folder, name in (("dirA", "base"), ("dirB", "better")):
+        (tmp_path / folder).mkdir()
+        br.save_run(tmp_path / folder / "run.txt", br.Run.from_dict(runs[name]), tag="same-tag")
+    capsys.readouterr()
+    assert main(["compare", "--qrels", qpath, str(tmp_path / "dirA" / "run.txt"), str(tmp_path / "dirB" / "run.txt"),
+                 "--metrics", "auc", "--plot", str(tmp_path / "twins")]) == 0
+    twins = sorted(p.name for p in (tmp_path / "twins").iterdir())
+    assert len(twins) == 1 + 1 + 2 and len([f for f in twins if f.startswith("roc-")]) == 2, twins
+    for report in ("markdown", "latex", "text"):
+        assert main(["compare", "--qrels", qpath, *paths, "--metrics", "map", "--report", report,
+                     "--baseline", "base"]) == 0
+        out = capsys.readouterr().out
+        assert "better" in out and "better.run" not in out and "trec_eval 10's rules" in out
+    assert main(["compare", "--qrels", qpath, paths[0]]) == 2
+    assert "at least two runs" in capsys.readouterr().err
+
+
+def test_cli_predict_writes_a_trec_run(tmp_path, capsys):
+    from boostrank.cli import main
+
+    data = br.datasets.make_letor(8, random_state=3)
+    docid = [f"D{i:04d}" for i in range(len(data))]
+    br.save_letor(tmp_path / "d.txt", data.X, data.y, data.qid, docid=docid)
+    assert main(["fit-linear", "--train", str(tmp_path / "d.txt"), "--out", str(tmp_path / "m.json")]) == 0
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(tmp_path / "d.txt"),
+                 "--trec", str(tmp_path / "r.txt"), "--run-tag", "ncg"]) == 0
+    capsys.readouterr()
+    run = br.load_run(tmp_path / "r.txt")
+    assert run.name == "ncg" and len(run) == len(data)
+    scores = br.load_model(str(tmp_path / "m.json")).predict(data.X)
+    got = run.to_dict()
+    assert all(got[str(q)][d] == s for q, d, s in zip(data.qid, docid, scores))
+    br.save_letor(tmp_path / "nodoc.txt", data.X, data.y, data.qid)
+    assert main(["predict", "--model", str(tmp_path / "m.json"), "--data", str(tmp_path / "nodoc.txt"),
+                 "--trec", str(tmp_path / "r2.txt")]) == 2
+    assert "without a '# docid = ...' comment" in capsys.readouterr().err

@@ -84,11 +84,62 @@ def test_the_gate_tests_one_gain_per_held_out_list(monkeypatch):
 
     seen = []
 
-    def spy(per_fold):
+    def spy(per_fold, overlap=False):
         seen.append(sum(a.size for a in next(iter(per_fold.values()))))
-        return choose(per_fold)
+        return choose(per_fold, overlap)
 
     monkeypatch.setattr(rerank_module, "choose", spy)
     X, y, base, qid = base_lists(0, n_lists=18)
     br.TopKReranker(k=4, time_limit=None, random_state=0).fit(X, y, base_scores=base, qid=qid)
     assert seen == [18]
+
+
+def _nadeau_bengio_reference(d, cluster):
+    """The corrected resampled t-test written out (Nadeau & Bengio 2003; Bouckaert & Frank 2004): the fold
+    means' spread σ², its variance (1/J + n_test/n_train)·σ² over J equal folds, J − 1 degrees of freedom."""
+    from scipy import stats
+
+    d = np.asarray(d, dtype=float)
+    folds = sorted(set(cluster.tolist()))
+    means = np.array([d[cluster == f].mean() for f in folds])
+    j = len(folds)
+    n_test = d.size / j
+    var = (1 / j + n_test / (d.size - n_test)) * means.var(ddof=1)
+    se = float(np.sqrt(var))
+    return float(d.mean()), se, float(stats.t.sf(d.mean() / se, j - 1))
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("n_folds, per_fold", [(2, 3), (3, 7), (5, 30), (10, 4)])
+def test_the_overlap_correction_is_nadeau_and_bengios_on_equal_folds(seed, n_folds, per_fold):
+    from boostrank.rerank.gate import clustered_p
+
+    rng = np.random.default_rng(seed)
+    cluster = np.repeat(np.arange(n_folds), per_fold)
+    d = rng.normal(0.02, 0.1, cluster.size) + np.repeat(rng.normal(0, 0.03, n_folds), per_fold)
+    mean, se, p = clustered_p(d, cluster, overlap=True)
+    np.testing.assert_allclose([mean, se, p], _nadeau_bengio_reference(d, cluster), rtol=1e-9)
+    plain = clustered_p(d, cluster)
+    assert se == pytest.approx(plain[1] * np.sqrt(1 + n_folds / (n_folds - 1)), rel=1e-12)
+
+
+def test_the_gate_corrects_for_refitted_bases_only(monkeypatch):
+    """A base_estimator is refitted per fold (the correction); base_scores are given (none)."""
+    import boostrank.rerank.estimator as rerank_module
+    from boostrank.rerank.gate import choose
+
+    seen = []
+
+    def spy(per_fold, overlap=False):
+        seen.append(overlap)
+        return choose(per_fold, overlap)
+
+    monkeypatch.setattr(rerank_module, "choose", spy)
+    X, y, base, qid = base_lists(0, n_lists=18)
+    m = br.TopKReranker(k=4, time_limit=None, random_state=0).fit(X, y, base_scores=base, qid=qid)
+    assert "overlapping" not in m.result_.reason
+    from sklearn.linear_model import LogisticRegression
+
+    m = br.TopKReranker(k=4, time_limit=None, random_state=0, base_estimator=LogisticRegression()).fit(X, y, qid=qid)
+    assert seen == [False, True]
+    assert "corrected for the folds' bases fitted on overlapping lists" in m.result_.reason

@@ -123,6 +123,7 @@ def test_the_overlap_correction_is_nadeau_and_bengios_on_equal_folds(seed, n_fol
     assert se == pytest.approx(plain[1] * np.sqrt(1 + n_folds / (n_folds - 1)), rel=1e-12)
 
 
+@pytest.mark.slow  # two gate fits
 def test_the_gate_corrects_for_refitted_bases_only(monkeypatch):
     """A base_estimator is refitted per fold (the correction); base_scores are given (none)."""
     import boostrank.rerank.estimator as rerank_module

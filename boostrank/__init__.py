@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
-import sys
+import sys as _sys
 
 __version__ = "0.2.0.dev0"
 
@@ -49,6 +49,9 @@ _SUBMODULES = frozenset({m for m in _EXPORTS if "." not in m} | set(_MOVED)
                         | {"dask", "cli", "engines", "base", "weights", "queries", "io", "linear"})
 
 
+_HOMES: dict = {}  # a moved module's own spec while the import system stamps the old name's on it
+
+
 class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """``import boostrank.data`` (or any name of :data:`_MOVED`) gives the module at its new home: the same
     object, so its names, its classes and ``isinstance`` checks are those of the new module."""
@@ -61,15 +64,15 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         module = importlib.import_module(f"{__name__}.{_MOVED[spec.name.rpartition('.')[2]]}")
-        self.home = module.__spec__  # the import system stamps the old name's spec on it: exec_module undoes that
+        _HOMES[module.__name__] = module.__spec__  # the import system stamps the old name's spec on it: undone below
         return module
 
     def exec_module(self, module):
-        module.__spec__ = self.home  # the module ran at its own home
+        module.__spec__ = _HOMES.pop(module.__name__, module.__spec__)  # the module ran at its own home
 
 
-if not any(isinstance(f, _Moved) for f in sys.meta_path):
-    sys.meta_path.append(_Moved())
+if not any(isinstance(f, _Moved) for f in _sys.meta_path):
+    _sys.meta_path.append(_Moved())
 
 
 def __getattr__(name):

@@ -33,7 +33,7 @@ def _gain(grade, exp_gain):
     return math.pow(2.0, grade) - 1.0 if exp_gain else grade
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # evaluate computes several measures at once, each on a thread
 def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, exp_gain, empty_value):
     """One measure of each list.
 
@@ -448,7 +448,7 @@ def _rbp(rel, a, n, top, p, residual):
     return (1.0 - p) * total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # evaluate computes several measures at once, each on a thread
 def trec_measure(rel, offsets, ideal, ideal_offsets, measure, params, threshold, v9_rounding):
     """One of trec_eval's measures of each list, at each of its parameters.
 

@@ -197,6 +197,25 @@ def _values(lists: JudgedLists, spec: str, rules: Rules, convention: str) -> np.
                                        per_query=True))
 
 
+#: rows of a run's ranked lists from which its measures are computed on several threads at once (each measure's
+#: kernel releases the GIL); below it a thread's start costs more than the measures it shares
+MEASURES_PARALLEL_MIN_ROWS = 1 << 18
+
+
+def _all_values(lists: JudgedLists, metrics: Sequence[str], rules: Rules, convention: str) -> dict:
+    """``{metric: values}`` of one run's lists, the measures spread over Numba's thread count for a large run."""
+    import numba
+
+    n_threads = min(numba.get_num_threads(), len(metrics))
+    if n_threads < 2 or lists.rel.shape[0] < MEASURES_PARALLEL_MIN_ROWS:
+        return {m: _values(lists, m, rules, convention) for m in metrics}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(n_threads) as pool:
+        futures = {m: pool.submit(_values, lists, m, rules, convention) for m in metrics}
+        return {m: f.result() for m, f in futures.items()}
+
+
 def _needs_trec_order(spec: str, convention: str) -> bool:
     if trec_measure(spec) is not None:
         return True
@@ -236,7 +255,7 @@ def per_query_values(truth: Truth, run, metrics: Sequence[str], rules: Rules, wi
             warnings.warn(f"{run.source}: {len(lists.unretrieved_queries)} queries of {truth.qrels.source} have no "
                           f"results and are not evaluated ({shown}{more}); complete=True (trec_eval -c) scores "
                           f"them 0", QueryMismatchWarning, stacklevel=3)
-        values = {m: _values(lists, m, rules, conv) for m in metrics}
+        values = _all_values(lists, metrics, rules, conv)
         # a ranking left with no document (-J: every retrieved document unjudged; -M 0) is scored as trec_eval
         # scores it, 0 where boostrank's list measures say NaN, and counted; a query the run lacks (-c) adds 0
         empty = np.diff(lists.offsets) == 0

@@ -244,3 +244,26 @@ def test_dict_judgements_refuse_fractional_grades():
         with pytest.raises(ValueError, match=r"grade .* of qid q docid a is not a 64-bit integer"):
             br.evaluate({"q": grades}, {"q": {"a": 1.0}}, "map")
     assert br.Qrels.from_dict({"q": {"a": 2.0, "b": np.int64(1)}}).rel.tolist() == [2, 1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_measures_on_several_threads_equal_one_thread(monkeypatch, seed):
+    """A large run's measures are computed at once on Numba's threads (each kernel releases the GIL): the same
+    values, bit for bit, in the same order, and an error of one measure still reaches the caller."""
+    import importlib
+
+    ev = importlib.import_module("boostrank.evaluation.evaluate")  # the module: evaluation.evaluate is the function
+
+    qrels, run = random_collection(seed, n_queries=40)
+    metrics = ["all_trec", "auc", "ndcg@5:lightgbm", "p@3"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QueryMismatchWarning)
+        one = br.evaluate(qrels, run, metrics, per_query=True)
+        monkeypatch.setattr(ev, "MEASURES_PARALLEL_MIN_ROWS", 1)
+        many = br.evaluate(qrels, run, metrics, per_query=True)
+        assert list(many) == list(one)
+        for m in one:
+            assert list(many[m]) == list(one[m])
+            np.testing.assert_array_equal(np.array(list(many[m].values())), np.array(list(one[m].values())))
+        with pytest.raises(ValueError, match="LightGBM's gain"):
+            br.evaluate({"q": {"a": 70, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "ndcg:lightgbm"])

@@ -674,6 +674,25 @@ def trec_order_reference(codes, score, ids) -> list:
     return sorted(rows, key=lambda r: (codes[r], -score[r]))
 
 
+
+def judged_lists_reference(qrels: dict, run: dict, depth=None, complete=False, float32=False,
+                           judged_only=False) -> dict:
+    """``{qid: (grades in rank order, scores, judged grades best first)}`` of the queries trec_eval evaluates
+    (the run's queries, then with ``complete`` the qrels' it lacks, each in ``strcmp`` order):
+    a run's documents by score descending then docid descending (``strcmp``), the first ``depth``; a grade of −1
+    for a document the qrels lack, −2 for one they grade negatively; ``judged_only`` drops both."""
+    out = {}  # the run's queries, then (complete) the qrels' it lacks, each in strcmp order
+    for q in sorted(set(run) & set(qrels)) + (sorted(set(qrels) - set(run)) if complete else []):
+        docs = run.get(q, {})
+        key = (lambda d: float(np.float32(docs[d]))) if float32 else docs.__getitem__
+        ranked = sorted(sorted(docs, reverse=True), key=lambda d: -key(d))[:depth]
+        rel = [(-2.0 if qrels[q][d] < 0 else float(qrels[q][d])) if d in qrels[q] else -1.0 for d in ranked]
+        kept = [i for i, r in enumerate(rel) if r >= 0 or not judged_only]
+        out[q] = ([rel[i] for i in kept], [docs[ranked[i]] for i in kept],
+                  sorted((float(g) for g in qrels[q].values()), reverse=True))
+    return out
+
+
 def anchor_reference(scores, labels, thresholds, bias, alpha):
     """(grad, hess) of α × the mean over thresholds t_k of the log-loss of [y > t_k] at log-odds s + b_k."""
     grad, hess = [], []

@@ -6,7 +6,7 @@ bytes without sign is ``strcmp``'s order, which on UTF-8 is the order of code po
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .order import merge_order, tie_end
 from .trec_columns import span_hash
@@ -239,19 +239,37 @@ def _id_after(data, id_offsets, u, v):
     return compare_ids(data, id_offsets, u, data, id_offsets, v) > 0
 
 
-@njit(cache=True)
-def order_ties_by_id(order, score, offsets, data, id_offsets):
-    """Inside each group of ``order`` (sorted by score descending), each run of equal scores ordered by
-    document id descending, as trec_eval breaks ties (``strcmp``, ``get_trec_results.c``)."""
-    for g in range(offsets.shape[0] - 1):
+@njit(cache=True, parallel=True)
+def trec_order(rows, offsets, score, data, id_offsets):
+    """trec_eval's order of each group's rows (``rows[offsets[g]:offsets[g + 1]]``, any order): score
+    descending, then document id descending (``strcmp``, ``get_trec_results.c``); a group already in score order,
+    as a run file written by rank is, keeps its rows without a sort.  A group per thread."""
+    order = np.empty(rows.shape[0], dtype=np.int64)
+    for g in prange(offsets.shape[0] - 1):
         a = offsets[g]
         b = offsets[g + 1]
+        ranked = True
+        for i in range(a + 1, b):
+            if score[rows[i]] > score[rows[i - 1]]:
+                ranked = False
+                break
+        if ranked:
+            for i in range(a, b):
+                order[i] = rows[i]
+        else:
+            keys = np.empty(b - a, dtype=np.float64)
+            for i in range(a, b):
+                keys[i - a] = -score[rows[i]]
+            local = merge_order(keys)
+            for i in range(b - a):
+                order[a + i] = rows[a + local[i]]
         s = a
         while s < b:
             e = tie_end(score, order, s, b)
             if e - s > 1:
                 _sort_by_id(order, s, e, data, id_offsets)
             s = e
+    return order
 
 
 @njit(cache=True)

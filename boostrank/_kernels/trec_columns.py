@@ -190,23 +190,63 @@ def _fields(buf, pos, starts, ends):
 
 
 @njit(cache=True, nogil=True)
-def trec_columns(buf, min_fields, max_fields, value_field, integer):
+def line_bound(buf):
+    """The most rows a pass over ``buf`` can give: its newlines, and a last line without one."""
+    n = buf.shape[0]
+    count = 0
+    for i in range(n):
+        count += buf[i] == 10
+    if n > 0 and buf[n - 1] != 10:
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def move_rows(column, source, to, count, add):
+    """``column[to:to + count] = column[source:source + count] + add`` in place (``to <= source``: each row is
+    read before it is written over)."""
+    for i in range(count):
+        column[to + i] = column[source + i] + add
+
+
+@njit(cache=True)
+def recode(codes, mapping):
+    """``codes[i] = mapping[codes[i]]`` in place."""
+    for i in range(codes.shape[0]):
+        codes[i] = mapping[codes[i]]
+
+
+@njit(cache=True, nogil=True)
+def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_offsets, doc_hashes,
+                 float_values, int_values):
     """The columns of a qrels (4 fields, the grade 4th, ``integer``) or run file (at least 5 fields, the score
-    5th, the tag 6th) in one pass.
+    5th, the tag 6th) in one pass, written into the caller's columns (a file read on several threads gives each
+    thread its rows of one array, so no column is copied to join them).
 
     Fields split at runs of spaces and tabs (a ``\\r`` just before a line end or the file's end ends the line,
     as in a CRLF file); blank lines are skipped; query ids are the first field, document ids the third.
+
+    Parameters
+    ----------
+    buf : ndarray of uint8
+    min_fields, max_fields, value_field : int
+    integer : bool
+        The value is a grade (``int_values``), else a score (``float_values``).
+    codes, doc_hashes : ndarray of int64, shape (at least :func:`line_bound` (buf),)
+        Out: each row's query, in order of first appearance (``query_spans[k]`` is query k's first id's
+        bytes), and its document id's :func:`span_hash`.
+    doc_offsets : ndarray of int64, shape (at least line_bound(buf) + 1,)
+        Out: where each row's document id starts in ``doc_data`` (the first entry is 0).
+    float_values, int_values : ndarray
+        Out: the 4th/5th field parsed (the one ``integer`` does not name may be empty).
 
     Returns
     -------
     status : int
         The number of rows, or :data:`STATUS_FALLBACK` for a file the line-by-line reader must read.
-    codes : int64 array
-        Each row's query in order of first appearance; ``query_spans[k]`` is query k's first id's bytes.
-    doc_data, doc_offsets, doc_hashes
-        The document ids copied out (:class:`..evaluation.ids.IdBytes`' layout) and their :func:`span_hash`.
-    float_values, int_values
-        The 4th/5th field parsed (one is empty, by ``integer``).
+    query_spans : int64 array, (n_queries, 2)
+    doc_data : uint8 array
+        The document ids' bytes, back to back.
     slow_spans : int64 array, (k, 3)
         (row, start, end) of the values outside the exact fast path, for Python to parse.
     tags : int64 array, (2, 2)
@@ -215,16 +255,8 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer):
         Whether a byte past ASCII occurs (the caller checks UTF-8 then).
     """
     n = buf.shape[0]
-    lines = 1
-    for i in range(n):
-        lines += buf[i] == 10
-    codes = np.empty(lines, dtype=np.int64)
-    doc_offsets = np.empty(lines + 1, dtype=np.int64)
     doc_offsets[0] = 0
-    doc_hashes = np.empty(lines, dtype=np.int64)
     doc_data = np.empty(n, dtype=np.uint8)
-    float_values = np.empty(0 if integer else lines, dtype=np.float64)
-    int_values = np.empty(lines if integer else 0, dtype=np.int64)
     slow_spans = np.empty((16, 3), dtype=np.int64)
     n_slow = 0
     tags = np.full((2, 2), -1, dtype=np.int64)
@@ -317,5 +349,4 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer):
             tags[1, 1] = ends[5]
         rows += 1
     status = STATUS_FALLBACK if failed else rows
-    return status, codes[:rows], query_spans[:n_queries], doc_data[:doc_offsets[rows]], doc_offsets[:rows + 1], \
-        doc_hashes[:rows], float_values[:rows], int_values[:rows], slow_spans[:n_slow], tags, non_ascii
+    return status, query_spans[:n_queries], doc_data[:doc_offsets[rows]], slow_spans[:n_slow], tags, non_ascii

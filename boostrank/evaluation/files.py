@@ -120,6 +120,18 @@ def _parts(buf: np.ndarray, n: int) -> list:
     return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
+def _in_threads(fn, items) -> list:
+    """``[fn(item) for item in items]``, one thread per item when there are several (the kernels release the
+    GIL)."""
+    items = list(items)
+    if len(items) == 1:
+        return [fn(items[0])]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(items)) as pool:
+        return list(pool.map(fn, items))
+
+
 def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     """The columns of a well-formed qrels or run file (:func:`._kernels.trec_columns.trec_columns`, on Numba's
     threads for a large file, each on its own run of lines): ``qid`` coded, ``docno`` as :class:`IdBytes`
@@ -137,48 +149,61 @@ def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
-    if len(parts) == 1:
-        done = [_tc.trec_columns(buf, *shape)]
-    else:  # the kernel releases the GIL: one thread per run of lines
-        from concurrent.futures import ThreadPoolExecutor
+    # every part's rows go to its own block of one set of columns: no column is joined by a copy
+    bounds = _in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
+    first = np.concatenate(([0], np.cumsum(bounds))).astype(np.int64)
+    codes, hashes = np.empty(first[-1], dtype=np.int64), np.empty(first[-1], dtype=np.int64)
+    doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
+    grades = np.empty(first[-1] if qrels else 0, dtype=np.int64)
+    scores = np.empty(0 if qrels else first[-1], dtype=np.float64)
 
-        with ThreadPoolExecutor(len(parts)) as pool:
-            done = list(pool.map(lambda part: _tc.trec_columns(buf[part[0]:part[1]], *shape), parts))
+    def columns(k):
+        a, b = first[k], first[k + 1]
+        return _tc.trec_columns(buf[parts[k][0]:parts[k][1]], *shape, codes[a:b], doc_offsets[a + k:b + k + 1],
+                                hashes[a:b], scores[a:b], grades[a:b])
+
+    done = _in_threads(columns, range(len(parts)))
     if any(d[0] == _tc.STATUS_FALLBACK for d in done):
         return None
-    if any(d[10] for d in done):  # a byte past ASCII: UTF-8, and no byte-order mark past the start
+    if any(d[5] for d in done):  # a byte past ASCII: UTF-8, and no byte-order mark past the start
         if _BOM in view:
             return None
         try:
             codecs.utf_8_decode(view, None, True)
         except UnicodeDecodeError:
             return None
+    values = grades if qrels else scores
     where: dict = {}  # each query's code, in order of first appearance over the parts
-    codes, data, offsets, hashes, values, tags = [], [], [np.zeros(1, dtype=np.int64)], [], [], []
-    for (start, _), (_, part_codes, spans, part_data, part_offsets, part_hashes, scores, grades, slow, part_tags,
-                     _) in zip(parts, done):
-        local = np.array([where.setdefault(bytes(view[start + a:start + b]).decode("utf-8"), len(where))
-                          for a, b in spans.tolist()], dtype=np.int64)
-        codes.append(local[part_codes])
-        data.append(part_data)
-        offsets.append(part_offsets[1:] + offsets[-1][-1])  # each part's ids follow the bytes before them
-        hashes.append(part_hashes)
-        part_values = grades if qrels else scores
+    locals_, data, tags = [], [], []
+    for k, ((start, _), (rows, spans, part_data, slow, part_tags, _)) in enumerate(zip(parts, done)):
+        locals_.append(np.array([where.setdefault(bytes(view[start + a:start + b]).decode("utf-8"), len(where))
+                                 for a, b in spans.tolist()], dtype=np.int64))
         for row, a, b in slow.tolist():  # numbers outside the kernel's exact path: Python's own parse
             value = int(view[start + a:start + b]) if qrels else float(bytes(view[start + a:start + b]))
             if not (-(2**63) <= value < 2**63 if qrels else math.isfinite(value)):
                 return None
-            part_values[row] = value
-        values.append(part_values)
+            values[first[k] + row] = value
+        data.append(part_data)
         tags.extend(bytes(view[start + a:start + b]).decode("utf-8") for a, b in part_tags.tolist() if a >= 0)
     words = list(where)
     by_name = sorted(range(len(words)), key=words.__getitem__)  # strcmp order (code points)
     rank = np.empty(len(words), dtype=np.int64)
     rank[by_name] = np.arange(len(words))
-    ids = IdBytes(np.concatenate(data) if len(data) > 1 else data[0], np.concatenate(offsets),
-                  hashes=np.concatenate(hashes))
-    out = {"qid": QueryCodes([words[k] for k in by_name], rank[np.concatenate(codes)]), "docno": ids,
-           "rel" if qrels else "score": np.concatenate(values)}
+    # each part's rows moved up to follow the rows before them (blank lines leave a part short of its bound),
+    # its codes made global and its id offsets made to follow the ids before them
+    end, ids_end = 0, 0
+    for k, rows in enumerate(d[0] for d in done):
+        a = first[k]
+        if end < a:
+            for column in (codes, hashes, values):
+                _tc.move_rows(column, a, end, rows, 0)
+        if k:
+            _tc.move_rows(doc_offsets, a + k + 1, end + 1, rows, ids_end)
+        _tc.recode(codes[end:end + rows], rank[locals_[k]])
+        end, ids_end = end + rows, ids_end + data[k].shape[0]
+    ids = IdBytes(np.concatenate(data) if len(data) > 1 else data[0], doc_offsets[:end + 1], hashes=hashes[:end])
+    out = {"qid": QueryCodes([words[k] for k in by_name], codes[:end]), "docno": ids,
+           "rel" if qrels else "score": values[:end]}
     if not qrels:  # the first tag names the run, the last is trec_eval's runid
         out["tag"] = np.array(tags[:1] + tags[-1:], dtype=object)
     return out

@@ -83,25 +83,21 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
     where = {q: i for i, q in enumerate(qrels.queries)}
     to_qrels = np.array([where.get(q, -1) for q in run.queries], dtype=np.int64)
     kept = np.flatnonzero(to_qrels >= 0)
-    rows, offsets = segments(run.offsets, kept, depth)
-    rows = run.trec_order(float32)[rows]
-    codes = to_qrels[run._codes[rows]]
-    at = _kj.match_sorted(codes, run._hash[rows], qrels.ideal_offsets, qrels._sorted_hash)
-    hit = np.flatnonzero(at >= 0)
-    judged_row = qrels._order[at[hit]]
-    # graded negatively: in the pool but not judged (trec_eval's form_res_rels.c)
-    pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
-    rel = np.full(rows.shape[0], _kj.REL_NONPOOL)
-    if not _ki.same_ids(qrels._ids.data, qrels._ids.offsets, judged_row, run._ids.data, run._ids.offsets, rows[hit]):
-        # two ids share a hash: match by the strings instead
+    sizes = run.offsets[kept + 1] - run.offsets[kept]
+    offsets = np.concatenate(([0], np.cumsum(sizes if depth is None else np.minimum(sizes, depth)))).astype(np.int64)
+    rows, at = _kj.match_lists(run.trec_order(float32), run.offsets, kept, to_qrels[kept], offsets, run._hash,
+                               qrels.ideal_offsets, qrels._sorted_hash)
+    rel, score, collisions = _kj.judged_grades(rows, at, qrels._order, qrels.rel, run.score, run._ids.data,
+                                               run._ids.offsets, qrels._ids.data, qrels._ids.offsets)
+    if collisions:  # two ids share a hash: match by the strings instead
+        pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
         grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}
+        codes = to_qrels[run._codes[rows]]
         rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), run.docid[rows].tolist())]
-    else:
-        rel[hit] = pooled[judged_row]
     if judged_only:
         keep = rel >= 0
         offsets = np.concatenate(([0], np.cumsum(keep)))[offsets].astype(np.int64)
-        rel, rows = rel[keep], rows[keep]
+        rel, score = rel[keep], score[keep]
     in_run = set(run.queries)
     queries = [run.queries[i] for i in kept.tolist()]
     missing = [q for q in qrels.queries if q not in in_run]
@@ -110,10 +106,14 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
         judged = np.concatenate((judged, [where[q] for q in missing])).astype(np.int64)
         offsets = np.concatenate((offsets, np.full(len(missing), offsets[-1]))).astype(np.int64)
         queries = queries + missing
-    ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
+    if np.array_equal(judged, np.arange(len(qrels.queries))):  # every judged query, in order: no gather
+        ideal, ideal_offsets = qrels.ideal, qrels.ideal_offsets
+    else:
+        ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
+        ideal = qrels.ideal[ideal_rows]
     return JudgedLists(
-        rel=rel, score=run.score[rows], offsets=offsets,
-        ideal=qrels.ideal[ideal_rows], ideal_offsets=ideal_offsets, queries=queries,
+        rel=rel, score=score, offsets=offsets,
+        ideal=ideal, ideal_offsets=ideal_offsets, queries=queries,
         unjudged_queries=[run.queries[i] for i in np.flatnonzero(to_qrels < 0).tolist()],
         unretrieved_queries=[] if complete else missing,
     )

@@ -248,9 +248,7 @@ class Run(_Columns):
     def _trec_order(self, score) -> np.ndarray:
         # by query (rows grouped once), each query's by score descending, then each run of tied scores by
         # document id descending (strcmp, as trec_eval)
-        order = self._by_query[sort_within_groups(score[self._by_query], self.offsets, True)]
-        _ki.order_ties_by_id(order, score, self.offsets, self._ids.data, self._ids.offsets)
-        return order
+        return _ki.trec_order(self._by_query, self.offsets, score, self._ids.data, self._ids.offsets)
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":

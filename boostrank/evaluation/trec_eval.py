@@ -520,9 +520,12 @@ class _Table:
                 cells.append(_printed_all(c, self.column(c, queries)))
             else:
                 cells.append(None)
-        names = [f"{c.printed:<22}\t" for c in columns]
-        return [f"{names[k]}{q}\t{cell[i]}" for i, q in enumerate(queries) for k, cell in enumerate(cells)
-                if cell is not None]
+        printed = [(f"{c.printed:<22}\t", cell) for c, cell in zip(columns, cells) if cell is not None]
+        heads = [q + "\t" for q in queries]
+        lines = [""] * (len(queries) * len(printed))  # query by query, each its measures in order
+        for k, (name, cell) in enumerate(printed):
+            lines[k::len(printed)] = map(name.__add__, map(str.__add__, heads, cell))
+        return lines
 
     def summary_lines(self, columns) -> list:
         from .measures import sequential_sum
@@ -603,6 +606,6 @@ def main(argv) -> int:
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
         print(f"boostrank trec_eval: error: {kind}{text}", file=sys.stderr)
         return 2
-    sys.stdout.write("".join(line + "\n" for line in lines))
+    sys.stdout.write("\n".join(lines) + "\n" if lines else "")
     sys.stdout.flush()
     return 0

@@ -127,18 +127,18 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
     assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())
     assert tuple(int(v) for v in k.first_repeat(rows, offsets, hashes, ids.data, ids.offsets)) == tuple(got)
     score = rng.integers(0, 3, n).astype(np.float64)  # ties in bulk
-    order = rows[np.lexsort((-score[rows], codes[rows]))]  # by score; ties still in file order
-    k.order_ties_by_id(order, score, offsets, ids.data, ids.offsets)
-    if got[1] < 0:  # ids of a group differ: one order
-        assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
+    ranked = rows[np.lexsort((-score[rows], codes[rows]))]  # each group by score, as a run written by rank
+    for given in (rows, ranked):
+        order = k.trec_order(given, offsets, score, ids.data, ids.offsets)
+        if got[1] < 0:  # ids of a group differ: one order
+            assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
 
 
 def test_long_tied_blocks_are_merge_sorted_by_id():
     rng = np.random.default_rng(5)
     values = np.array([f"d{i}" for i in rng.permutation(500)], dtype=object)
     ids = id_store.IdBytes.of_strings(values)
-    order = np.arange(500)
-    k.order_ties_by_id(order, np.zeros(500), np.array([0, 500]), ids.data, ids.offsets)
+    order = k.trec_order(np.arange(500), np.array([0, 500]), np.zeros(500), ids.data, ids.offsets)
     assert values[order].tolist() == sorted(values.tolist(), reverse=True)
 
 

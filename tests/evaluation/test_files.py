@@ -98,7 +98,7 @@ def test_the_fast_reader_reads_what_the_line_reader_reads(tmp_path, monkeypatch,
                     got = load(path)
                     outcomes.append(("ok", got.qid.tolist(), got.docid.tolist(),
                                      (got.score if kind == "run" else got.rel).tolist(), getattr(got, "name", None),
-                                     getattr(got, "last_tag", None)))
+                                     getattr(got, "last_tag", None), got._hash.tolist()))
                 except br.LetorFormatError as exc:
                     outcomes.append(("error", str(exc)))
             monkeypatch.undo()

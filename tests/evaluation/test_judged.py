@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import boostrank as br
+
+from ..reference import judged_lists_reference
+from .helpers import random_collection
 
 
 def test_many_documents_join_exactly():
@@ -25,3 +29,34 @@ def test_many_documents_join_exactly():
     docid = run.docid[run.trec_order()]  # every query of the run is judged: the lists are the run's in order
     want = [table.get((lists.queries[r], d), -1) for r, d in zip(rows, docid)]  # -1: not in the qrels
     np.testing.assert_array_equal(lists.rel, want)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("depth", [None, 1, 3])
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_judged_lists_equal_the_dict_join(seed, depth, complete, judged_only):
+    """Every option against a plain-Python join: ties, unjudged and negatively graded documents, queries on one
+    side only, empty lists; float32 ranks on scores equal in float32 (seed 0 holds some)."""
+    qrels, run = random_collection(seed, ties=seed % 2 == 0)
+    if seed == 0:
+        run["q0"] = {"a": 1.0 + 1e-12, "b": 1.0, "c": 0.5}  # a first in float64, b (docid) in float32
+        qrels["q0"] = {"a": 1, "b": 0, "c": 2}
+    float32 = seed % 3 == 0
+    lists = br.evaluation.judged_lists(br.Qrels.from_dict(qrels), br.Run.from_dict(run), depth=depth,
+                                       complete=complete, float32=float32, judged_only=judged_only)
+    want = judged_lists_reference(qrels, run, depth, complete, float32, judged_only)
+    assert lists.queries == list(want)
+    for g, q in enumerate(lists.queries):
+        rel, score, ideal = want[q]
+        np.testing.assert_array_equal(lists.rel[lists.offsets[g]:lists.offsets[g + 1]], rel)
+        np.testing.assert_array_equal(lists.score[lists.offsets[g]:lists.offsets[g + 1]], score)
+        np.testing.assert_array_equal(lists.ideal[lists.ideal_offsets[g]:lists.ideal_offsets[g + 1]], ideal)
+
+
+def test_an_empty_run_and_an_empty_query_set_match_nothing():
+    qrels = br.Qrels.from_dict({"q": {"a": 1}})
+    lists = br.evaluation.judged_lists(qrels, br.Run.from_dict({"z": {"a": 1.0}}))
+    assert lists.queries == [] and lists.rel.size == 0 and list(lists.offsets) == [0]
+    lists = br.evaluation.judged_lists(qrels, br.Run.from_dict({"z": {"a": 1.0}}), complete=True)
+    assert lists.queries == ["q"] and lists.rel.size == 0 and list(lists.ideal) == [1.0]

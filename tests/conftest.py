@@ -38,6 +38,14 @@ def nonlinear_letor(n_queries=40, seed=0):
     return br.datasets.make_letor(n_queries, random_state=seed, relevance="nonlinear", noise=0.5)
 
 
+def small_lists(seed=0, n_q=8, size=12, d=3):
+    """``n_q`` lists of ``size`` rows, ``d`` normal features, binary labels from the first feature and noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_q * size, d))
+    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
+    return X, y, np.repeat(np.arange(n_q), size)
+
+
 def base_lists(seed, n_lists=24, size=12, d=3):
     """Lists of one size with binary labels and a base ranker's scores: what a top-k re-ranker starts from."""
     rng = np.random.default_rng(seed)

@@ -1,7 +1,6 @@
 import os
 import json
 import runpy
-import subprocess
 import sys
 from pathlib import Path
 

@@ -9,7 +9,7 @@ from sklearn.base import clone
 
 import boostrank as br
 
-from .conftest import nonlinear_letor
+from .conftest import nonlinear_letor, small_lists
 
 xgb = pytest.importorskip("xgboost")  # an optional extra (boostrank[xgboost])
 
@@ -444,31 +444,23 @@ def test_a_text_column_is_named_at_fit_and_predict(engine):
         model.predict(bad.assign(c1=df["c1"] > 0.5))
 
 
-# ---------------------------------------------------------------- item 4: one list said aloud at predict
-def _lists(seed=0, n_q=8, size=12, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_q * size, d))
-    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
-    return X, y, np.repeat(np.arange(n_q), size)
-
-
 # ---------------------------------------------------------------- item 10: early stopping that cannot act
 def test_early_stopping_without_a_validation_set_says_so():
-    X, y, qid = _lists(8, n_q=5)
+    X, y, qid = small_lists(8, n_q=5)
     with pytest.warns(UserWarning, match="early_stopping_rounds=5 cannot act: 5 queries are too few"):
         model = br.LambdaRanker(n_estimators=6, early_stopping_rounds=5, min_child_samples=2).fit(X, y, qid=qid)
     assert model.n_estimators_ == 6
 
 
 def test_an_unbounded_round_count_is_refused():
-    X, y, qid = _lists(8)
+    X, y, qid = small_lists(8)
     with pytest.raises(ValueError, match=r"n_estimators=1000000000 is more rounds"):
         br.LambdaRanker(n_estimators=10**9, early_stopping_rounds=10).fit(X, y, qid=qid)
 
 
 # ---------------------------------------------------------------- item 17: lambdarank's gain table
 def test_lambdarank_with_grades_past_its_gain_table_says_what_to_do():
-    X, _, qid = _lists(12, n_q=2, size=20)
+    X, _, qid = small_lists(12, n_q=2, size=20)
     y = np.r_[np.arange(20) * 2, np.zeros(20)]
     with pytest.raises(ValueError, match=r"labels reach 38 .* up to 30 .*label_gain"):
         br.LambdaRanker(objective="lambdarank").fit(X, y, qid=qid)
@@ -479,7 +471,7 @@ def test_lambdarank_with_grades_past_its_gain_table_says_what_to_do():
 
 @pytest.mark.parametrize("engine", ["lightgbm", "xgboost"])
 def test_save_model_into_a_folder_or_nowhere_is_refused(tmp_path, engine):
-    X, y, qid = _lists(16)
+    X, y, qid = small_lists(16)
     model = br.LambdaRanker(engine=engine, n_estimators=2, **({"min_child_samples": 2} if engine == "lightgbm"
                                                               else {})).fit(X, y, qid=qid)
     for path in (tmp_path, ""):
@@ -559,7 +551,6 @@ def test_fitted_attributes_of_an_lgbmranker_user(letor, engine):
         assert imp.sum() == pytest.approx(1.0, rel=1e-5)
     plain = br.LambdaRanker(engine=engine, n_estimators=4).fit(train.X, train.y, qid=train.qid)
     assert plain.best_iteration_ is None and plain.n_estimators_ == 4 and plain.best_score_ == {}
-
 
 
 def early_stopped(engine, tmp_path):

@@ -19,7 +19,7 @@ import numpy as np
 from ..io.files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
 from .._kernels import trec_columns as _tc
 from .._kernels.jit import note_first_compile
-from .ids import DuplicateId, IdBytes, QueryCodes, coded
+from .ids import DuplicateId, IdBytes, QueryCodes
 from .runs import Qrels, Run
 
 __all__ = ["load_qrels", "load_run", "save_qrels", "save_run"]
@@ -132,6 +132,55 @@ def _in_threads(fn, items) -> list:
         return list(pool.map(fn, items))
 
 
+def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
+    """:func:`._kernels.trec_columns.trec_columns` of each part on its own thread, every part's rows written to its
+    own block of one set of columns (block ``k`` from row ``first[k]``; its id offsets from ``first[k] + k``), so
+    that no column is joined by a copy: (first, (codes, doc_offsets, hashes, values), each part's result)."""
+    bounds = _in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
+    first = np.concatenate(([0], np.cumsum(bounds))).astype(np.int64)
+    codes, hashes = np.empty(first[-1], dtype=np.int64), np.empty(first[-1], dtype=np.int64)
+    doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
+    grades = np.empty(first[-1] if qrels else 0, dtype=np.int64)
+    scores = np.empty(0 if qrels else first[-1], dtype=np.float64)
+
+    def columns(k):
+        a, b = first[k], first[k + 1]
+        return _tc.trec_columns(buf[parts[k][0]:parts[k][1]], *shape, codes[a:b], doc_offsets[a + k:b + k + 1],
+                                hashes[a:b], scores[a:b], grades[a:b])
+
+    return first, (codes, doc_offsets, hashes, grades if qrels else scores), _in_threads(columns, range(len(parts)))
+
+
+def _utf8(view, non_ascii: bool) -> bool:
+    """Whether text with a byte past ASCII is UTF-8 with no byte-order mark past the start."""
+    if not non_ascii:
+        return True
+    if _BOM in view:
+        return False
+    try:
+        codecs.utf_8_decode(view, None, True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _joined(first, rows: list, recodes: list, id_bytes: list, codes, doc_offsets, hashes, values) -> int:
+    """The parts' blocks made one set of columns in place: each part's rows moved up to follow the rows before
+    them (blank lines leave a part short of its bound), its query codes made global (``recodes[k]``) and its id
+    offsets made to follow the ids before them; the number of rows."""
+    end, ids_end = 0, 0
+    for k, n in enumerate(rows):
+        a = first[k]
+        if end < a:
+            for column in (codes, hashes, values):
+                _tc.move_rows(column, a, end, n, 0)
+        if k:
+            _tc.move_rows(doc_offsets, a + k + 1, end + 1, n, ids_end)
+        _tc.recode(codes[end:end + n], recodes[k])
+        end, ids_end = end + n, ids_end + id_bytes[k]
+    return end
+
+
 def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     """The columns of a well-formed qrels or run file (:func:`._kernels.trec_columns.trec_columns`, on Numba's
     threads for a large file, each on its own run of lines): ``qid`` coded, ``docno`` as :class:`IdBytes`
@@ -149,30 +198,9 @@ def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
-    # every part's rows go to its own block of one set of columns: no column is joined by a copy
-    bounds = _in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
-    first = np.concatenate(([0], np.cumsum(bounds))).astype(np.int64)
-    codes, hashes = np.empty(first[-1], dtype=np.int64), np.empty(first[-1], dtype=np.int64)
-    doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
-    grades = np.empty(first[-1] if qrels else 0, dtype=np.int64)
-    scores = np.empty(0 if qrels else first[-1], dtype=np.float64)
-
-    def columns(k):
-        a, b = first[k], first[k + 1]
-        return _tc.trec_columns(buf[parts[k][0]:parts[k][1]], *shape, codes[a:b], doc_offsets[a + k:b + k + 1],
-                                hashes[a:b], scores[a:b], grades[a:b])
-
-    done = _in_threads(columns, range(len(parts)))
-    if any(d[0] == _tc.STATUS_FALLBACK for d in done):
+    first, (codes, doc_offsets, hashes, values), done = _parsed_in_parts(buf, parts, shape, qrels)
+    if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(view, any(d[5] for d in done)):
         return None
-    if any(d[5] for d in done):  # a byte past ASCII: UTF-8, and no byte-order mark past the start
-        if _BOM in view:
-            return None
-        try:
-            codecs.utf_8_decode(view, None, True)
-        except UnicodeDecodeError:
-            return None
-    values = grades if qrels else scores
     where: dict = {}  # each query's code, in order of first appearance over the parts
     locals_, data, tags = [], [], []
     for k, ((start, _), (rows, spans, part_data, slow, part_tags, _)) in enumerate(zip(parts, done)):
@@ -189,18 +217,8 @@ def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     by_name = sorted(range(len(words)), key=words.__getitem__)  # strcmp order (code points)
     rank = np.empty(len(words), dtype=np.int64)
     rank[by_name] = np.arange(len(words))
-    # each part's rows moved up to follow the rows before them (blank lines leave a part short of its bound),
-    # its codes made global and its id offsets made to follow the ids before them
-    end, ids_end = 0, 0
-    for k, rows in enumerate(d[0] for d in done):
-        a = first[k]
-        if end < a:
-            for column in (codes, hashes, values):
-                _tc.move_rows(column, a, end, rows, 0)
-        if k:
-            _tc.move_rows(doc_offsets, a + k + 1, end + 1, rows, ids_end)
-        _tc.recode(codes[end:end + rows], rank[locals_[k]])
-        end, ids_end = end + rows, ids_end + data[k].shape[0]
+    end = _joined(first, [d[0] for d in done], [rank[c] for c in locals_], [d.shape[0] for d in data],
+                  codes, doc_offsets, hashes, values)
     ids = IdBytes(np.concatenate(data) if len(data) > 1 else data[0], doc_offsets[:end + 1], hashes=hashes[:end])
     out = {"qid": QueryCodes([words[k] for k in by_name], codes[:end]), "docno": ids,
            "rel" if qrels else "score": values[:end]}

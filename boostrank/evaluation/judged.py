@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels import ids as _ki
 from .._kernels import judged as _kj
 from .runs import Qrels, Run
 

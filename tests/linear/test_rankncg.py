@@ -8,6 +8,7 @@ from boostrank.linear.rankncg import _Pairs, log_likelihood, pair_gradient
 from boostrank.metrics import group_offsets
 
 from ..reference import rankncg_loglik
+from ..conftest import small_lists
 
 
 def _problem(seed, n=120, d=4, classes=3, noise=0.7, qid=False):
@@ -183,18 +184,10 @@ def test_zero_conjugate_gradient_iterations_are_refused(max_iter, tmp_path, caps
         assert "max_iter" in capsys.readouterr().err and not (tmp_path / "m.json").exists()
 
 
-# ---------------------------------------------------------------- item 4: one list said aloud at predict
-def _lists(seed=0, n_q=8, size=12, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_q * size, d))
-    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
-    return X, y, np.repeat(np.arange(n_q), size)
-
-
 def test_rankncg_score_without_qid_is_refused_when_fitted_on_lists():
     """One contract (#44): every estimator's score refuses to pool the lists of a model fitted on several (RankNCG
     warned and pooled them), and with one list given as such scores it as one."""
-    X, y, qid = _lists(1)
+    X, y, qid = small_lists(1)
     model = br.RankNCG().fit(X, y, qid=qid)
     with pytest.raises(ValueError, match=r"score needs qid .*\(RankNCG\)"):
         model.score(X, y)
@@ -205,7 +198,7 @@ def test_rankncg_score_without_qid_is_refused_when_fitted_on_lists():
 # ---------------------------------------------------------------- item 16: damaged RankNCG files are named
 @pytest.mark.parametrize("damage", [b"\xff\xfe", b"{\"boostrank_model\": ", b"[" * 100000])
 def test_a_damaged_rankncg_file_names_the_file(tmp_path, damage):
-    X, y, qid = _lists(11)
+    X, y, qid = small_lists(11)
     path = tmp_path / "ncg.json"
     br.RankNCG().fit(X, y, qid=qid).save_model(path)
     raw = path.read_bytes()
@@ -215,7 +208,7 @@ def test_a_damaged_rankncg_file_names_the_file(tmp_path, damage):
 
 
 def test_rankncg_refuses_features_whose_squares_overflow():
-    X, y, qid = _lists(15)
+    X, y, qid = small_lists(15)
     with pytest.raises(ValueError, match="RankNCG squares them"):
         br.RankNCG().fit(X * 1e155, y, qid=qid)
     assert np.abs(br.RankNCG().fit(X * 1e100, y, qid=qid).coef_).max() > 0

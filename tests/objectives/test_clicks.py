@@ -3,7 +3,6 @@ the positions checked at every entry point, and nothing changed without them."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

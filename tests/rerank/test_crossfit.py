@@ -7,14 +7,7 @@ import pytest
 
 import boostrank as br
 from boostrank import OneListWarning
-
-
-# ---------------------------------------------------------------- item 4: one list said aloud at predict
-def _lists(seed=0, n_q=8, size=12, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n_q * size, d))
-    y = (X[:, 0] + rng.normal(size=n_q * size) > 0.5).astype(int)
-    return X, y, np.repeat(np.arange(n_q), size)
+from ..conftest import small_lists
 
 
 # ---------------------------------------------------------------- item 15: the cross-fit keeps to the budget
@@ -45,7 +38,7 @@ class _SlowRanker:
 def test_cross_fit_stops_as_soon_as_its_projection_passes_the_time_limit():
     from boostrank.rerank import cross_fit_scores
 
-    X, y, qid = _lists(17, n_q=10)
+    X, y, qid = small_lists(17, n_q=10)
     _SlowRanker.fits = 0
     with pytest.raises(TimeoutError, match=r"1 of 5 folds took .* all 5 would take about"):
         cross_fit_scores(_SlowRanker(0.3), X, y, qid, cv=5, time_limit=0.6)
@@ -99,7 +92,7 @@ def test_nested_cross_fit_scores_equal_one_fit_per_fold_pair(n_folds, seed):
 
     from ..reference import nested_cross_fit_reference
 
-    X, y, qid = _lists(seed, n_q=12)
+    X, y, qid = small_lists(seed, n_q=12)
     offsets = br.metrics.group_offsets(len(y), qid=qid)
     row_fold = row_folds(offsets, n_folds, seed)
     _CountingLinear.fits = 0
@@ -116,7 +109,7 @@ def test_nested_cross_fit_scores_equal_one_fit_per_fold_pair(n_folds, seed):
                                                      (4, 5, "nested", 4 + 6 + 5 + 1), (2, 5, "cross-fitted", 5 + 1),
                                                      (0, 5, "", 5 + 1)])
 def test_the_gate_measures_against_the_base_deployment_uses(gate, cv, against, fits):
-    X, y, qid = _lists(3, n_q=20, size=10)
+    X, y, qid = small_lists(3, n_q=20, size=10)
     _CountingLinear.fits = 0
     rr = br.TopKReranker(k=4, gate=gate, cv=cv, base_estimator=_CountingLinear(), time_limit=None,
                          random_state=0).fit(X, y, qid=qid)
@@ -131,6 +124,6 @@ def test_the_gate_measures_against_the_base_deployment_uses(gate, cv, against, f
 
 
 def test_given_base_scores_are_what_the_gate_measures_against():
-    X, y, qid = _lists(4, n_q=20, size=10)
+    X, y, qid = small_lists(4, n_q=20, size=10)
     rr = br.TopKReranker(k=4, time_limit=None, random_state=0).fit(X, y, qid=qid, base_scores=X[:, 1])
     assert rr.result_.gate_against == "given" and "base_scores passed" in rr.result_.summary()

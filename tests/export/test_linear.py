@@ -1,4 +1,5 @@
-"""Linear models exported to Elasticsearch LTR and Vespa score as the models do (#29 item 8)."""
+"""boostrank.export.linear: linear models exported to Elasticsearch LTR and Vespa score as the models do; feature
+names checked."""
 
 import json
 import re

@@ -155,42 +155,50 @@ def match_sorted(codes, hashes, offsets, sorted_hashes):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def match_lists(order, offsets, chosen, to_judged, new_offsets, hashes, judged_offsets, sorted_hashes):
-    """The chosen lists' rows in rank order, each matched by hash to its query's judged documents: the gathers
-    and the search of :func:`match_sorted` in one pass, a list per thread.
+def graded_lists(run, judged, chosen, to_judged, new_offsets):
+    """The chosen lists of a run in rank order, each document's grade found by hash among its query's judged
+    documents: the grades and scores :class:`..evaluation.judged.JudgedLists` holds, in one pass, a list per
+    thread.
 
     Parameters
     ----------
-    order : ndarray of int64, shape (n,)
-        The rows in rank order, list ``g``'s at ``order[offsets[g]:offsets[g + 1]]``.
-    offsets : ndarray of int64
+    run : tuple of ndarrays
+        ``(order, offsets, hashes, scores, data, doc_offsets)``: the rows in rank order, list ``g``'s at
+        ``order[offsets[g]:offsets[g + 1]]``; each row's document hash, score and id
+        (:class:`..evaluation.ids.IdBytes`' layout).
+    judged : tuple of ndarrays
+        ``(offsets, sorted_hashes, rows, grades, data, doc_offsets)``: list ``c``'s judged documents' hashes,
+        ascending, at ``sorted_hashes[offsets[c]:offsets[c + 1]]``; ``rows[p]`` the judgement at sorted position
+        ``p``; each judgement's grade and document id.
     chosen : ndarray of int64, shape (m,)
-        The lists kept, in output order.
+        The run's lists kept, in output order.
     to_judged : ndarray of int64, shape (m,)
         Chosen list ``j``'s list in the judgements.
     new_offsets : ndarray of int64, shape (m + 1,)
         Chosen list ``j`` gives its first ``new_offsets[j + 1] − new_offsets[j]`` rows (a depth cut).
-    hashes : ndarray of int64, shape (n,)
-        Each row's document hash.
-    judged_offsets, sorted_hashes : ndarray of int64
-        List ``c``'s judged documents' hashes, ascending, at ``sorted_hashes[judged_offsets[c]:judged_offsets[c + 1]]``.
 
     Returns
     -------
-    rows : ndarray of int64, shape (new_offsets[-1],)
-    at : ndarray of int64, shape (new_offsets[-1],)
-        Each row's position in ``sorted_hashes`` (the first of equal hashes), or −1.
+    rel : ndarray of float64, shape (new_offsets[-1],)
+        Each row's grade: :data:`REL_NONPOOL` when unjudged, :data:`REL_UNJUDGED` when graded negatively
+        (trec_eval's ``form_res_rels.c``).
+    score : ndarray of float64, shape (new_offsets[-1],)
+    collisions : int
+        How many hash matches are another id (the caller then matches by the ids themselves).
     """
+    order, offsets, hashes, scores, data, doc_offsets = run
+    judged_offsets, sorted_hashes, judged_rows, grades, judged_data, judged_doc_offsets = judged
     n = new_offsets[-1]
-    rows = np.empty(n, dtype=np.int64)
-    at = np.empty(n, dtype=np.int64)
+    rel = np.empty(n, dtype=np.float64)
+    score = np.empty(n, dtype=np.float64)
+    collided = np.zeros(chosen.shape[0], dtype=np.int64)
     for j in prange(chosen.shape[0]):
         start = offsets[chosen[j]] - new_offsets[j]
         first = judged_offsets[to_judged[j]]
         last = judged_offsets[to_judged[j] + 1]
         for k in range(new_offsets[j], new_offsets[j + 1]):
             r = order[start + k]
-            rows[k] = r
+            score[k] = scores[r]
             h = hashes[r]
             base = first
             size = last - first
@@ -198,36 +206,14 @@ def match_lists(order, offsets, chosen, to_judged, new_offsets, hashes, judged_o
                 half = size >> 1
                 base = base + half if sorted_hashes[base + half - 1] < h else base
                 size -= half
-            at[k] = base if size == 1 and sorted_hashes[base] == h else -1
-    return rows, at
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def judged_grades(rows, at, judged_rows, grades, scores, data, doc_offsets, judged_data, judged_doc_offsets):
-    """Each matched row's grade (:data:`REL_NONPOOL` unmatched, :data:`REL_UNJUDGED` graded negatively, as
-    trec_eval's ``form_res_rels.c``) and score, and how many hash matches are another id (a collision: the
-    caller then matches by the ids themselves).
-
-    ``judged_rows[p]`` is the judgement at sorted position ``p`` (``at``'s positions), ``grades`` the
-    judgements' grades, ``scores`` the run's; ``data``/``doc_offsets`` and ``judged_data``/``judged_doc_offsets``
-    the run's and the judgements' document ids (:class:`..evaluation.ids.IdBytes`' layout).
-    """
-    n = rows.shape[0]
-    rel = np.empty(n, dtype=np.float64)
-    score = np.empty(n, dtype=np.float64)
-    collisions = 0
-    for k in prange(n):
-        r = rows[k]
-        score[k] = scores[r]
-        if at[k] < 0:
-            rel[k] = REL_NONPOOL
-            continue
-        j = judged_rows[at[k]]
-        rel[k] = REL_UNJUDGED if grades[j] < 0 else grades[j]
-        if compare_ids(judged_data, judged_doc_offsets, j, data, doc_offsets, r) != 0:
-            collisions += 1
-    return rel, score, collisions
-
+            if size == 1 and sorted_hashes[base] == h:
+                row = judged_rows[base]
+                rel[k] = REL_UNJUDGED if grades[row] < 0 else grades[row]
+                if compare_ids(judged_data, judged_doc_offsets, row, data, doc_offsets, r) != 0:
+                    collided[j] += 1
+            else:
+                rel[k] = REL_NONPOOL
+    return rel, score, collided.sum()
 
 # the ``measure`` codes of :func:`trec_measure`: trec_eval's measures of the retrieved set, its judged
 # documents and interpolated precision (m_*.c of trec_eval at f425365, each named below)

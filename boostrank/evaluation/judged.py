@@ -84,13 +84,15 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
     kept = np.flatnonzero(to_qrels >= 0)
     sizes = run.offsets[kept + 1] - run.offsets[kept]
     offsets = np.concatenate(([0], np.cumsum(sizes if depth is None else np.minimum(sizes, depth)))).astype(np.int64)
-    rows, at = _kj.match_lists(run.trec_order(float32), run.offsets, kept, to_qrels[kept], offsets, run._hash,
-                               qrels.ideal_offsets, qrels._sorted_hash)
-    rel, score, collisions = _kj.judged_grades(rows, at, qrels._order, qrels.rel, run.score, run._ids.data,
-                                               run._ids.offsets, qrels._ids.data, qrels._ids.offsets)
+    order = run.trec_order(float32)
+    rel, score, collisions = _kj.graded_lists(
+        (order, run.offsets, run._hash, run.score, run._ids.data, run._ids.offsets),
+        (qrels.ideal_offsets, qrels._sorted_hash, qrels._order, qrels.rel, qrels._ids.data, qrels._ids.offsets),
+        kept, to_qrels[kept], offsets)
     if collisions:  # two ids share a hash: match by the strings instead
         pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
         grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}
+        rows = order[segments(run.offsets, kept, depth)[0]]
         codes = to_qrels[run._codes[rows]]
         rel[:] = [grade.get((c, d), _kj.REL_NONPOOL) for c, d in zip(codes.tolist(), run.docid[rows].tolist())]
     if judged_only:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .io.files import check_out as _check_out
 from .io.files import write_atomic as _write_atomic
-from .io.letor import LetorFormatError, load_letor
+from .exceptions import LetorFormatError
 from .metrics import LETOR_METRICS, format_table, get_metric, metric_table, parse_metric
 
 #: the metrics of LETOR labels (the train, predict, rerank and demo commands, and evaluate/compare with --data)
@@ -67,6 +67,8 @@ def _split_metrics(text: str, trec: bool = False) -> list[str]:
 
 def _load(args, path, **kw):
     """load_letor with the command's ``--zero-based`` choice."""
+    from .io.letor import load_letor  # scipy.sparse: loaded by the commands that read LETOR files only
+
     return load_letor(path, zero_based={"auto": "auto", "true": True, "false": False}[args.zero_based], **kw)
 
 

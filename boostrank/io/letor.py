@@ -14,13 +14,16 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._compat import require
 from .files import LetorFormatError, check_max_bytes, lines_of, read_bytes, write_atomic
 from .._validation import group_offsets, repeated_query
+
+if TYPE_CHECKING:  # scipy.sparse is imported where a LETOR matrix is, not by every evaluation
+    import scipy.sparse as sp
 
 __all__ = ["LetorData", "LetorFormatError", "load_letor", "save_letor"]
 
@@ -114,6 +117,7 @@ class LetorData:
         """The data as a :class:`pandas.DataFrame` with columns qid, label, docid, f1..fd."""
         pd = require("pandas", "pandas", "a DataFrame")
 
+        import scipy.sparse as sp
         X = self.X.toarray() if sp.issparse(self.X) else self.X
         frame = pd.DataFrame(X, columns=[f"f{j + 1}" for j in range(X.shape[1])])
         frame.insert(0, "docid", self.docid if self.docid is not None else None)
@@ -477,6 +481,7 @@ def save_letor(path, X, y=None, qid=None, *, docid=None, comments=None,
         comments = data.comments if comments is None else comments
     y = _letor_labels(y)
     n = y.shape[0]
+    import scipy.sparse as sp
     sparse_in = sp.issparse(X)
     X = sp.csr_matrix(X) if sparse_in else np.asarray(X, dtype=np.float64)
     if X.ndim != 2:

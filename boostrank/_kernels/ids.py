@@ -90,15 +90,6 @@ def compare_ids(data_a, offsets_a, i, data_b, offsets_b, j):
 
 
 @njit(cache=True)
-def same_ids(data_a, offsets_a, rows_a, data_b, offsets_b, rows_b):
-    """Whether id ``rows_a[k]`` of a equals id ``rows_b[k]`` of b for every k."""
-    for k in range(rows_a.shape[0]):
-        if compare_ids(data_a, offsets_a, rows_a[k], data_b, offsets_b, rows_b[k]) != 0:
-            return False
-    return True
-
-
-@njit(cache=True)
 def take_ids(data, offsets, rows):
     """The ids ``rows`` as bytes and offsets of their own."""
     new = np.empty(rows.shape[0] + 1, dtype=np.int64)

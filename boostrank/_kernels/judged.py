@@ -114,46 +114,6 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
     return out
 
 
-@njit(cache=True, parallel=True)
-def match_sorted(codes, hashes, offsets, sorted_hashes):
-    """Where each (list, document hash) occurs among the judged documents.
-
-    Parameters
-    ----------
-    codes : ndarray of int64, shape (n,)
-        Each row's list in the judgements (−1: the list has none).
-    hashes : ndarray of int64, shape (n,)
-        Each row's document hash.
-    offsets : ndarray of int64, shape (n_lists + 1,)
-        List ``c``'s judged documents are ``sorted_hashes[offsets[c]:offsets[c + 1]]``, ascending.
-    sorted_hashes : ndarray of int64
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        The position in ``sorted_hashes``, or −1 (equal hashes there: the first).
-    """
-    n = codes.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
-    for i in prange(n):
-        c = codes[i]
-        if c < 0:
-            continue
-        lo = offsets[c]
-        hi = offsets[c + 1]
-        h = hashes[i]
-        while lo < hi:  # the first position not below h
-            mid = (lo + hi) >> 1
-            if sorted_hashes[mid] < h:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < offsets[c + 1] and sorted_hashes[lo] == h:
-            out[i] = lo
-    return out
-
-
-
 @njit(cache=True, parallel=True, nogil=True)
 def graded_lists(run, judged, chosen, to_judged, new_offsets):
     """The chosen lists of a run in rank order, each document's grade found by hash among its query's judged

@@ -107,8 +107,8 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
         judged = np.concatenate((judged, [where[q] for q in missing])).astype(np.int64)
         offsets = np.concatenate((offsets, np.full(len(missing), offsets[-1]))).astype(np.int64)
         queries = queries + missing
-    if np.array_equal(judged, np.arange(len(qrels.queries))):  # every judged query, in order: no gather
-        ideal, ideal_offsets = qrels.ideal, qrels.ideal_offsets
+    if np.array_equal(judged, np.arange(len(qrels.queries))):  # every judged query, in order: a copy, no gather
+        ideal, ideal_offsets = qrels.ideal.copy(), qrels.ideal_offsets.copy()
     else:
         ideal_rows, ideal_offsets = segments(qrels.ideal_offsets, judged)
         ideal = qrels.ideal[ideal_rows]

@@ -12,7 +12,8 @@ What an IR researcher does with a set of runs, on the same files for every tool:
 The collection is generated (``--queries`` × ``--docs``, default 10 000 × 1 000: 10⁷ lines per
 run): graded qrels 0-3 judging about half of the retrieved documents plus 5 unretrieved relevant
 ones per query; every run ranks the same documents by the grade plus its own noise, scores
-rounded to 4 decimals (ties, as real runs have).  ``--letor FILE`` takes a real collection
+rounded to 4 decimals (ties, as real runs have), in generation order with rank 0 (``--ranked``: by score with
+ranks 1, 2, …, as retrieval systems write them).  ``--letor FILE`` takes a real collection
 instead: the qrels are its labels and run i scores by feature column ``--features`` (MQ2008's
 BM25 and LMIR columns by default).
 
@@ -27,7 +28,7 @@ way, with trec_eval's arguments (each call a fresh interpreter).  "fuse MB" is t
 boostrank's (1e-9; trec_eval's to the 4 decimals it prints): ranx breaks tied scores in another
 order than trec_eval, so it may differ.
 
-Run:  python benchmarks/evaluation.py [--queries 10000 --docs 1000] [--trec-eval BIN]
+Run:  python benchmarks/evaluation.py [--queries 10000 --docs 1000] [--ranked] [--trec-eval BIN]
           [--ranx-python PYTHON] [--letor ../shared/data/mq2008/test.txt] [--json out.json]
       (ranx is not a boostrank dependency: ``pip install ranx``, or name an interpreter that has it)
 """
@@ -89,15 +90,25 @@ def letor_collection(path, features):
     return qrels, [(qids, docid, X[:, f - 1]) for f in features]
 
 
-def write_files(folder, qrels, runs):
+def write_files(folder, qrels, runs, ranked=False):
+    """The qrels and run files; ``ranked``: each query's documents by score with ranks 1, 2, … as retrieval systems
+    write runs (else in generation order with rank 0, which trec_eval accepts as well)."""
     qpath = os.path.join(folder, "qrels.txt")
     with open(qpath, "w") as fh:
         fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(*(a.tolist() for a in qrels)))
     paths = []
     for i, (q, d, s) in enumerate(runs):
+        rank = np.zeros(q.size, dtype=np.int64)
+        if ranked:  # the generated rows are grouped by query
+            start = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+            group = np.repeat(np.arange(start.size), np.diff(np.r_[start, q.size]))
+            order = np.lexsort((-s, group))
+            q, d, s = q[order], d[order], s[order]
+            rank = np.arange(q.size) - start[group] + 1
         paths.append(os.path.join(folder, f"run{i}.txt"))
         with open(paths[-1], "w") as fh:
-            fh.writelines(f"{a} Q0 {b} 0 {c!r} run{i}\n" for a, b, c in zip(q.tolist(), d.tolist(), s.tolist()))
+            fh.writelines(f"{a} Q0 {b} {r} {c!r} run{i}\n"
+                          for a, b, r, c in zip(q.tolist(), d.tolist(), rank.tolist(), s.tolist()))
     return qpath, paths
 
 
@@ -293,6 +304,8 @@ def main(argv=None):
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--docs", type=int, default=1_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--ranked", action="store_true", help="write each run's documents by score with ranks 1, 2, ... "
+                                                            "(as retrieval systems write runs)")
     ap.add_argument("--letor", help="a LETOR file: its labels as qrels, feature columns as runs (replaces the "
                                     "generated collection)")
     ap.add_argument("--features", default=",".join(map(str, MQ2008_FEATURES)),
@@ -316,12 +329,13 @@ def main(argv=None):
         title = f"{args.letor}: {len(set(qrels[0].tolist()))} queries, {len(features)} runs (features {features})"
     else:
         qrels, runs = collection(args.queries, args.docs, args.runs)
-        title = f"{args.queries} queries × {args.docs} documents, {args.runs} runs ({runs[0][0].size} lines each)"
+        title = (f"{args.queries} queries × {args.docs} documents, {args.runs} runs ({runs[0][0].size} lines each"
+                 f"{', in rank order' if args.ranked else ''})")
     title += f"; {len(MEASURES)} measures; compare: randomization, {RESAMPLES} resamples; fuse: RRF"
     rows = {}
     with tempfile.TemporaryDirectory() as folder:
         print(f"writing the files in {folder} ...", flush=True)
-        qpath, rpaths = write_files(folder, qrels, runs)
+        qpath, rpaths = write_files(folder, qrels, runs, ranked=args.ranked)
         tiny_folder = os.path.join(folder, "tiny")
         os.mkdir(tiny_folder)
         tq, truns = collection(3, 20, len(rpaths), seed=1)

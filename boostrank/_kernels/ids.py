@@ -120,11 +120,12 @@ def rows_by_group(codes, n_groups):
     return rows, offsets
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def by_hash_within_groups(hashes, rows, offsets):
-    """``rows`` (grouped, file order inside each group) re-ordered by hash inside each group, stably."""
+    """``rows`` (grouped, file order inside each group) re-ordered by hash inside each group, stably; a group per
+    thread."""
     out = np.empty_like(rows)
-    for g in range(offsets.shape[0] - 1):
+    for g in prange(offsets.shape[0] - 1):
         a = offsets[g]
         b = offsets[g + 1]
         part = rows[a:b]

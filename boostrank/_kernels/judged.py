@@ -115,48 +115,50 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def graded_lists(run, judged, chosen, to_judged, new_offsets):
+def graded_lists(order, hashes, scores, data, doc_offsets, spans, sorted_hashes, sorted_grades, judged_rows,
+                 judged_data, judged_doc_offsets, bounds):
     """The chosen lists of a run in rank order, each document's grade found by hash among its query's judged
     documents: the grades and scores :class:`..evaluation.judged.JudgedLists` holds, in one pass, a list per
     thread.
 
     Parameters
     ----------
-    run : tuple of ndarrays
-        ``(order, offsets, hashes, scores, data, doc_offsets)``: the rows in rank order, list ``g``'s at
-        ``order[offsets[g]:offsets[g + 1]]``; each row's document hash, score and id
-        (:class:`..evaluation.ids.IdBytes`' layout).
-    judged : tuple of ndarrays
-        ``(offsets, sorted_hashes, rows, grades, data, doc_offsets)``: list ``c``'s judged documents' hashes,
-        ascending, at ``sorted_hashes[offsets[c]:offsets[c + 1]]``; ``rows[p]`` the judgement at sorted position
-        ``p``; each judgement's grade and document id.
-    chosen : ndarray of int64, shape (m,)
-        The run's lists kept, in output order.
-    to_judged : ndarray of int64, shape (m,)
-        Chosen list ``j``'s list in the judgements.
-    new_offsets : ndarray of int64, shape (m + 1,)
-        Chosen list ``j`` gives its first ``new_offsets[j + 1] − new_offsets[j]`` rows (a depth cut).
+    order : ndarray of int64
+        The run's rows in rank order, each list's together.
+    hashes, scores : ndarray
+        Each run row's document hash (int64) and score (float64).
+    data, doc_offsets : ndarray
+        The run's document ids (:class:`..evaluation.ids.IdBytes`' layout).
+    spans : ndarray of int64, shape (m, 3)
+        Per chosen list: its first and one-past-last output position, and where its rows start in ``order`` (a
+        depth cut gives fewer outputs than the list has rows).
+    sorted_hashes, sorted_grades, judged_rows : ndarray
+        The judged documents' hashes, ascending within each query, with their grades and rows in the same order.
+    judged_data, judged_doc_offsets : ndarray
+        The judged documents' ids, by row.
+    bounds : ndarray of int64, shape (m, 2)
+        Per chosen list: its query's judged documents, ``sorted_hashes[bounds[j, 0]:bounds[j, 1]]``.
 
     Returns
     -------
-    rel : ndarray of float64, shape (new_offsets[-1],)
+    rel : ndarray of float64, shape (spans[-1, 1],)
         Each row's grade: :data:`REL_NONPOOL` when unjudged, :data:`REL_UNJUDGED` when graded negatively
         (trec_eval's ``form_res_rels.c``).
-    score : ndarray of float64, shape (new_offsets[-1],)
+    score : ndarray of float64
     collisions : int
         How many hash matches are another id (the caller then matches by the ids themselves).
     """
-    order, offsets, hashes, scores, data, doc_offsets = run
-    judged_offsets, sorted_hashes, judged_rows, grades, judged_data, judged_doc_offsets = judged
-    n = new_offsets[-1]
+    m = spans.shape[0]
+    n = spans[m - 1, 1] if m else 0
     rel = np.empty(n, dtype=np.float64)
     score = np.empty(n, dtype=np.float64)
-    collided = np.zeros(chosen.shape[0], dtype=np.int64)
-    for j in prange(chosen.shape[0]):
-        start = offsets[chosen[j]] - new_offsets[j]
-        first = judged_offsets[to_judged[j]]
-        last = judged_offsets[to_judged[j] + 1]
-        for k in range(new_offsets[j], new_offsets[j + 1]):
+    collided = np.zeros(m, dtype=np.int64)
+    for j in prange(m):
+        begin = spans[j, 0]
+        start = spans[j, 2] - begin
+        first = bounds[j, 0]
+        last = bounds[j, 1]
+        for k in range(begin, spans[j, 1]):
             r = order[start + k]
             score[k] = scores[r]
             h = hashes[r]
@@ -167,9 +169,8 @@ def graded_lists(run, judged, chosen, to_judged, new_offsets):
                 base = base + half if sorted_hashes[base + half - 1] < h else base
                 size -= half
             if size == 1 and sorted_hashes[base] == h:
-                row = judged_rows[base]
-                rel[k] = REL_UNJUDGED if grades[row] < 0 else grades[row]
-                if compare_ids(judged_data, judged_doc_offsets, row, data, doc_offsets, r) != 0:
+                rel[k] = REL_UNJUDGED if sorted_grades[base] < 0 else sorted_grades[base]
+                if compare_ids(judged_data, judged_doc_offsets, judged_rows[base], data, doc_offsets, r) != 0:
                     collided[j] += 1
             else:
                 rel[k] = REL_NONPOOL

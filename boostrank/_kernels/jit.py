@@ -20,7 +20,7 @@ import numba
 from numba.core import event
 
 __all__ = ["ensure_cache_dir", "held_by_us", "private_cache_folder", "is_cached", "note_first_compile",
-           "numba_threads", "quiet_notices", "work_clock"]
+           "in_threads", "numba_threads", "quiet_notices", "work_clock"]
 
 
 def ensure_cache_dir():
@@ -201,3 +201,16 @@ def numba_threads(n_threads: int):
         yield
     finally:
         numba.set_num_threads(before)
+
+
+def in_threads(fn, items, n_threads: int | None = None) -> list:
+    """``[fn(item) for item in items]`` on up to ``n_threads`` threads (None: one per item), for kernels that
+    release the GIL (``nogil=True``); one item, or one thread, runs in the calling thread."""
+    items = list(items)
+    workers = len(items) if n_threads is None else min(n_threads, len(items))
+    if workers < 2:
+        return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(fn, items))

@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .._kernels import judged as _kj
+from .._kernels.jit import in_threads
 from .._validation import GroupOffsets, as_1d_float, group_offsets
 from ..io.letor import LetorData
 from ..metrics import docid_desc_order, get_metric, parse_metric, trec_ties
@@ -206,14 +207,8 @@ def _all_values(lists: JudgedLists, metrics: Sequence[str], rules: Rules, conven
     """``{metric: values}`` of one run's lists, the measures spread over Numba's thread count for a large run."""
     import numba
 
-    n_threads = min(numba.get_num_threads(), len(metrics))
-    if n_threads < 2 or lists.rel.shape[0] < MEASURES_PARALLEL_MIN_ROWS:
-        return {m: _values(lists, m, rules, convention) for m in metrics}
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(n_threads) as pool:
-        futures = {m: pool.submit(_values, lists, m, rules, convention) for m in metrics}
-        return {m: f.result() for m, f in futures.items()}
+    n_threads = numba.get_num_threads() if lists.rel.shape[0] >= MEASURES_PARALLEL_MIN_ROWS else 1
+    return dict(zip(metrics, in_threads(lambda m: _values(lists, m, rules, convention), metrics, n_threads)))
 
 
 def _needs_trec_order(spec: str, convention: str) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..io.files import LetorFormatError, check_max_bytes, display_name, lines_of, read_bytes, write_atomic
 from .._kernels import trec_columns as _tc
-from .._kernels.jit import note_first_compile
+from .._kernels.jit import in_threads, note_first_compile
 from .ids import DuplicateId, IdBytes, QueryCodes
 from .runs import Qrels, Run
 
@@ -120,23 +120,11 @@ def _parts(buf: np.ndarray, n: int) -> list:
     return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
-def _in_threads(fn, items) -> list:
-    """``[fn(item) for item in items]``, one thread per item when there are several (the kernels release the
-    GIL)."""
-    items = list(items)
-    if len(items) == 1:
-        return [fn(items[0])]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(len(items)) as pool:
-        return list(pool.map(fn, items))
-
-
 def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     """:func:`._kernels.trec_columns.trec_columns` of each part on its own thread, every part's rows written to its
     own block of one set of columns (block ``k`` from row ``first[k]``; its id offsets from ``first[k] + k``), so
     that no column is joined by a copy: (first, (codes, doc_offsets, hashes, values), each part's result)."""
-    bounds = _in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
+    bounds = in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
     first = np.concatenate(([0], np.cumsum(bounds))).astype(np.int64)
     codes, hashes = np.empty(first[-1], dtype=np.int64), np.empty(first[-1], dtype=np.int64)
     doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
@@ -148,7 +136,7 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
         return _tc.trec_columns(buf[parts[k][0]:parts[k][1]], *shape, codes[a:b], doc_offsets[a + k:b + k + 1],
                                 hashes[a:b], scores[a:b], grades[a:b])
 
-    return first, (codes, doc_offsets, hashes, grades if qrels else scores), _in_threads(columns, range(len(parts)))
+    return first, (codes, doc_offsets, hashes, grades if qrels else scores), in_threads(columns, range(len(parts)))
 
 
 def _utf8(view, non_ascii: bool) -> bool:

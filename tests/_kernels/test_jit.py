@@ -87,3 +87,23 @@ def test_an_inherited_cache_folder_obeys_the_same_rules(tmp_path, monkeypatch, p
         chosen = kernels.ensure_cache_dir()
     assert chosen != str(told) and _fresh(chosen, tmp_path)
     assert numba.config.CACHE_DIR == chosen and os.environ["NUMBA_CACHE_DIR"] == chosen
+
+
+@pytest.mark.parametrize("n_threads", [None, 1, 2, 5])
+def test_in_threads_keeps_the_items_order_and_raises_their_errors(n_threads):
+    import threading
+
+    from boostrank._kernels.jit import in_threads
+
+    assert in_threads(lambda x: x, [], n_threads) == []
+    seen = set()
+
+    def square(x):
+        seen.add(threading.get_ident())
+        return x * x
+
+    assert in_threads(square, range(7), n_threads) == [x * x for x in range(7)]
+    if n_threads == 1:
+        assert seen == {threading.get_ident()}  # one thread: the caller's own
+    with pytest.raises(ZeroDivisionError):
+        in_threads(lambda x: 1 / x, [1, 0, 2], n_threads)

@@ -22,6 +22,8 @@ from .._validation import group_offsets
 from ..objectives.eval_metric import EvalMetric, bound_metric
 from ..objectives.state import LambdaState
 from ..objectives.objective import LambdaObjective
+from .trees import (MISSING_NAN, MISSING_NONE, MISSING_ZERO, ZERO_THRESHOLD, Forest, Tree,
+                    deep_call)
 
 __all__ = ["lightgbm_objective", "lightgbm_metric", "LightGBMObjective", "LightGBMMetric", "train_ranker",
            "check_params", "sklearn_params", "NATIVE_OBJECTIVES"]
@@ -510,10 +512,6 @@ def dask_train(client, frame, features, columns, group_sizes, objective, engine_
 def forest(booster, rounds=None):
     """The model's trees (its first ``rounds`` rounds) as a :class:`~boostrank.trees.Forest`; refuses what a tree
     export cannot hold (several outputs per round, linear trees, categorical splits)."""
-    from .trees import Forest
-
-    from .trees import deep_call
-
     dump = deep_call(lambda: booster.dump_model(num_iteration=rounds))
     if dump.get("num_tree_per_iteration", 1) != 1:
         raise ValueError(f"the model has {dump['num_tree_per_iteration']} trees per round (multi-class or "
@@ -545,8 +543,6 @@ def _text_thresholds(text: str) -> list:
 
 def _tree(info):
     """One tree of ``dump_model()`` as arrays, nodes numbered in preorder."""
-    from .trees import MISSING_NAN, MISSING_NONE, MISSING_ZERO, Tree
-
     nodes: list = []
     children: dict = {}  # preorder position -> (left, right) positions
     stack = [(info["tree_structure"], None, 0)]  # (node, parent position, which child); a stack, no recursion
@@ -585,8 +581,6 @@ def route(tree, nodes: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Whether rows with values ``x`` at split ``nodes`` go left: ``x <= threshold`` after the missing-value rule
     (``missing_type`` None: NaN is 0; Zero: NaN and |x| <= kZeroThreshold take the default side; NaN: NaN does),
     |x| <= kZeroThreshold counting as 0 (LightGBM's dense rows leave such values out)."""
-    from .trees import MISSING_NAN, MISSING_ZERO, ZERO_THRESHOLD
-
     nan = np.isnan(x)
     kind = tree.missing[nodes]
     x = np.where((nan & (kind != MISSING_NAN)) | (np.abs(x) <= ZERO_THRESHOLD), 0.0, x)
@@ -598,8 +592,6 @@ def left_set(tree, node: int) -> tuple[float, bool, bool]:
     """(bound, inclusive, nan_left): a number goes left exactly when x <= bound (``inclusive``) or x < bound, and
     NaN when nan_left.  Raises for a zero-as-missing split that sends zeros against its threshold (no bound
     describes it)."""
-    from .trees import MISSING_NAN, MISSING_NONE, ZERO_THRESHOLD
-
     t = float(tree.threshold[node])
     if 0.0 <= t < ZERO_THRESHOLD:  # |x| <= kZeroThreshold reads as 0, which goes left
         bound, inclusive = ZERO_THRESHOLD, True

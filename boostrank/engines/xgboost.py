@@ -23,6 +23,7 @@ from .._validation import group_offsets
 from ..objectives.eval_metric import EvalMetric, bound_metric
 from ..objectives.state import LambdaState
 from ..objectives.objective import OBJECTIVE_NAMES, LambdaObjective
+from .trees import MISSING_NAN, Forest, Tree
 
 __all__ = ["xgboost_objective", "xgboost_metric", "XGBoostObjective", "XGBoostMetric", "train_ranker",
            "gain_importances", "query_weights", "objective_params", "import_xgboost", "check_params", "sklearn_params",
@@ -523,8 +524,6 @@ def forest(booster, rounds=None):
     """The model's trees (its first ``rounds`` rounds) as a :class:`~boostrank.trees.Forest`, with the base margin
     XGBoost adds; refuses what a tree export cannot hold (other boosters, several outputs, categorical splits)."""
     import json
-
-    from .trees import MISSING_NAN, Forest, Tree
 
     raw = json.loads(booster.save_raw("json"))
     learner = raw["learner"]

@@ -24,16 +24,15 @@ from sklearn.utils.validation import validate_data
 from threadpoolctl import ThreadpoolController
 
 from .._kernels.config import AUTO_PAIRS_PER_EDGE
+from .._kernels.jit import numba_threads
 from .._kernels.rankncg import pair_coefficients
 from .._validation import GroupOffsets, as_int_labels, group_offsets
 from ..base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
-from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 from ..metrics import wmw
 from ..queries import list_index
-from .._kernels.jit import numba_threads
+from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 
 __all__ = ["RankNCG", "pair_gradient", "load_linear_model", "ERFC_ALPHA"]
-
 
 
 class _Pairs:

@@ -276,6 +276,9 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_o
         non_ascii = non_ascii or wide
         if n_fields == 0 and clean:
             continue
+        if rows == codes.shape[0]:  # more rows than the caller reserved: never written past, read line by line
+            failed = True
+            break
         if not clean or buf[starts[0]] == 35 or n_fields < min_fields or n_fields > max_fields:  # '#', a shape
             failed = True
             break

@@ -124,7 +124,10 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     """:func:`._kernels.trec_columns.trec_columns` of each part on its own thread, every part's rows written to its
     own block of one set of columns (block ``k`` from row ``first[k]``; its id offsets from ``first[k] + k``), so
     that no column is joined by a copy: (first, (codes, doc_offsets, hashes, values), each part's result)."""
-    bounds = in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts)
+    # a row is min_fields fields and their separators, at least 2 · min_fields − 1 bytes with no line end: a
+    # file of blank lines reserves no more rows than its size allows
+    bounds = [min(lines, (b - a + 1) // (2 * shape[0]))
+              for lines, (a, b) in zip(in_threads(lambda part: _tc.line_bound(buf[part[0]:part[1]]), parts), parts)]
     first = np.concatenate(([0], np.cumsum(bounds))).astype(np.int64)
     codes, hashes = np.empty(first[-1], dtype=np.int64), np.empty(first[-1], dtype=np.int64)
     doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part

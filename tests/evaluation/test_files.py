@@ -253,3 +253,25 @@ def test_a_run_file_of_blank_lines_is_an_empty_run_as_an_empty_file_is(tmp_path)
         assert len(run) == 0 and run.queries == [] and run.name == name
         with pytest.raises(ValueError, match="retrieves no document"):
             br.evaluate({"q": {"a": 1}}, run, "map")
+
+
+@pytest.mark.parametrize("end", ["", "\n", "\r\n"])
+@pytest.mark.parametrize("parts", [1, 3])
+def test_the_shortest_lines_fill_the_rows_reserved_for_their_size(tmp_path, monkeypatch, end, parts):
+    """One-byte fields and one separator: rows at the bound the reader reserves from the file's size (a row is at
+    least 2 · fields − 1 bytes), read in one pass and in parts, as the line-by-line reader reads them."""
+    import numba
+
+    from boostrank.evaluation import files as trec
+
+    if parts > 1:
+        monkeypatch.setattr(trec, "_BYTES_PER_THREAD", 8)
+        monkeypatch.setattr(numba, "get_num_threads", lambda: parts)
+    n = 9
+    qrels = tmp_path / "qrels"
+    qrels.write_text("\n".join(f"q 0 {chr(97 + i)} {i % 3}" for i in range(n)) + end, newline="")
+    run = tmp_path / "run"
+    run.write_text("\n".join(f"q 0 {chr(97 + i)} 0 {i}" for i in range(n)) + end, newline="")
+    assert trec._table(qrels.read_bytes(), qrels=True)["rel"].tolist() == [i % 3 for i in range(n)]
+    assert trec._table(run.read_bytes(), qrels=False)["score"].tolist() == [float(i) for i in range(n)]
+    assert br.load_run(run).docid.tolist() == [chr(97 + i) for i in range(n)]

@@ -30,7 +30,7 @@ from ._compat import Interval, StrOptions, validate_parameter_constraints
 from ._validation import (OneListWarning, RankingData, as_1d_float, check_positions, check_sample_weight, group_offsets,
                           trusted)
 from ._validation import warn_user
-from .metrics import GroupOffsets, query_mean
+from .metrics.arrays import GroupOffsets, query_mean
 
 __all__ = ["RankingEstimator", "Interval", "StrOptions", "Integral", "Real", "VERBOSE", "RANDOM_STATE",
            "DEFAULT_SEED", "seed_of"]
@@ -154,7 +154,7 @@ class RankingEstimator(BaseEstimator):
         scores = self._ranking_scores(X, qid, group, **predict_params)
         if metric is None:
             return float(self._statistic(y, scores, offsets, sample_weight))
-        from .metrics import get_metric
+        from .metrics.arrays import get_metric
 
         values = get_metric(metric)(y, scores, GroupOffsets(offsets), per_query=True)
         return query_mean(values, offsets, sample_weight)

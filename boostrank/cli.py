@@ -28,7 +28,7 @@ import numpy as np
 from .io.files import check_out as _check_out
 from .io.files import write_atomic as _write_atomic
 from .exceptions import LetorFormatError
-from .metrics import LETOR_METRICS, format_table, get_metric, metric_table, parse_metric
+from .metrics.arrays import LETOR_METRICS, get_metric, parse_metric
 
 #: the metrics of LETOR labels (the train, predict, rerank and demo commands, and evaluate/compare with --data)
 DEFAULT_METRICS = LETOR_METRICS
@@ -162,6 +162,7 @@ def _convention(args) -> str:
 
 
 def cmd_evaluate(args) -> int:
+    from .evaluation.report import format_table, metric_table  # evaluation's kernels: not for --help
     from .evaluation.evaluate import evaluate
 
     metrics = _judged_metrics(args)
@@ -371,6 +372,7 @@ def _engine_param(text: str) -> tuple[str, object]:
 
 
 def cmd_train(args) -> int:
+    from .evaluation.report import format_table, metric_table  # evaluation's kernels: not for --help
     from .ranker import LambdaRanker
 
     _check_out(args.out, args.train, args.valid)
@@ -445,6 +447,7 @@ def cmd_fit_linear(args) -> int:
 
 
 def cmd_rerank(args) -> int:
+    from .evaluation.report import format_table, metric_table  # evaluation's kernels: not for --help
     from .rerank import TopKReranker, refit_estimator
 
     started = time.monotonic()
@@ -505,6 +508,7 @@ def cmd_rerank(args) -> int:
 
 
 def cmd_predict(args) -> int:
+    from .evaluation.report import format_table, metric_table  # evaluation's kernels: not for --help
     if args.out and args.trec and os.path.realpath(args.out) == os.path.realpath(args.trec):
         raise ValueError(f"--out and --trec both name {args.out}: the scores would overwrite the run; name two files")
     _check_out(args.out, args.model, args.data)

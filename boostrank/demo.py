@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from .metrics import LETOR_METRICS, format_table, metric_table
+from .evaluation.report import format_table, metric_table
+from .metrics.arrays import LETOR_METRICS
 
 
 def compile_first() -> None:

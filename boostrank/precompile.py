@@ -33,7 +33,7 @@ def _data(n_queries=4, size=12, seed=0):
 
 def _metrics():
     import boostrank as br
-    from boostrank import metrics
+    from boostrank.metrics import arrays as metrics
 
     X, y, qid, s = _data()
     small = metrics.AUC_NUMPY_MAX_ROWS

@@ -24,7 +24,7 @@ from .engines import ENGINES
 from ._compat import safe_indexing as _safe_indexing
 from ._validation import RankingData, as_1d_float, check_features, group_offsets, trusted
 from .base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, Real, StrOptions, seed_of
-from .metrics import GroupOffsets, auc, mauc, ndcg, query_mean
+from .metrics.arrays import GroupOffsets, auc, mauc, ndcg, query_mean
 from .objectives.eval_metric import EvalMetric
 from .objectives.objective import (ESTIMATOR_PARAMETERS, OBJECTIVE_NAMES, PARAMETERS, LambdaObjective, check_parameters,
                                    is_default, with_lambda_parameters)

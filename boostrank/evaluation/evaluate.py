@@ -20,7 +20,7 @@ from .._kernels import judged as _kj
 from .._kernels.jit import in_threads
 from .._validation import GroupOffsets, as_1d_float, group_offsets
 from ..io.letor import LetorData
-from ..metrics import docid_desc_order, get_metric, parse_metric, trec_ties
+from ..metrics.arrays import docid_desc_order, get_metric, parse_metric, trec_ties
 from .files import load_qrels, load_run
 from .judged import JudgedLists, judged_lists, segments
 from .runs import Qrels, Run

@@ -1,13 +1,22 @@
-"""A comparison of runs and its reports: plain text, Markdown, LaTeX and JSON, names escaped for each."""
+"""Reports: a comparison of runs in plain text, Markdown, LaTeX and JSON (names escaped for each), and the table
+of metrics of labelled runs that the command line prints."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
+from typing import Sequence
 
-__all__ = ["Comparison", "p_text"]
+import numpy as np
+
+from .._validation import GroupOffsets, group_offsets
+from ..exceptions import TieWarning
+from ..metrics.arrays import auc, get_metric, parse_metric, trec_ties
+
+__all__ = ["Comparison", "p_text", "metric_table", "format_table"]
 
 
 def p_text(p: float) -> str:
@@ -199,3 +208,51 @@ class Comparison:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def _breaks_ties_by_docid(spec: str) -> bool:
+    name, _, variant = parse_metric(spec)
+    return name in ("p", "recall", "mrr", "rprec") or (name in ("ndcg", "map") and variant == "trec")
+
+
+def metric_table(y, qid, runs: dict, metrics: Sequence[str], docid=None) -> dict:
+    """``{run: {metric: value}}`` plus the number of queries AUC was defined on.
+
+    Parameters
+    ----------
+    y, qid : array-like
+        Labels and query ids of the rows.
+    runs : dict of str to array-like
+        Scores of each run, aligned with ``y``.
+    metrics : sequence of str
+        :func:`boostrank.get_metric` names.
+    docid : array-like of str, default=None
+        trec_eval's metrics (``p@k``, ``ndcg@k:trec``, ``map:trec``) then break score
+        ties by document id descending, as trec_eval does.
+    """
+    fns = [(m, get_metric(m)) for m in metrics]
+    offsets = group_offsets(np.shape(y)[0], qid=qid)
+    yy = np.asarray(y)
+    table = {}
+    for name, scores in runs.items():
+        ss = np.asarray(scores, dtype=np.float64)
+        yt, st = trec_ties(yy, ss, offsets, docid) if docid is not None else (yy, ss)
+        with warnings.catch_warnings():
+            if docid is not None:  # the rows are in docid order already: the ties are broken as trec_eval does
+                warnings.simplefilter("ignore", TieWarning)
+            row = {m: float(fn.from_offsets(yt, st, offsets) if _breaks_ties_by_docid(m) else
+                            fn.from_offsets(yy, ss, offsets)) for m, fn in fns}
+        row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, GroupOffsets(offsets),
+                                                                       per_query=True))))
+        table[name] = row
+    return table
+
+
+def format_table(table: dict, metrics: Sequence[str]) -> str:
+    """Plain-text table of :func:`metric_table`, one run per row."""
+    head = ["run"] + list(metrics)
+    width = max([len(r) for r in table] + [3])
+    lines = [f"{head[0]:<{width}}  " + "  ".join(f"{m:>9}" for m in metrics)]
+    for name, row in table.items():
+        lines.append(f"{name:<{width}}  " + "  ".join(f"{row[m]:>9.4f}" for m in metrics))
+    return "\n".join(lines)

@@ -28,7 +28,7 @@ from .._kernels.jit import numba_threads
 from .._kernels.rankncg import pair_coefficients
 from .._validation import GroupOffsets, as_int_labels, group_offsets
 from ..base import VERBOSE, Integral, Interval, Real, RankingEstimator, StrOptions
-from ..metrics import wmw
+from ..metrics.arrays import wmw
 from ..queries import list_index
 from .erfc import ERFC_ALPHA, erfc_sum, series_parameters
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import rank_sweep as _ks
-from ..metrics import rank_gain
+from ..metrics.arrays import rank_gain
 from ..weights import weight_family
 
 __all__ = ["RankData", "merge_rows", "rank_data"]

@@ -674,7 +674,7 @@ class MIPRanker(RankingEstimator):
     def _exact(self, y, s, offsets, sw, pairs, gain):
         """The statistic of scores s on the lists ``offsets`` (validated) by :mod:`boostrank.metrics` (the oracle
         the package reports)."""
-        from ..metrics import auc, rank_risk, wmw
+        from ..metrics.arrays import auc, rank_risk, wmw
         from ..weights import weight_family
 
         qid = trusted(offsets)

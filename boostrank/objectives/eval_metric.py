@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import GroupOffsets, as_1d_float, group_offsets, trusted
-from ..metrics import TieWarning, get_metric
+from ..metrics.arrays import TieWarning, get_metric
 
 __all__ = ["EvalMetric", "BoundMetric", "bound_metric"]
 

@@ -34,7 +34,7 @@ from ..base import RANDOM_STATE, VERBOSE, Integral, Interval, RankingEstimator, 
 from ..mip.budget import TimeBudget
 from .crossfit import cross_fit_scores, fit_base, nested_cross_fit_scores, score_base
 from .gate import choose
-from ..metrics import auc, get_metric, query_mean, rank_risk
+from ..metrics.arrays import auc, get_metric, query_mean, rank_risk
 from ..mip._data import STATISTICS
 from ..mip.estimator import MIPRanker, NothingToRankWarning
 from ..mip.solvers import SOLVERS

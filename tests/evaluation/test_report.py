@@ -63,3 +63,53 @@ def test_every_pair_in_every_report_and_the_comparison_as_frames():
     assert len(pf) == 3 and pf.loc[("map", "b", "c"), "p_adjusted"] == cmp.pairs["map"][2]["p_adjusted"]
     one = br.compare(qrels, runs, ["map"], baseline="a")
     assert "c − b" not in one.to_text()  # against one baseline the run table says it all
+
+
+def _graded_lists(seed, n_q=6, size=9):
+    """Graded lists with tied scores (one decimal), one query of one class and docids that are not in id order."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_q), size)
+    y = rng.integers(0, 3, n_q * size)
+    y[:size] = 0  # a query where AUC is undefined
+    s = np.round(rng.normal(size=n_q * size), 1)
+    docid = np.array([f"d{rng.integers(0, 10**6):07d}" for _ in range(n_q * size)], dtype=object)
+    return y, qid, {"a": s, "b": -s, "ties": np.zeros_like(s)}, docid
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_metric_table_breaks_trec_metrics_ties_by_docid_and_counts_queries_with_auc(seed):
+    """trec_eval's metrics see each list by docid descending (so score ties fall as trec_eval breaks them), the
+    others the rows as given; ``queries_with_auc`` counts the lists with both classes."""
+    import numpy as np
+    import warnings
+
+    from boostrank.evaluation.report import metric_table
+
+    y, qid, runs, docid = _graded_lists(seed)
+    names = ["ndcg@5:trec", "map:trec", "p@3", "mrr", "ndcg@5", "auc"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # with docids, no tie warning
+        table = metric_table(y, qid, runs, names, docid=docid)
+    perm = np.array(sorted(range(len(y)), key=lambda i: (qid[i], tuple(-b for b in docid[i].encode()))))
+    for run, s in runs.items():
+        for name in names:
+            trec = name.endswith(":trec") or name.startswith(("p@", "mrr"))
+            yy, ss = (y[perm], s[perm]) if trec else (y, s)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", br.metrics.TieWarning)  # the rows are in docid order already
+                want = br.get_metric(name)(yy, ss, qid[perm])
+            assert table[run][name] == pytest.approx(want, rel=1e-12)
+        both = [set(y[qid == q] > 0) == {True, False} for q in np.unique(qid)]
+        assert table[run]["queries_with_auc"] == sum(both) < len(both)
+
+
+def test_format_table_is_one_row_per_run_with_four_decimals():
+    from boostrank.evaluation.report import format_table
+
+    text = format_table({"a": {"auc": 0.5, "ndcg@10": 1.0}, "longer name": {"auc": 0.25, "ndcg@10": 0.0}},
+                        ["auc", "ndcg@10"])
+    assert text.splitlines() == ["run" + " " * 16 + "auc    ndcg@10",
+                                 "a" + " " * 15 + "0.5000     1.0000",
+                                 "longer name     0.2500     0.0000"]

@@ -1,32 +1,24 @@
-"""Rank metrics that agree with the standard tools.
-
-Every metric takes ``(y, scores, qid=None)``: ``y`` the labels, ``scores`` any
-model's scores (higher is better), ``qid`` the query of each row.  Rows of a query
-must be contiguous (as in a LETOR file); without ``qid`` the whole input is one
-list.  With ``qid`` a metric is the mean of its per-query values over the queries
-where it is defined; ``per_query=True`` returns those values instead (NaN where
-undefined), so the number of queries used is ``np.count_nonzero(~np.isnan(v))``.
-A metric with no defined query returns NaN.
-"""
+"""Rank metrics of label and score arrays, the functions :mod:`boostrank.metrics` exports (its docstring gives
+the conventions every metric follows): the metrics themselves, the names :func:`get_metric` reads, and
+trec_eval's tie rule."""
 
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ._kernels import judged as _kj
-from ._kernels import metrics as _km
-from ._kernels import ranks as _kr
-from ._kernels.order import sort_within_groups
-from ._validation import (GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets,
+from .._kernels import judged as _kj
+from .._kernels import metrics as _km
+from .._kernels import ranks as _kr
+from .._kernels.order import sort_within_groups
+from .._validation import (GroupOffsets, as_1d_float, as_int_labels, check_ranking_inputs, dense_grades, group_offsets,
                           note_metric_kernels)
-from ._validation import warn_user
-from .queries import list_index
-from .weights import WeightFamily, weight_family
-from .exceptions import TieWarning
+from .._validation import warn_user
+from ..queries import list_index
+from ..weights import WeightFamily, weight_family
+from ..exceptions import TieWarning
 
 __all__ = [
     "auc",
@@ -49,8 +41,6 @@ __all__ = [
     "Metric",
     "METRIC_NAMES",
     "GroupOffsets",
-    "metric_table",
-    "format_table",
     "query_mean",
     "query_scorer",
 ]
@@ -740,6 +730,36 @@ def rank_gain(y, gain: str = "binary") -> np.ndarray:
     return np.exp2(y) - 1.0
 
 
+def trec_ties(y, s, offsets, docid):
+    """Rows reordered within each list by document id descending, so the stable score sort
+    breaks ties as trec_eval does (``strcmp`` of docnos, the larger first).  Without ids, a
+    list with tied scores is ranked in input order, which trec_eval does not do: a
+    :class:`TieWarning` says so."""
+    if docid is None:
+        if s.size > 1:
+            lists = list_index(offsets)
+            order = np.lexsort((s, lists))
+            tied = (lists[order][1:] == lists[order][:-1]) & (s[order][1:] == s[order][:-1])
+            if tied.any():
+                warn_user(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
+                          f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning)
+        return y, s
+    docid = np.asarray(docid, dtype=object)
+    if docid.shape != s.shape:
+        raise ValueError(f"docid has {docid.shape[0]} entries but scores has {s.shape[0]}")
+    if any(d is None for d in docid):
+        raise ValueError("docid has rows without an id; trec_eval's tie-break needs every row's")
+    perm = docid_desc_order(offsets, docid)
+    return y[perm], s[perm]
+
+
+def docid_desc_order(offsets, docid) -> np.ndarray:
+    """Each list's rows by document id descending (``strcmp``), lists in place."""
+    rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
+    lists = list_index(offsets)
+    return np.lexsort((-rank, lists))
+
+
 # name[@k][:variant] -> callable(y, scores, qid)
 _METRICS: dict[str, Callable] = {
     "auc": lambda k, v: lambda y, s, q, pq=False: auc(y, s, q, ties=v or "average", per_query=pq),
@@ -910,81 +930,3 @@ def query_scorer(metric: str = "ndcg@10"):
 
     score.__name__ = metric
     return make_scorer(score).set_score_request(qid=True)
-
-
-def trec_ties(y, s, offsets, docid):
-    """Rows reordered within each list by document id descending, so the stable score sort
-    breaks ties as trec_eval does (``strcmp`` of docnos, the larger first).  Without ids, a
-    list with tied scores is ranked in input order, which trec_eval does not do: a
-    :class:`TieWarning` says so."""
-    if docid is None:
-        if s.size > 1:
-            lists = list_index(offsets)
-            order = np.lexsort((s, lists))
-            tied = (lists[order][1:] == lists[order][:-1]) & (s[order][1:] == s[order][:-1])
-            if tied.any():
-                warn_user(f"{int(tied.sum())} score ties within lists and no docid=: they are broken by input "
-                          f"order, trec_eval breaks them by document id (pass docid= to match it)", TieWarning)
-        return y, s
-    docid = np.asarray(docid, dtype=object)
-    if docid.shape != s.shape:
-        raise ValueError(f"docid has {docid.shape[0]} entries but scores has {s.shape[0]}")
-    if any(d is None for d in docid):
-        raise ValueError("docid has rows without an id; trec_eval's tie-break needs every row's")
-    perm = docid_desc_order(offsets, docid)
-    return y[perm], s[perm]
-
-
-def docid_desc_order(offsets, docid) -> np.ndarray:
-    """Each list's rows by document id descending (``strcmp``), lists in place."""
-    rank = np.unique(docid.astype(str), return_inverse=True)[1].reshape(-1)
-    lists = list_index(offsets)
-    return np.lexsort((-rank, lists))
-
-
-def _breaks_ties_by_docid(spec: str) -> bool:
-    name, _, variant = parse_metric(spec)
-    return name in ("p", "recall", "mrr", "rprec") or (name in ("ndcg", "map") and variant == "trec")
-
-
-def metric_table(y, qid, runs: dict, metrics: Sequence[str], docid=None) -> dict:
-    """``{run: {metric: value}}`` plus the number of queries AUC was defined on.
-
-    Parameters
-    ----------
-    y, qid : array-like
-        Labels and query ids of the rows.
-    runs : dict of str to array-like
-        Scores of each run, aligned with ``y``.
-    metrics : sequence of str
-        :func:`get_metric` names.
-    docid : array-like of str, default=None
-        trec_eval's metrics (``p@k``, ``ndcg@k:trec``, ``map:trec``) then break score
-        ties by document id descending, as trec_eval does.
-    """
-    fns = [(m, get_metric(m)) for m in metrics]
-    offsets = group_offsets(np.shape(y)[0], qid=qid)
-    yy = np.asarray(y)
-    table = {}
-    for name, scores in runs.items():
-        ss = np.asarray(scores, dtype=np.float64)
-        yt, st = trec_ties(yy, ss, offsets, docid) if docid is not None else (yy, ss)
-        with warnings.catch_warnings():
-            if docid is not None:  # the rows are in docid order already: the ties are broken as trec_eval does
-                warnings.simplefilter("ignore", TieWarning)
-            row = {m: float(fn.from_offsets(yt, st, offsets) if _breaks_ties_by_docid(m) else
-                            fn.from_offsets(yy, ss, offsets)) for m, fn in fns}
-        row["queries_with_auc"] = int(np.count_nonzero(~np.isnan(auc(y, scores, GroupOffsets(offsets),
-                                                                       per_query=True))))
-        table[name] = row
-    return table
-
-
-def format_table(table: dict, metrics: Sequence[str]) -> str:
-    """Plain-text table of :func:`metric_table`, one run per row."""
-    head = ["run"] + list(metrics)
-    width = max([len(r) for r in table] + [3])
-    lines = [f"{head[0]:<{width}}  " + "  ".join(f"{m:>9}" for m in metrics)]
-    for name, row in table.items():
-        lines.append(f"{name:<{width}}  " + "  ".join(f"{row[m]:>9.4f}" for m in metrics))
-    return "\n".join(lines)

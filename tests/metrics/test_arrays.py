@@ -5,10 +5,10 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import boostrank as br
-from boostrank import metrics as M
+from boostrank.metrics import arrays as M
 
-from . import reference as ref
-from .conftest import random_ranking
+from .. import reference as ref
+from ..conftest import random_ranking
 
 CASES = [(seed, ties) for seed in range(10) for ties in (3, 1000)]
 

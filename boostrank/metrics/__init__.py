@@ -31,3 +31,7 @@ def __getattr__(name):
 
         return {"metric_table": metric_table, "format_table": format_table}[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"metric_table", "format_table"})

@@ -22,6 +22,7 @@ def test_the_names_users_reached_before_the_split_still_resolve():
 
     assert metrics.TieWarning is br.exceptions.TieWarning
     assert br.metrics.metric_table is report.metric_table
+    assert {"metric_table", "format_table", "auc", "get_metric"} <= set(dir(metrics))  # tab completion sees them
     with pytest.raises(AttributeError, match="no attribute 'tables'"):
         metrics.tables
 

@@ -142,14 +142,14 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     return first, (codes, doc_offsets, hashes, grades if qrels else scores), in_threads(columns, range(len(parts)))
 
 
-def _utf8(view, non_ascii: bool) -> bool:
-    """Whether text with a byte past ASCII is UTF-8 with no byte-order mark past the start."""
+def _utf8(raw: bytes, start: int, non_ascii: bool) -> bool:
+    """Whether text with a byte past ASCII is UTF-8 with no byte-order mark past ``start``."""
     if not non_ascii:
         return True
-    if _BOM in view:
+    if raw.find(_BOM, start) >= 0:  # bytes.find: ``in`` on a memoryview compares single bytes, never finds it
         return False
     try:
-        codecs.utf_8_decode(view, None, True)
+        codecs.utf_8_decode(memoryview(raw)[start:], None, True)
     except UnicodeDecodeError:
         return False
     return True
@@ -184,13 +184,14 @@ def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     """
     import numba
 
-    view = memoryview(raw)[len(_BOM):] if raw.startswith(_BOM) else memoryview(raw)
+    start = len(_BOM) if raw.startswith(_BOM) else 0
+    view = memoryview(raw)[start:]
     buf = np.frombuffer(view, dtype=np.uint8)
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
     first, (codes, doc_offsets, hashes, values), done = _parsed_in_parts(buf, parts, shape, qrels)
-    if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(view, any(d[5] for d in done)):
+    if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(raw, start, any(d[5] for d in done)):
         return None
     where: dict = {}  # each query's code, in order of first appearance over the parts
     locals_, data, tags = [], [], []

@@ -139,6 +139,25 @@ def test_a_bom_is_dropped_from_qrels_and_runs_and_refused_inside(tmp_path):
         br.load_qrels(qrels)
 
 
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+@pytest.mark.parametrize("where", ["docno", "line start", "tag"])
+def test_a_bom_past_the_first_lines_is_refused_as_in_them(tmp_path, kind, where):
+    """Past the lines checked one by one before the rest is read (about 64 KiB), the whole-file pass refuses a
+    byte-order mark as the line reader does, naming its line."""
+    path = tmp_path / f"{kind}.txt"
+    n = 8000  # 96 KiB (qrels) or 190 KiB (run) of lines before it
+    body = b"".join((b"q1 0 d%d 1\n" % i) if kind == "qrels" else (b"q1 Q0 d%d %d 0.5 t\n" % (i, i))
+                    for i in range(n))
+    bom = b"\xef\xbb\xbf"
+    fields = [b"q2", b"0", b"dx", b"1"] if kind == "qrels" else [b"q2", b"Q0", b"dx", b"1", b"0.5", b"t"]
+    at = {"docno": 2, "line start": 0, "tag": len(fields) - 1}[where]
+    fields[at] = bom + fields[at]
+    path.write_bytes(body + b" ".join(fields) + b"\n")
+    load = br.load_qrels if kind == "qrels" else br.load_run
+    with pytest.raises(br.LetorFormatError, match=rf"{kind}.txt:{n + 1}: a byte-order mark"):
+        load(path)
+
+
 @pytest.mark.parametrize("kind, text", [("qrels", g) for g in GRADES] + [("run", s) for s in SCORES])
 def test_numbers_trec_eval_would_read_a_prefix_of_are_refused(tmp_path, kind, text):
     """trec_eval's atol/atof read '1_0' as 1 and a full-width 3 as 0; Python's int/float read 10 and 3."""

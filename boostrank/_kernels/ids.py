@@ -105,15 +105,15 @@ def take_ids(data, offsets, rows):
 
 
 @njit(cache=True)
-def rows_by_group(codes, n_groups):
-    """The rows ordered by group, file order inside each (a counting sort), and the groups' offsets."""
+def rows_by_group(codes, n_groups, rows):
+    """The rows ordered by group, file order inside each (a counting sort), written to ``rows`` (one per row of
+    ``codes``; the caller's array, so that NumPy's allocator backs it), and the groups' offsets."""
     offsets = np.zeros(n_groups + 1, dtype=np.int64)
     for r in range(codes.shape[0]):
         offsets[codes[r] + 1] += 1
     for g in range(n_groups):
         offsets[g + 1] += offsets[g]
     at = offsets[:-1].copy()
-    rows = np.empty(codes.shape[0], dtype=np.int64)
     for r in range(codes.shape[0]):
         rows[at[codes[r]]] = r
         at[codes[r]] += 1
@@ -232,11 +232,11 @@ def _id_after(data, id_offsets, u, v):
 
 
 @njit(cache=True, parallel=True)
-def trec_order(rows, offsets, score, data, id_offsets):
-    """trec_eval's order of each group's rows (``rows[offsets[g]:offsets[g + 1]]``, any order): score
-    descending, then document id descending (``strcmp``, ``get_trec_results.c``); a group already in score order,
-    as a run file written by rank is, keeps its rows without a sort.  A group per thread."""
-    order = np.empty(rows.shape[0], dtype=np.int64)
+def trec_order(rows, offsets, score, data, id_offsets, order):
+    """trec_eval's order of each group's rows (``rows[offsets[g]:offsets[g + 1]]``, any order), written to
+    ``order`` (as long as ``rows``) and returned: score descending, then document id descending (``strcmp``,
+    ``get_trec_results.c``); a group already in score order, as a run file written by rank is, keeps its rows
+    without a sort.  A group per thread."""
     for g in prange(offsets.shape[0] - 1):
         a = offsets[g]
         b = offsets[g + 1]

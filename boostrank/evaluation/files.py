@@ -92,16 +92,16 @@ def _run_line(path, number: int, fields: list, line: bytes, need_tag: bool = Fal
     return fields[0], fields[2], value, fields[5] if len(fields) >= 6 else ""
 
 
-def _read(path, parse, max_bytes) -> tuple[bytes, str]:
-    """A TREC file's bytes, its first lines parsed line by line before the rest is read (:func:`read_bytes`),
-    and its name in errors."""
+def _read(path, parse, max_bytes) -> tuple[np.ndarray, str]:
+    """A TREC file's bytes as a ``uint8`` array, its first lines parsed line by line before the rest is read
+    (:func:`read_bytes`), and its name in errors."""
     name = display_name(path)
 
     def head(first: bytes) -> None:
         for number, fields, line in _fields(name, first):
             parse(name, number, fields, line)
 
-    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head), name
+    return read_bytes(path, max_bytes=check_max_bytes(max_bytes), head=head, array=True), name
 
 
 #: text per thread below which a file is read on one (a thread's start and the merge cost more)
@@ -142,14 +142,15 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     return first, (codes, doc_offsets, hashes, grades if qrels else scores), in_threads(columns, range(len(parts)))
 
 
-def _utf8(raw: bytes, start: int, non_ascii: bool) -> bool:
+def _utf8(buf: np.ndarray, start: int, non_ascii: bool) -> bool:
     """Whether text with a byte past ASCII is UTF-8 with no byte-order mark past ``start``."""
     if not non_ascii:
         return True
-    if raw.find(_BOM, start) >= 0:  # bytes.find: ``in`` on a memoryview compares single bytes, never finds it
+    lead = np.flatnonzero(buf[start:buf.shape[0] - 2] == _BOM[0]) + start
+    if np.any((buf[lead + 1] == _BOM[1]) & (buf[lead + 2] == _BOM[2])):
         return False
     try:
-        codecs.utf_8_decode(memoryview(raw)[start:], None, True)
+        codecs.utf_8_decode(memoryview(buf)[start:], None, True)
     except UnicodeDecodeError:
         return False
     return True
@@ -172,7 +173,7 @@ def _joined(first, rows: list, recodes: list, id_bytes: list, codes, doc_offsets
     return end
 
 
-def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
+def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     """The columns of a well-formed qrels or run file (:func:`._kernels.trec_columns.trec_columns`, on Numba's
     threads for a large file, each on its own run of lines): ``qid`` coded, ``docno`` as :class:`IdBytes`
     (hashed), ``rel`` or ``score``, and a run's first and last tags.
@@ -184,9 +185,10 @@ def _table(raw: bytes, qrels: bool, need_tag: bool = False) -> dict | None:
     """
     import numba
 
-    start = len(_BOM) if raw.startswith(_BOM) else 0
+    raw = np.frombuffer(raw, dtype=np.uint8)  # bytes too
+    start = len(_BOM) if raw[:len(_BOM)].tobytes() == _BOM else 0
     view = memoryview(raw)[start:]
-    buf = np.frombuffer(view, dtype=np.uint8)
+    buf = raw[start:]
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
@@ -351,9 +353,10 @@ class _Columns:
 _BLOCK = 1 << 12
 
 
-def _line_by_line(path, raw: bytes, parse, dtype) -> _Columns:
+def _line_by_line(path, raw: np.ndarray | bytes, parse, dtype) -> _Columns:
     """The columns of a TREC file read one line at a time with trec_eval's rules (:func:`_fields`): any error
     names its line; memory a small multiple of the text (the ids' bytes, 8-byte codes, values and line numbers)."""
+    raw = bytes(raw)
     where: dict = {}
     codes, ends, numbers = array.array("q"), array.array("q"), array.array("q")
     values = array.array("q" if dtype == np.int64 else "d")
@@ -395,7 +398,7 @@ def _again(qid: str, docid: str, first: int, kind: str) -> str:
     return f"qid {qid} docno {docid} is judged again (line {first})"
 
 
-def _duplicate(path, raw: bytes, numbers, dup: DuplicateId, kind: str) -> LetorFormatError:
+def _duplicate(path, raw: np.ndarray | bytes, numbers, dup: DuplicateId, kind: str) -> LetorFormatError:
     """The error of an entry given twice, naming both lines: the entries are the file's lines with a character
     (blank ones skipped; the fast readers read no comment line), numbered once, not parsed again."""
     if numbers is None:

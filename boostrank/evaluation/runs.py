@@ -35,7 +35,7 @@ def _hashes(ids: IdBytes) -> np.ndarray:
 def _grouped(codes, n_groups: int, hashes, ids: IdBytes, found, by_hash: bool = True):
     """Rows by query (file order inside each), the queries' offsets, and (``by_hash``) the rows by (query, hash);
     raises ``found(i, j)`` for the first document a query lists twice (rows i < j)."""
-    rows, offsets = _ki.rows_by_group(codes, n_groups)
+    rows, offsets = _ki.rows_by_group(codes, n_groups, np.empty(codes.shape[0], dtype=np.int64))
     if not by_hash:  # a run needs no search by hash: its repeats found by a hash set
         i, j = _ki.first_repeat(rows, offsets, hashes, ids.data, ids.offsets)
         if j >= 0:
@@ -248,7 +248,8 @@ class Run(_Columns):
     def _trec_order(self, score) -> np.ndarray:
         # by query (rows grouped once), each query's by score descending, then each run of tied scores by
         # document id descending (strcmp, as trec_eval)
-        return _ki.trec_order(self._by_query, self.offsets, score, self._ids.data, self._ids.offsets)
+        return _ki.trec_order(self._by_query, self.offsets, score, self._ids.data, self._ids.offsets,
+                              np.empty(self._by_query.shape[0], dtype=np.int64))
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":

@@ -15,6 +15,8 @@ import stat
 import tempfile
 from typing import Callable, Iterator
 
+import numpy as np
+
 from ..exceptions import LetorFormatError
 
 
@@ -151,7 +153,8 @@ def _too_big(path, limit: int, compressed: str) -> LetorFormatError:
                                         f"half of this machine's memory can parse); pass max_bytes= to read it")
 
 
-def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], object] | None = None) -> bytes:
+def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], object] | None = None,
+               array: bool = False) -> bytes | np.ndarray:
     """The bytes of a file, decompressed when it is gzip, bzip2 or xz (by content, not name).
 
     Read as a stream: nothing past ``max_bytes`` of text is held, and ``head`` (when given)
@@ -168,6 +171,10 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
         Most bytes of text (after decompression) to take; None: :func:`default_max_bytes`.
     head : callable, default=None
         Called with the first whole lines; raises to refuse the file.
+    array : bool, default=False
+        Return the bytes as a read-only NumPy ``uint8`` array: a regular file is then read straight into it,
+        memory that NumPy asks the kernel to back with huge pages (far fewer page faults than a ``bytes``
+        object's).
 
     Raises
     ------
@@ -204,10 +211,11 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
             errors += (lzma.LZMAError,)
         try:
             if not name and size is not None:
-                whole = _read_regular(path, fh, size, limit, head)
+                whole = _read_regular(path, fh, size, limit, head, array)
                 if whole is not None:
                     return whole
-            return _read_capped(path, stream, limit, head, name)
+            whole = _read_capped(path, stream, limit, head, name)
+            return np.frombuffer(whole, dtype=np.uint8) if array else whole
         except LetorFormatError:
             raise
         except errors as exc:  # gzip raises zlib.error on a damaged stream (the compressed-file fuzz test)
@@ -220,11 +228,11 @@ def read_bytes(path, *, max_bytes: int | None = None, head: Callable[[bytes], ob
                 stream.close()
 
 
-def _read_regular(path, fh, size: int, limit: int, head) -> bytes | None:
+def _read_regular(path, fh, size: int, limit: int, head, array: bool = False) -> bytes | np.ndarray | None:
     """A regular file's bytes in one read of its size (no chunks to join: one copy of the text), its first
     lines checked first from a read at its start; None when its first line is longer than that read."""
+    at = fh.tell()
     if head is not None:
-        at = fh.tell()
         probe = os.pread(fh.fileno(), min(size - at, _HEAD), at)
         first = probe.find(b"\n")
         if first >= 0:
@@ -233,9 +241,27 @@ def _read_regular(path, fh, size: int, limit: int, head) -> bytes | None:
             head(probe)
         else:
             return None
-    whole = fh.read()
+    if not array:
+        whole = fh.read()
+    else:
+        whole = np.empty(max(size - at, 0), dtype=np.uint8)
+        view, got = memoryview(whole), 0
+        while got < whole.shape[0]:
+            n = fh.readinto(view[got:])
+            if not n:  # shrunk since its size was read
+                break
+            got += n
+        parts = [whole[:got]]
+        while chunk := fh.read(_CHUNK):  # grown since its size was read: the rest in chunks, under the cap
+            got += len(chunk)
+            if got > limit:
+                raise _too_big(path, limit, "")
+            parts.append(np.frombuffer(chunk, dtype=np.uint8))
+        whole = np.concatenate(parts) if len(parts) > 1 else parts[0]
     if len(whole) > limit:  # grown since its size was read
         raise _too_big(path, limit, "")
+    if array:
+        whole.flags.writeable = False  # read-only, as bytes are (and as np.frombuffer's arrays are)
     return whole
 
 

@@ -117,7 +117,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
         hashes[:] = hashes % 3  # collisions: equal hashes, different ids
     elif seed % 3 == 1:
         hashes[:] = 2 ** 60 + hashes % 50  # hashes one float64 cannot tell apart (equal ids still alike)
-    rows, offsets = k.rows_by_group(codes, n_groups)
+    rows, offsets = k.rows_by_group(codes, n_groups, np.empty(codes.shape[0], dtype=np.int64))
     assert rows.tolist() == np.argsort(codes, kind="stable").tolist()
     assert offsets.tolist() == [0] + np.cumsum(np.bincount(codes, minlength=n_groups)).tolist()
     by_hash = k.by_hash_within_groups(hashes, rows, offsets)
@@ -128,7 +128,7 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
     score = rng.integers(0, 3, n).astype(np.float64)  # ties in bulk
     ranked = rows[np.lexsort((-score[rows], codes[rows]))]  # each group by score, as a run written by rank
     for given in (rows, ranked):
-        order = k.trec_order(given, offsets, score, ids.data, ids.offsets)
+        order = k.trec_order(given, offsets, score, ids.data, ids.offsets, np.empty(given.shape[0], dtype=np.int64))
         if got[1] < 0:  # ids of a group differ: one order
             assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
 
@@ -137,7 +137,8 @@ def test_long_tied_blocks_are_merge_sorted_by_id():
     rng = np.random.default_rng(5)
     values = np.array([f"d{i}" for i in rng.permutation(500)], dtype=object)
     ids = id_store.IdBytes.of_strings(values)
-    order = k.trec_order(np.arange(500), np.array([0, 500]), np.zeros(500), ids.data, ids.offsets)
+    order = k.trec_order(np.arange(500), np.array([0, 500]), np.zeros(500), ids.data, ids.offsets,
+                         np.empty(500, dtype=np.int64))
     assert values[order].tolist() == sorted(values.tolist(), reverse=True)
 
 
@@ -211,7 +212,7 @@ def test_ids_made_to_collide_are_sorted_not_paired(repeat, monkeypatch):
     codes = np.zeros(400, dtype=np.int64)
     ids = id_store.IdBytes.of_strings(values)
     hashes = np.zeros(400, dtype=np.int64)
-    rows, offsets = k.rows_by_group(codes, 1)
+    rows, offsets = k.rows_by_group(codes, 1, np.empty(codes.shape[0], dtype=np.int64))
     by_hash = k.by_hash_within_groups(hashes, rows, offsets)
     got = k.first_duplicate(by_hash, offsets, hashes, ids.data, ids.offsets)
     assert tuple(int(v) for v in got) == first_duplicate_reference(codes.tolist(), values.tolist())

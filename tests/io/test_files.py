@@ -45,6 +45,36 @@ def test_more_text_than_max_bytes_is_refused_by_name(tmp_path, module):
             _files.read_bytes(path, max_bytes=bad)
 
 
+@pytest.mark.parametrize("module", [None, "gzip"])
+@pytest.mark.parametrize("size", [0, 1, 1 << 16, (1 << 16) + 3, 300_001])
+def test_an_array_read_holds_the_same_bytes_read_only_under_the_same_cap(tmp_path, module, size):
+    import numpy as np
+
+    raw = (b"q1 Q0 d1 1 0.5 t\n" * (size // 17 + 1))[:size]
+    path = tmp_path / "run"
+    path.write_bytes(raw if module is None else COMPRESS[module](raw))
+    got = _files.read_bytes(path, array=True)
+    assert got.dtype == np.uint8 and not got.flags.writeable and got.tobytes() == raw
+    with open(path, "rb") as fh:  # a stream, too
+        assert _files.read_bytes(fh, array=True).tobytes() == raw
+    if size > 1:
+        with pytest.raises(br.LetorFormatError, match="more than"):
+            _files.read_bytes(path, max_bytes=size - 1, array=True)
+
+
+@pytest.mark.parametrize("told", [0, 10, 5_000, 9_999, 10_001, 20_000])
+def test_an_array_read_of_a_file_that_grew_or_shrank_since_its_size_was_taken(tmp_path, told):
+    """The size comes from fstat before the read: a file written to meanwhile is read to its end as it is then,
+    and still under the cap."""
+    raw = bytes(range(256)) * 39 + b"0123456789abcdef"  # 10 000 bytes
+    path = tmp_path / "f"
+    path.write_bytes(raw)
+    with open(path, "rb") as fh:
+        assert _files._read_regular(str(path), fh, told, 1 << 20, None, True).tobytes() == raw
+    with open(path, "rb") as fh, pytest.raises(br.LetorFormatError, match="more than 9000 bytes"):
+        _files._read_regular(str(path), fh, min(told, 9000), 9000, None, True)
+
+
 def test_the_default_cap_is_what_half_of_memory_can_parse():
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert _files.default_max_bytes() == max(total // (2 * _files.PARSE_FACTOR), 1 << 28)

@@ -80,6 +80,14 @@ def desc_order(s):
     return sorted(range(len(s)), key=lambda i: (-s[i], i))
 
 
+def ideal_grades_reference(values, rows, offsets):
+    """Each group's grades (``values[rows]`` as floats) in a plain Python list, largest first."""
+    out = []
+    for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        out.extend(sorted((float(values[r]) for r in rows[a:b].tolist()), reverse=True))
+    return np.array(out, dtype=np.float64)
+
+
 def ndcg_list(y, s, k=None, exp_gain=True, empty=1.0):
     """DCG@k / ideal DCG@k with gain 2^l - 1 (or l) and discount 1/log2(i + 2)."""
     if len(y) == 0:

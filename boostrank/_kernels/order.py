@@ -41,6 +41,21 @@ def key_float(k):
 
 
 @njit(cache=True, parallel=True)
+def descending_within_groups(values, rows, offsets, out):
+    """``values[rows]`` as float64, each group's (``offsets``) sorted largest first, written to ``out``: the
+    ideal grades of every query at once (a qrels file's grades gathered by query).  A group per thread."""
+    for g in prange(offsets.shape[0] - 1):
+        a = offsets[g]
+        b = offsets[g + 1]
+        for i in range(a, b):
+            out[i] = values[rows[i]]
+        out[a:b].sort()
+        for i in range((b - a) // 2):
+            out[a + i], out[b - 1 - i] = out[b - 1 - i], out[a + i]
+    return out
+
+
+@njit(cache=True, parallel=True)
 def sort_within_groups(scores, offsets, descending):
     """Stable order of each group's documents by score.
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._kernels import ids as _ki
 from .._kernels.jit import note_first_compile
-from .._kernels.order import sort_within_groups
+from .._kernels.order import descending_within_groups
 from .ids import DuplicateId, IdBytes, QueryCodes, coded, id_strings
 
 __all__ = ["Qrels", "Run"]
@@ -142,8 +142,8 @@ class Qrels(_Columns):
                                                              twice)
         self._sorted_hash = self._hash[self._order]
         # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
-        grades = self.rel[by_query].astype(np.float64)
-        self.ideal = grades[sort_within_groups(grades, self.ideal_offsets, True)]
+        self.ideal = descending_within_groups(self.rel, by_query, self.ideal_offsets,
+                                              np.empty(by_query.shape[0], dtype=np.float64))
 
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from boostrank._kernels.order import float_key, key_float, sort_within_groups
+from boostrank._kernels.order import descending_within_groups, float_key, key_float, sort_within_groups
+
+from .. import reference as ref
 
 
 @njit(cache=True)
@@ -39,6 +41,22 @@ def test_sort_within_groups_is_a_stable_argsort_per_group(sizes, descending):
     want = np.concatenate([a + np.argsort(-s[a:b] if descending else s[a:b], kind="stable")
                            for a, b in zip(offsets[:-1], offsets[1:])] + [np.zeros(0, dtype=np.int64)])
     np.testing.assert_array_equal(sort_within_groups(s, offsets, descending), want)
+
+
+@pytest.mark.parametrize("sizes", [[], [0], [1], [0, 3, 0, 2], [5, 1, 7], [400, 1, 0, 33]])
+@pytest.mark.parametrize("grades", ["binary", "graded", "negative", "huge"])
+def test_descending_within_groups_gives_each_groups_grades_largest_first(sizes, grades):
+    """Qrels' ideal grades: gathered by rows (any order), each group sorted largest first, ties and all."""
+    rng = np.random.default_rng(sum(sizes))
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(offsets[-1])
+    values = {"binary": rng.integers(0, 2, n), "graded": rng.integers(0, 5, n), "negative": rng.integers(-2, 3, n),
+              "huge": rng.integers(-2 ** 62, 2 ** 62, n)}[grades].astype(np.int64)
+    rows = rng.permutation(n).astype(np.int64)
+    out = np.full(n, np.nan)
+    got = descending_within_groups(values, rows, offsets, out)
+    assert got is out
+    np.testing.assert_array_equal(got, ref.ideal_grades_reference(values, rows, offsets))
 
 
 @pytest.mark.parametrize("start", ["identity", "sorted", "near", "shuffled"])

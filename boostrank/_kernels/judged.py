@@ -115,8 +115,8 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def graded_lists(order, hashes, scores, data, doc_offsets, spans, sorted_hashes, sorted_grades, judged_rows,
-                 judged_data, judged_doc_offsets, bounds):
+def graded_lists(order, hashes, scores, data, doc_offsets, lists, sorted_hashes, sorted_grades, judged_rows,
+                 judged_data, judged_doc_offsets, out):
     """The chosen lists of a run in rank order, each document's grade found by hash among its query's judged
     documents: the grades and scores :class:`..evaluation.judged.JudgedLists` holds, in one pass, a list per
     thread.
@@ -129,36 +129,34 @@ def graded_lists(order, hashes, scores, data, doc_offsets, spans, sorted_hashes,
         Each run row's document hash (int64) and score (float64).
     data, doc_offsets : ndarray
         The run's document ids (:class:`..evaluation.ids.IdBytes`' layout).
-    spans : ndarray of int64, shape (m, 3)
-        Per chosen list: its first and one-past-last output position, and where its rows start in ``order`` (a
-        depth cut gives fewer outputs than the list has rows).
+    lists : ndarray of int64, shape (m, 5)
+        Per chosen list: its first and one-past-last output position, where its rows start in ``order`` (a
+        depth cut gives fewer outputs than the list has rows), and its query's judged documents,
+        ``sorted_hashes[lists[j, 3]:lists[j, 4]]``.
     sorted_hashes, sorted_grades, judged_rows : ndarray
         The judged documents' hashes, ascending within each query, with their grades and rows in the same order.
     judged_data, judged_doc_offsets : ndarray
         The judged documents' ids, by row.
-    bounds : ndarray of int64, shape (m, 2)
-        Per chosen list: its query's judged documents, ``sorted_hashes[bounds[j, 0]:bounds[j, 1]]``.
+    out : ndarray of float64, shape (2, lists[-1, 1])
+        Written: each row's grade (row 0; :data:`REL_NONPOOL` when unjudged, :data:`REL_UNJUDGED` when graded
+        negatively, trec_eval's ``form_res_rels.c``) and its score (row 1).  The caller's array, so that NumPy's
+        allocator backs it.
 
     Returns
     -------
-    rel : ndarray of float64, shape (spans[-1, 1],)
-        Each row's grade: :data:`REL_NONPOOL` when unjudged, :data:`REL_UNJUDGED` when graded negatively
-        (trec_eval's ``form_res_rels.c``).
-    score : ndarray of float64
     collisions : int
         How many hash matches are another id (the caller then matches by the ids themselves).
     """
-    m = spans.shape[0]
-    n = spans[m - 1, 1] if m else 0
-    rel = np.empty(n, dtype=np.float64)
-    score = np.empty(n, dtype=np.float64)
+    m = lists.shape[0]
+    rel = out[0]
+    score = out[1]
     collided = np.zeros(m, dtype=np.int64)
     for j in prange(m):
-        begin = spans[j, 0]
-        start = spans[j, 2] - begin
-        first = bounds[j, 0]
-        last = bounds[j, 1]
-        for k in range(begin, spans[j, 1]):
+        begin = lists[j, 0]
+        start = lists[j, 2] - begin
+        first = lists[j, 3]
+        last = lists[j, 4]
+        for k in range(begin, lists[j, 1]):
             r = order[start + k]
             score[k] = scores[r]
             h = hashes[r]
@@ -174,7 +172,7 @@ def graded_lists(order, hashes, scores, data, doc_offsets, spans, sorted_hashes,
                     collided[j] += 1
             else:
                 rel[k] = REL_NONPOOL
-    return rel, score, collided.sum()
+    return collided.sum()
 
 # the ``measure`` codes of :func:`trec_measure`: trec_eval's measures of the retrieved set, its judged
 # documents and interpolated precision (m_*.c of trec_eval at f425365, each named below)

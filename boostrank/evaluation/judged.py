@@ -85,12 +85,14 @@ def judged_lists(qrels: Qrels, run: Run, *, depth: int | None = None, complete: 
     sizes = run.offsets[kept + 1] - run.offsets[kept]
     offsets = np.concatenate(([0], np.cumsum(sizes if depth is None else np.minimum(sizes, depth)))).astype(np.int64)
     order = run.trec_order(float32)
-    spans = np.column_stack((offsets[:-1], offsets[1:], run.offsets[kept]))  # out begin, out end, start in order
-    bounds = np.column_stack((qrels.ideal_offsets[to_qrels[kept]], qrels.ideal_offsets[to_qrels[kept] + 1]))
-    rel, score, collisions = _kj.graded_lists(
-        order, run._hash, run.score, run._ids.data, run._ids.offsets, spans.astype(np.int64),
-        qrels._sorted_hash, qrels.rel[qrels._order], qrels._order, qrels._ids.data, qrels._ids.offsets,
-        bounds.astype(np.int64))
+    # per list: out begin, out end, start in order, and its query's judged documents
+    lists = np.column_stack((offsets[:-1], offsets[1:], run.offsets[kept], qrels.ideal_offsets[to_qrels[kept]],
+                             qrels.ideal_offsets[to_qrels[kept] + 1])).astype(np.int64)
+    out = np.empty((2, offsets[-1]), dtype=np.float64)
+    collisions = _kj.graded_lists(order, run._hash, run.score, run._ids.data, run._ids.offsets, lists,
+                                  qrels._sorted_hash, qrels._grades_by_hash(), qrels._order, qrels._ids.data,
+                                  qrels._ids.offsets, out)
+    rel, score = out
     if collisions:  # two ids share a hash: match by the strings instead
         pooled = np.where(qrels.rel < 0, _kj.REL_UNJUDGED, qrels.rel).astype(np.float64)
         grade = {(c, d): r for c, d, r in zip(qrels._codes.tolist(), qrels.docid.tolist(), pooled.tolist())}

@@ -141,9 +141,17 @@ class Qrels(_Columns):
         by_query, self.ideal_offsets, self._order = _grouped(self._codes, len(self.queries), self._hash, self._ids,
                                                              twice)
         self._sorted_hash = self._hash[self._order]
+        self._sorted_grades = None
         # every judged grade of each query, best first: the ideal order of NDCG and the R of recall
         self.ideal = descending_within_groups(self.rel, by_query, self.ideal_offsets,
                                               np.empty(by_query.shape[0], dtype=np.float64))
+
+    def _grades_by_hash(self) -> np.ndarray:
+        """The grades in the order each query's judged documents are searched by hash (made on first use, kept:
+        every run evaluated against these qrels matches by it)."""
+        if self._sorted_grades is None:
+            self._sorted_grades = self.rel[self._order]
+        return self._sorted_grades
 
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]]) -> "Qrels":

@@ -218,7 +218,7 @@ def recode(codes, mapping):
 
 @njit(cache=True, nogil=True)
 def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_offsets, doc_hashes,
-                 float_values, int_values):
+                 float_values, int_values, doc_data):
     """The columns of a qrels (4 fields, the grade 4th, ``integer``) or run file (at least 5 fields, the score
     5th, the tag 6th) in one pass, written into the caller's columns (a file read on several threads gives each
     thread its rows of one array, so no column is copied to join them).
@@ -239,6 +239,8 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_o
         Out: where each row's document id starts in ``doc_data`` (the first entry is 0).
     float_values, int_values : ndarray
         Out: the 4th/5th field parsed (the one ``integer`` does not name may be empty).
+    doc_data : ndarray of uint8, shape (at least buf's,)
+        Out: the document ids' bytes, back to back (the caller's array, so that NumPy's allocator backs it).
 
     Returns
     -------
@@ -246,7 +248,7 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_o
         The number of rows, or :data:`STATUS_FALLBACK` for a file the line-by-line reader must read.
     query_spans : int64 array, (n_queries, 2)
     doc_data : uint8 array
-        The document ids' bytes, back to back.
+        The document ids' bytes, back to back: the start of the ``doc_data`` given.
     slow_spans : int64 array, (k, 3)
         (row, start, end) of the values outside the exact fast path, for Python to parse.
     tags : int64 array, (2, 2)
@@ -256,7 +258,6 @@ def trec_columns(buf, min_fields, max_fields, value_field, integer, codes, doc_o
     """
     n = buf.shape[0]
     doc_offsets[0] = 0
-    doc_data = np.empty(n, dtype=np.uint8)
     slow_spans = np.empty((16, 3), dtype=np.int64)
     n_slow = 0
     tags = np.full((2, 2), -1, dtype=np.int64)

@@ -133,13 +133,15 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
     grades = np.empty(first[-1] if qrels else 0, dtype=np.int64)
     scores = np.empty(0 if qrels else first[-1], dtype=np.float64)
+    data = np.empty(buf.shape[0], dtype=np.uint8)  # a part's ids are no longer than its text: each at its text's place
 
     def columns(k):
         a, b = first[k], first[k + 1]
         return _tc.trec_columns(buf[parts[k][0]:parts[k][1]], *shape, codes[a:b], doc_offsets[a + k:b + k + 1],
-                                hashes[a:b], scores[a:b], grades[a:b])
+                                hashes[a:b], scores[a:b], grades[a:b], data[parts[k][0]:parts[k][1]])
 
-    return first, (codes, doc_offsets, hashes, grades if qrels else scores), in_threads(columns, range(len(parts)))
+    return first, (codes, doc_offsets, hashes, grades if qrels else scores, data), in_threads(columns,
+                                                                                               range(len(parts)))
 
 
 def _utf8(buf: np.ndarray, start: int, non_ascii: bool) -> bool:
@@ -156,10 +158,11 @@ def _utf8(buf: np.ndarray, start: int, non_ascii: bool) -> bool:
     return True
 
 
-def _joined(first, rows: list, recodes: list, id_bytes: list, codes, doc_offsets, hashes, values) -> int:
+def _joined(first, rows: list, recodes: list, id_parts: list, codes, doc_offsets, hashes, values, data) -> tuple:
     """The parts' blocks made one set of columns in place: each part's rows moved up to follow the rows before
-    them (blank lines leave a part short of its bound), its query codes made global (``recodes[k]``) and its id
-    offsets made to follow the ids before them; the number of rows."""
+    them (blank lines leave a part short of its bound), its query codes made global (``recodes[k]``), its ids'
+    bytes (``id_parts[k]``: where they start in ``data``, how many) moved to follow the ids before them and its id
+    offsets with them; the number of rows and of id bytes."""
     end, ids_end = 0, 0
     for k, n in enumerate(rows):
         a = first[k]
@@ -168,9 +171,10 @@ def _joined(first, rows: list, recodes: list, id_bytes: list, codes, doc_offsets
                 _tc.move_rows(column, a, end, n, 0)
         if k:
             _tc.move_rows(doc_offsets, a + k + 1, end + 1, n, ids_end)
+            _tc.move_rows(data, id_parts[k][0], ids_end, id_parts[k][1], 0)
         _tc.recode(codes[end:end + n], recodes[k])
-        end, ids_end = end + n, ids_end + id_bytes[k]
-    return end
+        end, ids_end = end + n, ids_end + id_parts[k][1]
+    return end, ids_end
 
 
 def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict | None:
@@ -192,11 +196,11 @@ def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
-    first, (codes, doc_offsets, hashes, values), done = _parsed_in_parts(buf, parts, shape, qrels)
+    first, (codes, doc_offsets, hashes, values, id_data), done = _parsed_in_parts(buf, parts, shape, qrels)
     if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(raw, start, any(d[5] for d in done)):
         return None
     where: dict = {}  # each query's code, in order of first appearance over the parts
-    locals_, data, tags = [], [], []
+    locals_, id_parts, tags = [], [], []
     for k, ((start, _), (rows, spans, part_data, slow, part_tags, _)) in enumerate(zip(parts, done)):
         locals_.append(np.array([where.setdefault(bytes(view[start + a:start + b]).decode("utf-8"), len(where))
                                  for a, b in spans.tolist()], dtype=np.int64))
@@ -205,15 +209,15 @@ def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict
             if not (-(2**63) <= value < 2**63 if qrels else math.isfinite(value)):
                 return None
             values[first[k] + row] = value
-        data.append(part_data)
+        id_parts.append((start, part_data.shape[0]))  # the part's ids start where its text starts
         tags.extend(bytes(view[start + a:start + b]).decode("utf-8") for a, b in part_tags.tolist() if a >= 0)
     words = list(where)
     by_name = sorted(range(len(words)), key=words.__getitem__)  # strcmp order (code points)
     rank = np.empty(len(words), dtype=np.int64)
     rank[by_name] = np.arange(len(words))
-    end = _joined(first, [d[0] for d in done], [rank[c] for c in locals_], [d.shape[0] for d in data],
-                  codes, doc_offsets, hashes, values)
-    ids = IdBytes(np.concatenate(data) if len(data) > 1 else data[0], doc_offsets[:end + 1], hashes=hashes[:end])
+    end, id_end = _joined(first, [d[0] for d in done], [rank[c] for c in locals_], id_parts, codes, doc_offsets,
+                          hashes, values, id_data)
+    ids = IdBytes(id_data[:id_end], doc_offsets[:end + 1], hashes=hashes[:end])
     out = {"qid": QueryCodes([words[k] for k in by_name], codes[:end]), "docno": ids,
            "rel" if qrels else "score": values[:end]}
     if not qrels:  # the first tag names the run, the last is trec_eval's runid

@@ -39,8 +39,8 @@ def test_a_pass_given_too_few_rows_hands_the_file_back_instead_of_writing_past_t
     buf = np.frombuffer(b"q 0 a 1\nq 0 b 2\n", dtype=np.uint8)
     grades = np.full(2, -7, dtype=np.int64)
     out = tc.trec_columns(buf, 4, 4, 3, True, np.empty(1, np.int64), np.empty(2, np.int64), np.empty(1, np.int64),
-                          np.empty(0), grades[:1])
+                          np.empty(0), grades[:1], np.empty(buf.shape[0], np.uint8))
     assert out[0] == tc.STATUS_FALLBACK and grades[1] == -7
     out = tc.trec_columns(buf, 4, 4, 3, True, np.empty(2, np.int64), np.empty(3, np.int64), np.empty(2, np.int64),
-                          np.empty(0), grades)
+                          np.empty(0), grades, np.empty(buf.shape[0], np.uint8))
     assert out[0] == 2 and grades.tolist() == [1, 2]

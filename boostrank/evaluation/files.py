@@ -171,7 +171,8 @@ def _joined(first, rows: list, recodes: list, id_parts: list, codes, doc_offsets
                 _tc.move_rows(column, a, end, n, 0)
         if k:
             _tc.move_rows(doc_offsets, a + k + 1, end + 1, n, ids_end)
-            _tc.move_rows(data, id_parts[k][0], ids_end, id_parts[k][1], 0)
+            bytes_ = memoryview(data)  # a slice assignment of one memoryview is a memmove: overlap is safe
+            bytes_[ids_end:ids_end + id_parts[k][1]] = bytes_[id_parts[k][0]:id_parts[k][0] + id_parts[k][1]]
         _tc.recode(codes[end:end + n], recodes[k])
         end, ids_end = end + n, ids_end + id_parts[k][1]
     return end, ids_end

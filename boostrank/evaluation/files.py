@@ -218,7 +218,9 @@ def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict
     rank[by_name] = np.arange(len(words))
     end, id_end = _joined(first, [d[0] for d in done], [rank[c] for c in locals_], id_parts, codes, doc_offsets,
                           hashes, values, id_data)
-    ids = IdBytes(id_data[:id_end], doc_offsets[:end + 1], hashes=hashes[:end])
+    # after the first part, the pages its ids were written to before the move stay resident: a copy lets them go
+    ids = IdBytes(id_data[:id_end] if len(parts) == 1 else id_data[:id_end].copy(), doc_offsets[:end + 1],
+                  hashes=hashes[:end])
     out = {"qid": QueryCodes([words[k] for k in by_name], codes[:end]), "docno": ids,
            "rel" if qrels else "score": values[:end]}
     if not qrels:  # the first tag names the run, the last is trec_eval's runid

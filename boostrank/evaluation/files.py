@@ -191,14 +191,14 @@ def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict
     import numba
 
     raw = np.frombuffer(raw, dtype=np.uint8)  # bytes too
-    start = len(_BOM) if raw[:len(_BOM)].tobytes() == _BOM else 0
-    view = memoryview(raw)[start:]
-    buf = raw[start:]
+    skip = len(_BOM) if raw[:len(_BOM)].tobytes() == _BOM else 0  # a byte-order mark at the start
+    view = memoryview(raw)[skip:]
+    buf = raw[skip:]
     note_first_compile("TREC", _tc.trec_columns)
     shape = (4, 4, 3, True) if qrels else (6 if need_tag else 5, 1 << 62, 4, False)
     parts = _parts(buf, max(1, min(numba.get_num_threads(), buf.shape[0] // _BYTES_PER_THREAD)))
     first, (codes, doc_offsets, hashes, values, id_data), done = _parsed_in_parts(buf, parts, shape, qrels)
-    if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(raw, start, any(d[5] for d in done)):
+    if any(d[0] == _tc.STATUS_FALLBACK for d in done) or not _utf8(raw, skip, any(d[5] for d in done)):
         return None
     where: dict = {}  # each query's code, in order of first appearance over the parts
     locals_, id_parts, tags = [], [], []

@@ -68,7 +68,7 @@ def _union(runs: Sequence[Run], need_ranks: bool = True):
     cuts = np.cumsum([0] + [len(r) for r in runs])
     rows, hashes = np.empty(cuts[-1], dtype=np.int64), np.empty(cuts[-1], dtype=np.int64)
     for i, r in enumerate(runs):  # each run's rows by (query, hash), numbered across the runs
-        rows[cuts[i]:cuts[i + 1]] = by_hash_within_groups(r._hash, r._by_query, r.offsets)
+        rows[cuts[i]:cuts[i + 1]] = by_hash_within_groups(r._hash, r.order, r.offsets)  # grouped by query
         rows[cuts[i]:cuts[i + 1]] += cuts[i]
         hashes[cuts[i]:cuts[i + 1]] = r._hash
         mine = np.array([where[q] for q in r.queries], dtype=np.int64)

@@ -239,9 +239,9 @@ class Run(_Columns):
             return DuplicateId((i, j), f"{self.source}: qid {q} retrieves docid {d} twice (entries {i + 1} and "
                                       f"{j + 1}); a run ranks each document once", q, d)
 
-        self._by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice,
-                                                   by_hash=False)
-        self.order = self._trec_order(self.score)
+        by_query, self.offsets, _ = _grouped(self._codes, len(self.queries), self._hash, self._ids, twice,
+                                             by_hash=False)
+        self.order = self._trec_order(self.score, by_query)  # grouped by query too: the rows by query are let go
         self._order32 = None
 
     def trec_order(self, float32: bool = False) -> np.ndarray:
@@ -250,14 +250,15 @@ class Run(_Columns):
         if not float32:
             return self.order
         if self._order32 is None:
-            self._order32 = self._trec_order(self.score.astype(np.float32).astype(np.float64))
+            # from the float64 order: rows equal in float32 are together there, and only their ids reorder them
+            self._order32 = self._trec_order(self.score.astype(np.float32).astype(np.float64), self.order)
         return self._order32
 
-    def _trec_order(self, score) -> np.ndarray:
-        # by query (rows grouped once), each query's by score descending, then each run of tied scores by
-        # document id descending (strcmp, as trec_eval)
-        return _ki.trec_order(self._by_query, self.offsets, score, self._ids.data, self._ids.offsets,
-                              np.empty(self._by_query.shape[0], dtype=np.int64))
+    def _trec_order(self, score, rows) -> np.ndarray:
+        # rows grouped by query (any order inside), each query's by score descending, then each run of tied scores
+        # by document id descending (strcmp, as trec_eval)
+        return _ki.trec_order(rows, self.offsets, score, self._ids.data, self._ids.offsets,
+                              np.empty(rows.shape[0], dtype=np.int64))
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":

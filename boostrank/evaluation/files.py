@@ -11,6 +11,7 @@ import functools
 import gzip
 import lzma
 import math
+import mmap
 import os
 import re
 
@@ -120,6 +121,29 @@ def _parts(buf: np.ndarray, n: int) -> list:
     return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [(0, 0)]
 
 
+def _scratch(n: int) -> np.ndarray:
+    """``n`` writable bytes whose tail :func:`_release_after` can give back to the system: an anonymous map
+    (in huge pages where the system has them), or NumPy's memory where the map cannot advise."""
+    if n == 0 or not hasattr(mmap, "MADV_DONTNEED"):
+        return np.empty(n, dtype=np.uint8)
+    pages = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # private: DONTNEED frees its pages
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        pages.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(pages, dtype=np.uint8)
+
+
+def _release_after(data: np.ndarray, end: int, moved: bool) -> np.ndarray:
+    """``data[:end]``, the pages wholly past ``end`` given back when a later part's ids were written there before
+    their move down (``moved``): without a map to advise, a copy of ``data[:end]``."""
+    pages = getattr(data.base, "obj", None)  # np.frombuffer(map): a memoryview of the map
+    if not isinstance(pages, mmap.mmap):
+        return data[:end].copy() if moved else data[:end]
+    start = -(-end // mmap.PAGESIZE) * mmap.PAGESIZE
+    if start < len(pages):
+        pages.madvise(mmap.MADV_DONTNEED, start, len(pages) - start)
+    return data[:end]
+
+
 def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     """:func:`._kernels.trec_columns.trec_columns` of each part on its own thread, every part's rows written to its
     own block of one set of columns (block ``k`` from row ``first[k]``; its id offsets from ``first[k] + k``), so
@@ -133,7 +157,7 @@ def _parsed_in_parts(buf, parts: list, shape: tuple, qrels: bool):
     doc_offsets = np.empty(first[-1] + len(parts), dtype=np.int64)  # a leading 0 per part
     grades = np.empty(first[-1] if qrels else 0, dtype=np.int64)
     scores = np.empty(0 if qrels else first[-1], dtype=np.float64)
-    data = np.empty(buf.shape[0], dtype=np.uint8)  # a part's ids are no longer than its text: each at its text's place
+    data = _scratch(buf.shape[0])  # a part's ids are no longer than its text: each written at its text's place
 
     def columns(k):
         a, b = first[k], first[k + 1]
@@ -218,9 +242,7 @@ def _table(raw: np.ndarray | bytes, qrels: bool, need_tag: bool = False) -> dict
     rank[by_name] = np.arange(len(words))
     end, id_end = _joined(first, [d[0] for d in done], [rank[c] for c in locals_], id_parts, codes, doc_offsets,
                           hashes, values, id_data)
-    # after the first part, the pages its ids were written to before the move stay resident: a copy lets them go
-    ids = IdBytes(id_data[:id_end] if len(parts) == 1 else id_data[:id_end].copy(), doc_offsets[:end + 1],
-                  hashes=hashes[:end])
+    ids = IdBytes(_release_after(id_data, id_end, len(parts) > 1), doc_offsets[:end + 1], hashes=hashes[:end])
     out = {"qid": QueryCodes([words[k] for k in by_name], codes[:end]), "docno": ids,
            "rel" if qrels else "score": values[:end]}
     if not qrels:  # the first tag names the run, the last is trec_eval's runid

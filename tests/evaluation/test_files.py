@@ -294,3 +294,30 @@ def test_the_shortest_lines_fill_the_rows_reserved_for_their_size(tmp_path, monk
     assert trec._table(qrels.read_bytes(), qrels=True)["rel"].tolist() == [i % 3 for i in range(n)]
     assert trec._table(run.read_bytes(), qrels=False)["score"].tolist() == [float(i) for i in range(n)]
     assert br.load_run(run).docid.tolist() == [chr(97 + i) for i in range(n)]
+
+
+@pytest.mark.parametrize("advise", [True, False])
+@pytest.mark.parametrize("end", [0, 1, 4095, 4096, 4097, 3 << 20])
+def test_the_ids_scratch_keeps_its_start_and_gives_back_the_pages_past_it(monkeypatch, advise, end):
+    """A part's ids are written at its text's place and moved down: what stays is ``data[:end]``, byte for byte;
+    the pages wholly past it are given back (they read as zeros again), or without a map to advise, the start is
+    copied out so the rest can go."""
+    import mmap
+
+    from boostrank.evaluation import files as trec
+
+    if not advise:
+        monkeypatch.delattr(mmap, "MADV_DONTNEED")
+    n = 4 << 20
+    data = trec._scratch(n)
+    assert data.shape == (n,) and data.flags.writeable
+    data[:] = np.arange(n, dtype=np.int64).astype(np.uint8)
+    kept = trec._release_after(data, end, moved=True)
+    np.testing.assert_array_equal(kept, np.arange(end, dtype=np.int64).astype(np.uint8))
+    past = -(-end // mmap.PAGESIZE) * mmap.PAGESIZE
+    if advise:
+        assert np.shares_memory(kept, data) or end == 0
+        assert not data[past:].any()  # private anonymous pages given back read as zeros
+    else:
+        assert not np.shares_memory(kept, data)
+    assert trec._release_after(trec._scratch(0), 0, moved=False).shape == (0,)

@@ -802,16 +802,36 @@ def _closed_pipe() -> int:
     return 141
 
 
+def _exit_now(status: int) -> int:
+    """End the process once its output is out, as the C trec_eval does: the output flushed and the exit handlers
+    run, but not the interpreter's teardown of every module (a third of a second once Numba's kernels are
+    loaded).  For a command that writes nothing but its standard streams; with another Python thread running,
+    or without CPython's exit handlers to call, the status is returned for the usual exit."""
+    import atexit
+    import threading
+
+    if threading.active_count() > 1 or not hasattr(atexit, "_run_exitfuncs"):
+        return status
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = _closed_pipe()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``boostrank`` console script."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    console, argv = argv is None, sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["trec_eval"]:  # trec_eval's own arguments (-m P.5,10 -q -l2 ...), which argparse would reshape
         from .evaluation.trec_eval import main as trec_eval
 
         try:
-            return trec_eval(argv[1:])
+            status = trec_eval(argv[1:])
         except BrokenPipeError:
             return _closed_pipe()
+        return _exit_now(status) if console else status
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

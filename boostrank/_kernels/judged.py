@@ -81,11 +81,15 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
         if measure == MODE_NDCG:
             dcg = 0.0
             for i in range(cut):
-                dcg += _gain(rel[a + i], exp_gain) / math.log2(i + 2.0)
+                gain = _gain(rel[a + i], exp_gain)
+                if gain != 0.0:  # adding 0 leaves the sum as it is: no discount to compute
+                    dcg += gain / math.log2(i + 2.0)
             icut = m if (k <= 0 or k > m) else k
             idcg = 0.0
             for i in range(icut):
-                idcg += _gain(ideal[ia + i], exp_gain) / math.log2(i + 2.0)
+                gain = _gain(ideal[ia + i], exp_gain)
+                if gain != 0.0:
+                    idcg += gain / math.log2(i + 2.0)
             out[g] = dcg / idcg if idcg > 0.0 else empty_value
         elif measure == MODE_RECIPROCAL_RANK:
             value = 0.0

@@ -25,7 +25,7 @@ from .files import load_qrels, load_run
 from .judged import JudgedLists, judged_lists, segments
 from .runs import Qrels, Run
 from .scores import scores_of_rows
-from .measures import expand, sequential_sum, trec_measure
+from .measures import compute_cuts, expand, passes, sequential_sum, trec_measure
 from ..exceptions import QueryMismatchWarning
 
 __all__ = ["evaluate", "QueryMismatchWarning", "DEFAULT_METRICS", "Truth", "Rules", "truth_of", "rules_of", "run_of",
@@ -208,7 +208,14 @@ def _all_values(lists: JudgedLists, metrics: Sequence[str], rules: Rules, conven
     import numba
 
     n_threads = numba.get_num_threads() if lists.rel.shape[0] >= MEASURES_PARALLEL_MIN_ROWS else 1
-    return dict(zip(metrics, in_threads(lambda m: _values(lists, m, rules, convention), metrics, n_threads)))
+
+    def computed(group: list) -> list:
+        compute_cuts(lists, group, rules.threshold, rules.v9)  # a family's cut-offs in one pass
+        return [_values(lists, m, rules, convention) for m in group]
+
+    groups = passes(metrics)
+    values = dict(zip(sum(groups, []), sum(in_threads(computed, groups, n_threads), [])))
+    return {m: values[m] for m in metrics}
 
 
 def _needs_trec_order(spec: str, convention: str) -> bool:

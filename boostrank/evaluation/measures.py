@@ -24,7 +24,7 @@ import numpy as np
 
 from .._kernels import judged as _kj
 
-__all__ = ["TrecMeasure", "trec_measure", "expand", "sequential_sum", "ALL_TREC"]
+__all__ = ["TrecMeasure", "trec_measure", "expand", "passes", "sequential_sum", "ALL_TREC"]
 
 #: family: (kernel code, default parameters, parameter kind, how the "all" line combines queries).  The
 #: kinds: "cut" (an integer cut-off per measure), "fraction" (a fraction of R per measure), "param" (one
@@ -61,6 +61,9 @@ _FAMILIES = {
     "rprec_mult": (_kj.MODE_TREC_RPREC_MULT, tuple(i / 5 for i in range(1, 11)), "fraction", "mean"),
     "iprec_at_recall": (_kj.MODE_TREC_IPREC_AT_RECALL, tuple(i / 10 for i in range(11)), "fraction", "mean"),
 }
+#: the kernel codes of the cut-off families: one pass of the kernel computes every cut of a family, as each
+#: ``m_*.c`` walks a list once for all of its cut-offs
+_BY_CUT = frozenset(code for code, _, kind, _ in _FAMILIES.values() if kind in ("cut", "fraction"))
 #: trec_eval's spelling of each family (its output names)
 _SPELLING = {"infap": "infAP", "bing": "binG", "g": "G", "rndcg": "Rndcg", "set_p": "set_P",
              "set_relative_p": "set_relative_P",
@@ -111,6 +114,35 @@ class TrecMeasure:
         if self.combine == "gm":
             return float(np.exp(sequential_sum(np.log(np.maximum(values, MIN_GEO_MEAN))) / n))
         return sequential_sum(values) / n
+
+
+def passes(specs) -> list[list[str]]:
+    """``specs`` in the groups one kernel pass computes: the cut-offs of a family together (``P_5``, ``P_10``
+    ... are one pass, their columns kept on the lists by :func:`compute_cuts`), every other measure alone."""
+    groups, family = [], {}
+    for spec in specs:
+        m = trec_measure(spec)
+        if m is None or m.code not in _BY_CUT:
+            groups.append([spec])
+        elif m.code in family:
+            family[m.code].append(spec)
+        else:
+            groups.append(family.setdefault(m.code, [spec]))
+    return groups
+
+
+def compute_cuts(lists, specs, threshold: float = 0.0, v9_rounding: bool = False) -> None:
+    """The cut-offs of one family among ``specs`` (a group of :func:`passes`) in one pass of the kernel, each
+    cut's column kept in ``lists.computed`` where :meth:`TrecMeasure.values` finds it.  The kernel takes the cuts
+    ascending and computes each as it would alone (tested against one pass per cut)."""
+    measures = [m for m in map(trec_measure, specs) if m is not None and m.code in _BY_CUT]
+    if len(measures) < 2:
+        return
+    cuts = sorted({p for m in measures for p in m.params})
+    out = _kj.trec_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, measures[0].code,
+                           np.asarray(cuts, dtype=np.float64), float(threshold), v9_rounding)
+    for j, cut in enumerate(cuts):
+        lists.computed.setdefault((measures[0].code, (cut,), float(threshold), bool(v9_rounding)), out[:, j:j + 1])
 
 
 def sequential_sum(values: np.ndarray) -> float:

@@ -10,11 +10,13 @@ so a measure that stops being recognised, or a new one that does not match, fail
 from __future__ import annotations
 
 import collections
+import dataclasses
 import math
 import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import boostrank as br
@@ -134,3 +136,56 @@ def test_relevance_levels_of_zero_and_below_count_judged_documents_as_trec_eval_
     assert below["num_rel"]["q"] == 2 and below["num_rel_ret"]["q"] == 1
     assert below["map"]["q"] == pytest.approx((1 + 1) / 2)  # u passes -1 in the walk: trec_eval's own sum
     assert math.isnan(br.evaluate(qrels, run, "Rndcg", relevance_level=0)["Rndcg"])
+
+
+def _hostile_lists(rng, n_lists: int):
+    """Judged lists of every awkward shape: empty, one document, tied and graded codes (unjudged −1 and −2,
+    negative grades), no relevant document, more relevant documents than retrieved ones."""
+    from boostrank.evaluation.judged import JudgedLists
+
+    sizes = rng.choice([0, 1, 2, 5, 30, 120], size=n_lists)
+    judged = rng.choice([0, 1, 3, 40], size=n_lists)
+    rel = rng.choice([-2.0, -1.0, 0.0, 1.0, 2.0, 3.0], size=int(sizes.sum()))
+    ideal = -np.sort(-rng.choice([-1.0, 0.0, 0.0, 1.0, 2.0], size=int(judged.sum())).reshape(-1)) if judged.sum() \
+        else np.zeros(0)
+    ideal_offsets = np.concatenate(([0], np.cumsum(judged))).astype(np.int64)
+    for g in range(n_lists):  # each query's judged grades best first
+        part = ideal[ideal_offsets[g]:ideal_offsets[g + 1]]
+        part[:] = -np.sort(-part)
+    return JudgedLists(rel=rel, score=np.zeros(rel.size), offsets=np.concatenate(([0], np.cumsum(sizes))).astype(
+        np.int64), ideal=ideal, ideal_offsets=ideal_offsets, queries=[f"q{g}" for g in range(n_lists)],
+        unjudged_queries=[], unretrieved_queries=[])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_familys_cut_offs_in_one_pass_equal_one_pass_per_cut(seed):
+    """evaluate computes the cut-offs of a family (P_5 … P_1000, iprec_at_recall_0.00 … 1.00) in one kernel pass
+    (measures.passes, compute_cuts): each cut's values equal the pass of that cut alone, for every cut-off
+    family, cuts given out of order and twice, at relevance levels above and below 0 and both roundings."""
+    from boostrank.evaluation.measures import _BY_CUT, _FAMILIES, compute_cuts, passes, trec_measure
+
+    rng = np.random.default_rng(seed)
+    lists = _hostile_lists(rng, 40)
+    threshold, v9 = float(rng.choice([-2.0, 0.0, 1.0])), bool(seed % 2)
+    for family, (code, default, kind, _) in _FAMILIES.items():
+        if code not in _BY_CUT:
+            continue
+        cuts = list(rng.permutation(default)) + [default[0]] + ([] if kind == "fraction" else [1, 7, 250, 5000])
+        specs = [f"{family}.{c:g}" for c in cuts]
+        fresh = dataclasses.replace(lists)  # nothing computed yet
+        assert passes(specs + ["map"]) == [specs, ["map"]]
+        compute_cuts(fresh, specs, threshold, v9)
+        assert len(fresh.computed) == len(set(cuts))
+        for spec in specs:
+            np.testing.assert_array_equal(trec_measure(spec).values(fresh, threshold, v9),
+                                          trec_measure(spec).values(dataclasses.replace(lists), threshold, v9),
+                                          err_msg=spec)
+
+
+def test_all_trec_in_shared_passes_equals_one_measure_at_a_time():
+    """evaluate's result for all_trec, its families' cut-offs in shared passes, equals each measure asked alone."""
+    qrels = br.load_qrels(CORPUS / "qrels.test")
+    run = br.load_run(CORPUS / "results.test")
+    together = br.evaluate(qrels, run, "all_trec", per_query=True)
+    for name in ("P_30", "iprec_at_recall_0.40", "Rprec_mult_1.20", "relative_P_100", "success_5", "map_cut_20"):
+        assert together[name] == br.evaluate(qrels, run, name, per_query=True)[name]

@@ -176,6 +176,23 @@ def test_the_console_command_is_trec_eval_s(tmp_path):
     assert out.stdout.splitlines()[0].split("\t") == ["P_5                   ", "301", "0.0000"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("qrels, status", [("qrels.test", 0), ("no-such-qrels", 2)])
+def test_the_console_command_ends_once_its_output_is_out_with_every_exit_handler_run(tmp_path, qrels, status,
+                                                                                     capsys, monkeypatch):
+    """The console command skips the interpreter's teardown (cli._exit_now): its whole output, its status and the
+    process's exit handlers are those of the usual exit."""
+    marker = tmp_path / "handler-ran"
+    script = (f"import atexit, sys; atexit.register(lambda: open({str(marker)!r}, 'w').close()); "
+              f"from boostrank.cli import main; sys.argv = ['boostrank', 'trec_eval', '-q', '-m', 'all_trec', "
+              f"{str(CORPUS / qrels)!r}, {str(CORPUS / 'results.test')!r}]; sys.exit(main())")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    rc, expected, err = run_trec_eval(["-q", "-m", "all_trec", str(CORPUS / qrels), str(CORPUS / "results.test")],
+                                      capsys, monkeypatch)
+    assert (out.returncode, out.stdout, out.stderr) == (status, expected, err) and rc == status
+    assert marker.exists()
+
+
 def test_a_query_graded_only_negatively_reads_the_previous_query_s_gains(tmp_path, capsys, monkeypatch):
     """trec_eval keeps each query's counts per grade until a grade >= 0 replaces them (form_res_rels.c), so a
     query whose every judgement is negative gets the ideal DCG of the query evaluated before it."""

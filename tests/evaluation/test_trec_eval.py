@@ -193,6 +193,22 @@ def test_the_console_command_ends_once_its_output_is_out_with_every_exit_handler
     assert marker.exists()
 
 
+@pytest.mark.slow
+def test_a_reader_gone_mid_output_ends_the_console_command_as_sigpipe_ends_c(tmp_path):
+    """``| head``: the reader closes the pipe after a few bytes of output far larger than the pipe holds; the
+    command stops with C's status for SIGPIPE and no traceback, where one write of the whole text would end with
+    status 0."""
+    (tmp_path / "qrels").write_text("".join(f"q{q} 0 d{d} {d % 2}\n" for q in range(300) for d in range(20)))
+    (tmp_path / "run").write_text("".join(f"q{q} Q0 d{d} {d} {-d} r\n" for q in range(300) for d in range(20)))
+    proc = subprocess.Popen([sys.executable, "-m", "boostrank", "trec_eval", "-q", "-m", "all_trec",
+                             str(tmp_path / "qrels"), str(tmp_path / "run")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # about 1.4 MB of output
+    assert proc.stdout.read(100).startswith(b"num_ret")
+    proc.stdout.close()
+    assert proc.wait(timeout=600) == 141 and proc.stderr.read() == b""
+    proc.stderr.close()
+
+
 def test_a_query_graded_only_negatively_reads_the_previous_query_s_gains(tmp_path, capsys, monkeypatch):
     """trec_eval keeps each query's counts per grade until a grade >= 0 replaces them (form_res_rels.c), so a
     query whose every judgement is negative gets the ideal DCG of the query evaluated before it."""

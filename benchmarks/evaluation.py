@@ -28,7 +28,10 @@ way, with trec_eval's arguments (each call a fresh interpreter).  "fuse MB" is t
 boostrank's (1e-9; trec_eval's to the 4 decimals it prints): ranx breaks tied scores in another
 order than trec_eval, so it may differ.
 
-Run:  python benchmarks/evaluation.py [--queries 10000 --docs 1000] [--ranked] [--trec-eval BIN]
+The ``all_trec`` rows (with ``--trec-eval``) time the whole of ``trec_eval -q -m all_trec`` on the first run, the
+binary and ``boostrank trec_eval`` alternated ``--all-trec`` times, and check that their outputs are byte-identical.
+
+Run:  python benchmarks/evaluation.py [--queries 10000 --docs 1000] [--ranked] [--trec-eval BIN] [--all-trec 3]
           [--ranx-python PYTHON] [--letor ../shared/data/mq2008/test.txt] [--json out.json]
       (ranx is not a boostrank dependency: ``pip install ranx``, or name an interpreter that has it)
 """
@@ -261,6 +264,31 @@ def trec_eval_row(binary, qpath, rpaths):
     return {"end_to_end": time.perf_counter() - t, "means": means}
 
 
+def all_trec_rows(binary, qpath, rpath, rounds: int) -> dict:
+    """``trec_eval -q -m all_trec`` on one run: the C binary and ``boostrank trec_eval`` alternated ``rounds``
+    times, each call a fresh process timed from its start to its exit; whether the outputs are byte-identical."""
+    args = ["-q", "-m", "all_trec", qpath, rpath]
+    commands = {"trec_eval": [binary], "boostrank trec_eval": [sys.executable, "-m", "boostrank", "trec_eval"]}
+    seconds, outputs = {name: [] for name in commands}, {}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            t = time.perf_counter()
+            done = subprocess.run([*command, *args], capture_output=True, check=True)
+            seconds[name].append(time.perf_counter() - t)
+            outputs[name] = done.stdout
+    ratios = [b / c for b, c in zip(seconds["boostrank trec_eval"], seconds["trec_eval"])]
+    return {"seconds": seconds, "ratios": ratios, "identical": len(set(outputs.values())) == 1,
+            "lines": outputs["trec_eval"].count(b"\n")}
+
+
+def print_all_trec(row) -> None:
+    print(f"\ntrec_eval -q -m all_trec, one run ({row['lines']} lines), {len(row['ratios'])} alternated calls each; "
+          f"outputs byte-identical: {'yes' if row['identical'] else 'NO'}")
+    for name, times in row["seconds"].items():
+        print(f"{name:<20} " + "  ".join(f"{t:6.2f} s" for t in times))
+    print(f"{'÷ trec_eval':<20} " + "  ".join(f"{r:6.2f}  " for r in row["ratios"]))
+
+
 def _run_child(python, lib, qpath, rpaths, tiny, also):
     cmd = [python, __file__, "--child", lib, "--files", qpath, *rpaths, "--tiny", tiny[0], *tiny[1], "--also", also]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
@@ -315,6 +343,9 @@ def main(argv=None):
     ap.add_argument("--trec-eval", help="a trec_eval binary (built from usnistgov/trec_eval); no row without it")
     ap.add_argument("--also", default="compare,fuse", help="the tasks after read + evaluate (default: %(default)s; "
                                                             "'' for none)")
+    ap.add_argument("--all-trec", type=int, default=3, metavar="ROUNDS",
+                    help="with --trec-eval: 'trec_eval -q -m all_trec' on the first run, the binary and boostrank's "
+                         "command alternated ROUNDS times (default: %(default)s; 0 for none)")
     ap.add_argument("--json", default=str(HERE / "results" / "evaluation.json"))
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--files", nargs="+", help=argparse.SUPPRESS)
@@ -345,6 +376,9 @@ def main(argv=None):
             rows["trec_eval"] = trec_eval_row([args.trec_eval], qpath, rpaths)
         print("boostrank trec_eval ...", flush=True)
         rows["boostrank trec_eval"] = trec_eval_row([sys.executable, "-m", "boostrank", "trec_eval"], qpath, rpaths)
+        if args.trec_eval and args.all_trec:
+            print("trec_eval -q -m all_trec ...", flush=True)
+            all_trec = all_trec_rows(args.trec_eval, qpath, rpaths[0], args.all_trec)
         for lib in [s for s in args.libs.split(",") if s]:
             print(f"{lib} ...", flush=True)
             row = _run_child(args.ranx_python if lib == "ranx" else sys.executable, lib, qpath, rpaths, tiny,
@@ -355,10 +389,14 @@ def main(argv=None):
         print("no trec_eval row: pass --trec-eval BIN (git clone usnistgov/trec_eval && make)")
     rows = dict(sorted(rows.items(), key=lambda kv: kv[0] != "boostrank"))
     print_table(rows, title)
+    all_trec = all_trec if args.trec_eval and args.all_trec else None
+    if all_trec:
+        print_all_trec(all_trec)
     sys.path.insert(0, str(HERE))
     from _common import write_json
 
-    write_json(args.json, {"title": title, "measures": MEASURES, "resamples": RESAMPLES, "results": rows})
+    write_json(args.json, {"title": title, "measures": MEASURES, "resamples": RESAMPLES, "results": rows,
+                           "all_trec": all_trec})
 
 
 if __name__ == "__main__":

@@ -36,8 +36,8 @@ def _gain(grade, exp_gain):
 
 
 @njit(cache=True, nogil=True)  # evaluate computes several measures at once, each on a thread
-def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, exp_gain, empty_value):
-    """One measure of each list.
+def judged_measure(rel, offsets, ideal, ideal_offsets, measure, ks, threshold, exp_gain, empty_value):
+    """One measure of each list at each of its cut-offs, in one walk down each list.
 
     Parameters
     ----------
@@ -48,8 +48,10 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
         ``MODE_AVERAGE_PRECISION``: Σ_{i<k, rel_i relevant} P@(i + 1) / R (``exp_gain``: / min(k, R),
         LightGBM's ``map@k``).  ``MODE_PRECISION``: relevant in the top k / k (k required).
         ``MODE_RECALL``: relevant in the top k / R.  ``MODE_RECIPROCAL_RANK``: 1 / rank of the first
-        relevant document within k, 0 if none.  ``MODE_R_PRECISION``: relevant in the top R / R.
-    k : int
+        relevant document within k, 0 if none.  ``MODE_R_PRECISION``: relevant in the top R / R (k unread).
+    ks : ndarray of int64
+        The cut-offs, in any order; k <= 0 is none.  Each column is what a walk to its k alone gives: the
+        sums are the same additions in the same order.
     threshold : float
     exp_gain : bool
         LightGBM's conventions (gain 2^g − 1, AP over min(k, R)); else trec_eval's (gain = g,
@@ -60,61 +62,75 @@ def judged_measure(rel, offsets, ideal, ideal_offsets, measure, k, threshold, ex
 
     Returns
     -------
-    ndarray of float64, shape (n_lists,)
+    ndarray of float64, shape (n_lists, len(ks))
         NaN for a list with no retrieved document.
     """
     n_lists = offsets.shape[0] - 1
-    out = np.empty(n_lists)
+    n_k = ks.shape[0]
+    out = np.empty((n_lists, n_k))
+    reach = np.empty(n_k, dtype=np.int64)
+    for j in range(n_k):
+        reach[j] = ks[j] if ks[j] > 0 else np.int64(2 ** 62)  # no cut-off reaches the end of any list
+    by_reach = np.argsort(reach, kind="mergesort")
     for g in range(n_lists):
         a = offsets[g]
         n = offsets[g + 1] - a
         ia = ideal_offsets[g]
         m = ideal_offsets[g + 1] - ia
         if n == 0:
-            out[g] = np.nan
+            out[g, :] = np.nan
             continue
-        cut = n if (k <= 0 or k > n) else k
         n_rel = 0
         for i in range(m):
             if ideal[ia + i] > threshold and ideal[ia + i] >= 0.0:  # R counts judged grades only (-l 0 or less)
                 n_rel += 1
-        if measure == MODE_NDCG:
-            dcg = 0.0
-            for i in range(cut):
-                gain = _gain(rel[a + i], exp_gain)
-                if gain != 0.0:  # adding 0 leaves the sum as it is: no discount to compute
-                    dcg += gain / math.log2(i + 2.0)
-            icut = m if (k <= 0 or k > m) else k
-            idcg = 0.0
-            for i in range(icut):
-                gain = _gain(ideal[ia + i], exp_gain)
-                if gain != 0.0:
-                    idcg += gain / math.log2(i + 2.0)
-            out[g] = dcg / idcg if idcg > 0.0 else empty_value
-        elif measure == MODE_RECIPROCAL_RANK:
-            value = 0.0
-            for i in range(cut):
-                if rel[a + i] > threshold:
-                    value = 1.0 / (i + 1.0)
-                    break
-            out[g] = value
-        else:
-            if measure == MODE_R_PRECISION:
-                cut = min(n_rel, n)
+        if measure == MODE_R_PRECISION:
             hits = 0
-            ap = 0.0
-            for i in range(cut):
+            for i in range(min(n_rel, n)):
                 if rel[a + i] > threshold:
                     hits += 1
+            out[g, :] = hits / n_rel if n_rel > 0 else empty_value
+            continue
+        i = 0  # the walk down the list, and down the ideal order (NDCG)
+        ii = 0
+        dcg = 0.0
+        idcg = 0.0
+        hits = 0
+        ap = 0.0
+        first = 0  # the rank of the first relevant document (0: none yet)
+        for t in range(n_k):  # the cut-offs by how far down they reach: each read as the walk passes it
+            j = by_reach[t]
+            k = ks[j]
+            cut = n if (k <= 0 or k > n) else k
+            while i < cut:
+                if measure == MODE_NDCG:
+                    gain = _gain(rel[a + i], exp_gain)
+                    if gain != 0.0:  # adding 0 leaves the sum as it is: no discount to compute
+                        dcg += gain / math.log2(i + 2.0)
+                elif rel[a + i] > threshold:
+                    hits += 1
                     ap += hits / (i + 1.0)
-            if measure == MODE_PRECISION:
-                out[g] = hits / k
+                    if first == 0:
+                        first = i + 1
+                i += 1
+            if measure == MODE_NDCG:
+                icut = m if (k <= 0 or k > m) else k
+                while ii < icut:
+                    gain = _gain(ideal[ia + ii], exp_gain)
+                    if gain != 0.0:
+                        idcg += gain / math.log2(ii + 2.0)
+                    ii += 1
+                out[g, j] = dcg / idcg if idcg > 0.0 else empty_value
+            elif measure == MODE_RECIPROCAL_RANK:
+                out[g, j] = 1.0 / first if first > 0 else 0.0
+            elif measure == MODE_PRECISION:
+                out[g, j] = hits / k
             elif n_rel == 0:
-                out[g] = empty_value
+                out[g, j] = empty_value
             elif measure == MODE_AVERAGE_PRECISION:
-                out[g] = ap / (min(k, n_rel) if (exp_gain and k > 0) else n_rel)
-            else:  # RECALL, R_PRECISION
-                out[g] = hits / n_rel
+                out[g, j] = ap / (min(k, n_rel) if (exp_gain and k > 0) else n_rel)
+            else:  # RECALL
+                out[g, j] = hits / n_rel
     return out
 
 

@@ -25,7 +25,7 @@ from .files import load_qrels, load_run
 from .judged import JudgedLists, judged_lists, segments
 from .runs import Qrels, Run
 from .scores import scores_of_rows
-from .measures import compute_cuts, expand, passes, sequential_sum, trec_measure
+from .measures import BY_CUT, compute_cuts, expand, sequential_sum, trec_measure
 from ..exceptions import QueryMismatchWarning
 
 __all__ = ["evaluate", "QueryMismatchWarning", "DEFAULT_METRICS", "Truth", "Rules", "truth_of", "rules_of", "run_of",
@@ -180,19 +180,53 @@ def labelled_lists(truth: Truth, scores, trec: bool, rules: Rules = Rules()) -> 
                        unjudged_queries=[], unretrieved_queries=[])
 
 
+def _judged_pass(spec: str, convention: str):
+    """(kernel code, LightGBM's conventions, cut-off) of a measure :func:`._kernels.judged.judged_measure`
+    computes (``ndcg_cut_10``, ``P@5``, ``map``); None for another."""
+    if trec_measure(spec) is not None:
+        return None
+    name, k, variant = parse_metric(spec)
+    if name not in _JUDGED:
+        return None
+    lgb = name in ("ndcg", "map") and (variant or convention) == "lightgbm"
+    return _JUDGED[name], lgb, (10 if k is None else k) if name == "p" else (k or 0)
+
+
+def _judged_values(lists: JudgedLists, code: int, lgb: bool, cuts: list, threshold: float) -> list:
+    """A judged measure's values at each of ``cuts``: those not computed yet on ``lists`` in one walk down each
+    list, kept there for the family's other cut-offs."""
+    keys = [("judged", code, lgb, int(k), float(threshold)) for k in cuts]
+    missing = sorted({key[3] for key in keys if key not in lists.computed})
+    if missing:
+        out = _kj.judged_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, code,
+                                 np.asarray(missing, dtype=np.int64), float(threshold), lgb, 1.0 if lgb else 0.0)
+        for j, k in enumerate(missing):
+            lists.computed.setdefault(("judged", code, lgb, k, float(threshold)), out[:, j])
+    return [lists.computed[key].copy() for key in keys]
+
+
+def _shared_pass(spec: str, convention: str):
+    """The measures one kernel pass computes ``spec`` with: a cut-off family of trec_eval's (``success_5``,
+    ``iprec_at_recall_0.10``) or of the ranked-list measures (``P_5``, ``ndcg_cut_10`` with ``ndcg``); None for
+    a measure computed alone."""
+    measure = trec_measure(spec)
+    if measure is not None:
+        return ("trec", measure.code) if measure.code in BY_CUT else None
+    judged = _judged_pass(spec, convention)
+    return None if judged is None or judged[0] == _kj.MODE_R_PRECISION else ("judged", *judged[:2])
+
+
 def _values(lists: JudgedLists, spec: str, rules: Rules, convention: str) -> np.ndarray:
     measure = trec_measure(spec)
     if measure is not None:
         return measure.values(lists, rules.threshold, rules.v9)
-    name, k, variant = parse_metric(spec)
-    if name in _JUDGED:
-        lgb = name in ("ndcg", "map") and (variant or convention) == "lightgbm"
-        if lgb and name == "ndcg" and lists.ideal.size and lists.ideal.max() > 60:
+    judged = _judged_pass(spec, convention)
+    if judged is not None:
+        code, lgb, cut = judged
+        if lgb and code == _kj.MODE_NDCG and lists.ideal.size and lists.ideal.max() > 60:
             raise ValueError(f"{spec}: grades reach {lists.ideal.max():g}; LightGBM's gain 2^rel − 1 is kept exact "
                              f"up to 60; use {spec.split(':')[0]}:trec")
-        cut = (10 if k is None else k) if name == "p" else (k or 0)
-        return _kj.judged_measure(lists.rel, lists.offsets, lists.ideal, lists.ideal_offsets, _JUDGED[name], cut,
-                                  rules.threshold, lgb, 1.0 if lgb else 0.0)
+        return _judged_values(lists, code, lgb, [cut], rules.threshold)[0]
     # trec_eval's codes of unjudged documents (negative) are non-relevant grades here
     return np.asarray(get_metric(spec)(np.maximum(lists.rel, 0.0), lists.score, GroupOffsets(lists.offsets),
                                        per_query=True))
@@ -210,11 +244,17 @@ def _all_values(lists: JudgedLists, metrics: Sequence[str], rules: Rules, conven
     n_threads = numba.get_num_threads() if lists.rel.shape[0] >= MEASURES_PARALLEL_MIN_ROWS else 1
 
     def computed(group: list) -> list:
-        compute_cuts(lists, group, rules.threshold, rules.v9)  # a family's cut-offs in one pass
+        shared = _shared_pass(group[0], convention)  # a family's cut-offs in one pass
+        if shared is not None and shared[0] == "trec":
+            compute_cuts(lists, group, rules.threshold, rules.v9)
+        elif shared is not None:
+            _judged_values(lists, *shared[1:], [_judged_pass(m, convention)[2] for m in group], rules.threshold)
         return [_values(lists, m, rules, convention) for m in group]
 
-    groups = passes(metrics)
-    values = dict(zip(sum(groups, []), sum(in_threads(computed, groups, n_threads), [])))
+    groups: dict = {}
+    for m in metrics:
+        groups.setdefault(_shared_pass(m, convention) or m, []).append(m)
+    values = dict(zip(sum(groups.values(), []), sum(in_threads(computed, list(groups.values()), n_threads), [])))
     return {m: values[m] for m in metrics}
 
 

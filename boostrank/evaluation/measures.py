@@ -24,7 +24,7 @@ import numpy as np
 
 from .._kernels import judged as _kj
 
-__all__ = ["TrecMeasure", "trec_measure", "expand", "passes", "sequential_sum", "ALL_TREC"]
+__all__ = ["TrecMeasure", "trec_measure", "expand", "sequential_sum", "ALL_TREC"]
 
 #: family: (kernel code, default parameters, parameter kind, how the "all" line combines queries).  The
 #: kinds: "cut" (an integer cut-off per measure), "fraction" (a fraction of R per measure), "param" (one
@@ -63,7 +63,7 @@ _FAMILIES = {
 }
 #: the kernel codes of the cut-off families: one pass of the kernel computes every cut of a family, as each
 #: ``m_*.c`` walks a list once for all of its cut-offs
-_BY_CUT = frozenset(code for code, _, kind, _ in _FAMILIES.values() if kind in ("cut", "fraction"))
+BY_CUT = frozenset(code for code, _, kind, _ in _FAMILIES.values() if kind in ("cut", "fraction"))
 #: trec_eval's spelling of each family (its output names)
 _SPELLING = {"infap": "infAP", "bing": "binG", "g": "G", "rndcg": "Rndcg", "set_p": "set_P",
              "set_relative_p": "set_relative_P",
@@ -116,26 +116,11 @@ class TrecMeasure:
         return sequential_sum(values) / n
 
 
-def passes(specs) -> list[list[str]]:
-    """``specs`` in the groups one kernel pass computes: the cut-offs of a family together (``P_5``, ``P_10``
-    ... are one pass, their columns kept on the lists by :func:`compute_cuts`), every other measure alone."""
-    groups, family = [], {}
-    for spec in specs:
-        m = trec_measure(spec)
-        if m is None or m.code not in _BY_CUT:
-            groups.append([spec])
-        elif m.code in family:
-            family[m.code].append(spec)
-        else:
-            groups.append(family.setdefault(m.code, [spec]))
-    return groups
-
-
 def compute_cuts(lists, specs, threshold: float = 0.0, v9_rounding: bool = False) -> None:
-    """The cut-offs of one family among ``specs`` (a group of :func:`passes`) in one pass of the kernel, each
+    """The cut-offs of one family among ``specs`` in one pass of the kernel, each
     cut's column kept in ``lists.computed`` where :meth:`TrecMeasure.values` finds it.  The kernel takes the cuts
     ascending and computes each as it would alone (tested against one pass per cut)."""
-    measures = [m for m in map(trec_measure, specs) if m is not None and m.code in _BY_CUT]
+    measures = [m for m in map(trec_measure, specs) if m is not None and m.code in BY_CUT]
     if len(measures) < 2:
         return
     cuts = sorted({p for m in measures for p in m.params})

@@ -409,8 +409,9 @@ def _judged_letor(measure, y, scores, qid, k, threshold, docid, convention, per_
         y, s = trec_ties(y, s, offsets, docid)
     rel = y[sort_within_groups(s, offsets, True)]
     ideal = y[sort_within_groups(y, offsets, True)]
-    values = _kj.judged_measure(rel, offsets, ideal, offsets, measure, _cutoff(k), float(threshold), False, 0.0)
-    return _reduce(values, per_query)
+    values = _kj.judged_measure(rel, offsets, ideal, offsets, measure, np.array([_cutoff(k)], dtype=np.int64),
+                                float(threshold), False, 0.0)
+    return _reduce(values[:, 0], per_query)
 
 
 def recall(y, scores, qid=None, *, k: int | None = 10, threshold: float = 0.0, docid=None,

@@ -160,20 +160,19 @@ def _hostile_lists(rng, n_lists: int):
 @pytest.mark.parametrize("seed", range(6))
 def test_a_familys_cut_offs_in_one_pass_equal_one_pass_per_cut(seed):
     """evaluate computes the cut-offs of a family (P_5 … P_1000, iprec_at_recall_0.00 … 1.00) in one kernel pass
-    (measures.passes, compute_cuts): each cut's values equal the pass of that cut alone, for every cut-off
+    (measures.compute_cuts): each cut's values equal the pass of that cut alone, for every cut-off
     family, cuts given out of order and twice, at relevance levels above and below 0 and both roundings."""
-    from boostrank.evaluation.measures import _BY_CUT, _FAMILIES, compute_cuts, passes, trec_measure
+    from boostrank.evaluation.measures import BY_CUT, _FAMILIES, compute_cuts, trec_measure
 
     rng = np.random.default_rng(seed)
     lists = _hostile_lists(rng, 40)
     threshold, v9 = float(rng.choice([-2.0, 0.0, 1.0])), bool(seed % 2)
     for family, (code, default, kind, _) in _FAMILIES.items():
-        if code not in _BY_CUT:
+        if code not in BY_CUT:
             continue
         cuts = list(rng.permutation(default)) + [default[0]] + ([] if kind == "fraction" else [1, 7, 250, 5000])
         specs = [f"{family}.{c:g}" for c in cuts]
         fresh = dataclasses.replace(lists)  # nothing computed yet
-        assert passes(specs + ["map"]) == [specs, ["map"]]
         compute_cuts(fresh, specs, threshold, v9)
         assert len(fresh.computed) == len(set(cuts))
         for spec in specs:
@@ -187,5 +186,30 @@ def test_all_trec_in_shared_passes_equals_one_measure_at_a_time():
     qrels = br.load_qrels(CORPUS / "qrels.test")
     run = br.load_run(CORPUS / "results.test")
     together = br.evaluate(qrels, run, "all_trec", per_query=True)
-    for name in ("P_30", "iprec_at_recall_0.40", "Rprec_mult_1.20", "relative_P_100", "success_5", "map_cut_20"):
+    for name in ("P_30", "iprec_at_recall_0.40", "Rprec_mult_1.20", "relative_P_100", "success_5", "map_cut_20",
+                 "ndcg_cut_10", "ndcg", "recall_100", "map", "recip_rank", "Rprec"):
         assert together[name] == br.evaluate(qrels, run, name, per_query=True)[name]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_ranked_list_measures_at_several_cut_offs_equal_each_cut_off_alone(seed):
+    """judged_measure walks each list once for all of its cut-offs (given in any order, repeated, 0 for none,
+    past the list): each column equals the walk to that cut-off alone, for every measure, both conventions and
+    relevance levels above and below 0, on empty, one-document, unjudged and all-non-relevant lists."""
+    from boostrank._kernels import judged as kj
+
+    rng = np.random.default_rng(seed)
+    lists = _hostile_lists(rng, 40)
+    ks = np.array([10, 1, 0, 5, 10, 1000, 3, 200], dtype=np.int64)
+    rel = np.abs(lists.rel) if seed % 2 else lists.rel  # LightGBM's gains read non-negative grades
+    for mode in (kj.MODE_NDCG, kj.MODE_AVERAGE_PRECISION, kj.MODE_PRECISION, kj.MODE_RECALL,
+                 kj.MODE_RECIPROCAL_RANK, kj.MODE_R_PRECISION):
+        for exp_gain, threshold in ((False, 0.0), (False, -1.0), (True, 0.0), (False, 1.0)):
+            cuts = ks[ks > 0] if mode == kj.MODE_PRECISION else ks  # precision needs its k
+            together = kj.judged_measure(rel, lists.offsets, lists.ideal, lists.ideal_offsets, mode, cuts,
+                                         threshold, exp_gain, 0.5)
+            assert together.shape == (40, cuts.size)
+            for j, k in enumerate(cuts):
+                alone = kj.judged_measure(rel, lists.offsets, lists.ideal, lists.ideal_offsets, mode,
+                                          np.array([k]), threshold, exp_gain, 0.5)
+                np.testing.assert_array_equal(together[:, j], alone[:, 0], err_msg=f"mode {mode} k {k}")

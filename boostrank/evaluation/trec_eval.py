@@ -434,7 +434,6 @@ class _Table:
     def __init__(self, options, qrels, in_run, lists, values, means, relstring_depth, runid):
         self.options, self.qrels, self.lists, self.means = options, qrels, lists, means
         queries, self.values = values  # each measure's values, in the order of ``queries``
-        self.per = {m: dict(zip(queries, v.tolist())) for m, v in self.values.items()}
         self._at = {q: i for i, q in enumerate(queries)}
         self.relstring_depth, self.runid = relstring_depth, runid
         self.in_run = in_run  # the queries of the run file
@@ -484,7 +483,7 @@ class _Table:
 
             return walk(c.family, self.retrieved(q), self.level_counts()[q], self.n_rel(q), c.pairs,
                         self.options.relevance_level)
-        x, o = self.per[c.spec][q], self.options
+        x, o = float(self.values[c.spec][self._at[q]]), self.options
         if stand_in and (c.printed in ("num_ret", "utility", "rbp_resid") or c.printed.startswith("unj")):
             return 0.0
         if c.family == "utility":

@@ -213,3 +213,19 @@ def test_the_ranked_list_measures_at_several_cut_offs_equal_each_cut_off_alone(s
                 alone = kj.judged_measure(rel, lists.offsets, lists.ideal, lists.ideal_offsets, mode,
                                           np.array([k]), threshold, exp_gain, 0.5)
                 np.testing.assert_array_equal(together[:, j], alone[:, 0], err_msg=f"mode {mode} k {k}")
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("convention", ["trec", "lightgbm"])
+def test_labelled_lists_measures_in_shared_passes_equal_each_measure_alone(seed, convention):
+    """On labelled lists, measures of one family at several cut-offs and both conventions (``ndcg@10:lightgbm``
+    beside ``ndcg@5:trec``), given together, equal each asked alone; a list without a relevant document too."""
+    rng = np.random.default_rng(seed)
+    y, s, qid = rng.integers(0, 4, 300), np.round(rng.random(300), 1), np.repeat(np.arange(30), 10)
+    y[qid == 3] = 0
+    specs = ["ndcg@10", "ndcg@5:trec", "ndcg", "map@3", "map", "P_10", "p@5", "recall@5", "mrr", "mrr@3",
+             "ndcg@10:lightgbm", "map@10:lightgbm", "P_5", "success_1", "success_5", "iprec_at_recall_0.10", "Rprec",
+             "recall_100", "ndcg_cut_1000"]
+    together = br.evaluate((y, qid), s, specs, convention=convention, per_query=True)
+    for m in specs:
+        assert together[m] == br.evaluate((y, qid), s, m, convention=convention, per_query=True)[m], m

@@ -42,8 +42,9 @@ class JudgedLists:
     queries: list
     unjudged_queries: list
     unretrieved_queries: list
-    #: trec_eval measures' columns computed on these lists, by (code, parameters, threshold, rounding): the
-    #: columns of a family (P@5 … P@1000) come from one pass
+    #: measures' columns computed on these lists, trec_eval's by (code, parameters, threshold, rounding), the
+    #: ranked-list ones by ("judged", code, LightGBM's conventions, cut-off, threshold): the columns of a family
+    #: (P@5 … P@1000) come from one pass
     computed: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
 

@@ -117,9 +117,9 @@ class TrecMeasure:
 
 
 def compute_cuts(lists, specs, threshold: float = 0.0, v9_rounding: bool = False) -> None:
-    """The cut-offs of one family among ``specs`` in one pass of the kernel, each
-    cut's column kept in ``lists.computed`` where :meth:`TrecMeasure.values` finds it.  The kernel takes the cuts
-    ascending and computes each as it would alone (tested against one pass per cut)."""
+    """The cut-offs of one family among ``specs`` in one pass of the kernel, each cut's column kept in
+    ``lists.computed`` where :meth:`TrecMeasure.values` finds it.  The kernel takes the cuts ascending and computes
+    each as it would alone (tested against one pass per cut)."""
     measures = [m for m in map(trec_measure, specs) if m is not None and m.code in BY_CUT]
     if len(measures) < 2:
         return

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .io.files import check_out as _check_out
+from .io.files import check_out as _check_out, write_stdout as _write_stdout
 from .io.files import write_atomic as _write_atomic
 from .exceptions import LetorFormatError
 from .metrics.arrays import LETOR_METRICS, get_metric, parse_metric
@@ -546,7 +546,7 @@ def cmd_predict(args) -> int:
         _save_scores(args.out, scores)
         print(f"{len(scores)} scores written to {args.out}")
     else:
-        sys.stdout.write("".join(f"{s!r}\n" for s in scores.tolist()))
+        _write_stdout("".join(f"{s!r}\n" for s in scores.tolist()))
         return 0
     metrics = _split_metrics(args.metrics)
     print(format_table(metric_table(data.y, data.qid, {args.data: scores}, metrics), metrics))

@@ -110,6 +110,25 @@ def test_train_one_long_list_with_the_fast_objective(tmp_path, capsys):
     assert "link='probit' would change nothing: objective='ndcg' does not read it" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_predict_to_a_reader_gone_mid_output_exits_with_sigpipes_status(tmp_path):
+    """``boostrank predict ... | head``: scores far past what the pipe holds, the reader gone after 100 bytes; the
+    command stops with C's status for SIGPIPE and no traceback (one write of the whole text ended with 0)."""
+    import subprocess
+    import sys
+
+    data = br.datasets.make_letor(400, random_state=2)
+    br.save_letor(tmp_path / "d.txt", data)
+    model = tmp_path / "rankncg.json"
+    assert main(["fit-linear", "--model", "rankncg", "--train", str(tmp_path / "d.txt"), "--out", str(model)]) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "boostrank", "predict", "--model", str(model), "--data",
+                             str(tmp_path / "d.txt")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(proc.stdout.read(100)) == 100 and 20 * len(data) > 1 << 17  # the output outgrows the pipe
+    proc.stdout.close()
+    assert proc.wait(timeout=600) == 141 and proc.stderr.read() == b""
+    proc.stderr.close()
+
+
 def test_fit_linear_then_predict(tmp_path, capsys):
     train = br.datasets.make_letor(30, random_state=1)
     br.save_letor(tmp_path / "train.txt", train)

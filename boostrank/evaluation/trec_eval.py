@@ -605,10 +605,7 @@ def main(argv) -> int:
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
         print(f"boostrank trec_eval: error: {kind}{text}", file=sys.stderr)
         return 2
-    text = "\n".join(lines) + "\n" if lines else ""
-    for at in range(0, len(text), 1 << 16):
-        # in blocks: a reader gone mid-output (| head) cuts one block short and fails the next, as it fails C's
-        # stdio; one write of the whole text would end at the pipe with no error
-        sys.stdout.write(text[at:at + (1 << 16)])
-    sys.stdout.flush()
+    from ..io.files import write_stdout
+
+    write_stdout("\n".join(lines) + "\n" if lines else "")
     return 0

@@ -12,6 +12,7 @@ import io
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from typing import Callable, Iterator
 
@@ -327,6 +328,16 @@ def _special(path: str) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def write_stdout(text: str) -> None:
+    """``text`` to standard output in 64 KiB blocks: a reader gone mid-output (``| head``) cuts one block short and
+    fails the next with :class:`BrokenPipeError`, as it fails C's stdio.  One write of the whole text would end at
+    the pipe with no error (the system takes part of a write to a pipe whose reader is closing), and the command
+    would report success."""
+    for at in range(0, len(text), 1 << 16):
+        sys.stdout.write(text[at:at + (1 << 16)])
+    sys.stdout.flush()
 
 
 def check_out(out, *inputs, option: str = "--out") -> None:

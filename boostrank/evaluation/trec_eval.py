@@ -594,8 +594,9 @@ def main(argv) -> int:
             return 0
         lines = measure_lines(options)
     except _UsageError as exc:
-        sys.stdout.write("".join(line + "\n" for line in exc.lines))
-        sys.stdout.flush()
+        from ..io.files import write_stdout
+
+        write_stdout("".join(line + "\n" for line in exc.lines))  # the -q lines trec_eval printed before it stopped
         print(str(exc), file=sys.stderr)
         return exc.status
     except (ValueError, OSError) as exc:  # a file that cannot be read: named, one line, trec_eval's status 2

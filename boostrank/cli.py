@@ -816,7 +816,10 @@ def _exit_now(status: int) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         status = _closed_pipe()
-    sys.stderr.flush()
+    try:
+        sys.stderr.flush()
+    except OSError:  # its reader gone too: nothing more can be said
+        pass
     atexit._run_exitfuncs()
     os._exit(status)
 

@@ -243,18 +243,19 @@ def _all_values(lists: JudgedLists, metrics: Sequence[str], rules: Rules, conven
 
     n_threads = numba.get_num_threads() if lists.rel.shape[0] >= MEASURES_PARALLEL_MIN_ROWS else 1
 
-    def computed(group: list) -> list:
-        shared = _shared_pass(group[0], convention)  # a family's cut-offs in one pass
-        if shared is not None and shared[0] == "trec":
+    groups: dict = {}  # {pass: its measures}: a family's cut-offs share one pass
+    for m in metrics:
+        groups.setdefault(_shared_pass(m, convention) or ("alone", m), []).append(m)
+
+    def computed(item) -> list:
+        (kind, *family), group = item
+        if kind == "trec":
             compute_cuts(lists, group, rules.threshold, rules.v9)
-        elif shared is not None:
-            _judged_values(lists, *shared[1:], [_judged_pass(m, convention)[2] for m in group], rules.threshold)
+        elif kind == "judged":
+            _judged_values(lists, *family, [_judged_pass(m, convention)[2] for m in group], rules.threshold)
         return [_values(lists, m, rules, convention) for m in group]
 
-    groups: dict = {}
-    for m in metrics:
-        groups.setdefault(_shared_pass(m, convention) or m, []).append(m)
-    values = dict(zip(sum(groups.values(), []), sum(in_threads(computed, list(groups.values()), n_threads), [])))
+    values = dict(zip(sum(groups.values(), []), sum(in_threads(computed, groups.items(), n_threads), [])))
     return {m: values[m] for m in metrics}
 
 

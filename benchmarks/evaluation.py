@@ -327,6 +327,13 @@ def print_table(rows, title):
               f"{cell(r, 'fuse_peak_mb', 8, '.0f')}  {agree}")
 
 
+def _rounds(text: str) -> int:
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of rounds is 0 or more, got {text}")
+    return n
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=10_000)
@@ -343,7 +350,7 @@ def main(argv=None):
     ap.add_argument("--trec-eval", help="a trec_eval binary (built from usnistgov/trec_eval); no row without it")
     ap.add_argument("--also", default="compare,fuse", help="the tasks after read + evaluate (default: %(default)s; "
                                                             "'' for none)")
-    ap.add_argument("--all-trec", type=int, default=3, metavar="ROUNDS",
+    ap.add_argument("--all-trec", type=_rounds, default=3, metavar="ROUNDS",
                     help="with --trec-eval: 'trec_eval -q -m all_trec' on the first run, the binary and boostrank's "
                          "command alternated ROUNDS times (default: %(default)s; 0 for none)")
     ap.add_argument("--json", default=str(HERE / "results" / "evaluation.json"))

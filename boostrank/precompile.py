@@ -90,9 +90,11 @@ def _lambda_kernels():
     br.lambda_gradients(rng.normal(size=4000), long_y)  # link="auto" on one long list: the series sweeps
     one_list = br.LambdaObjective("auc")  # ... writing the engines' float32 buffers
     one_list.bind(long_y).gradients(rng.normal(size=4000), np.float32)
-    # the λ kernel on several threads (n_jobs, or 200 000 rows and more): its parallel form
-    obj = br.LambdaObjective("auc", n_jobs=-1)
-    obj.bind(y, off).gradients(s)
+    # the engines' call: the anchor's pass writes their float32 buffers, on one thread and on several (n_jobs,
+    # or 200 000 rows and more, where the λ kernel takes its parallel form too)
+    for n_jobs in (1, -1):
+        br.LambdaObjective("auc", n_jobs=n_jobs).bind(y, off).gradients(s, np.float32)
+    br.LambdaObjective("auc", n_jobs=-1).bind(y, off).gradients(s)
     # clicks with positions: the pair factors, the E step and the anchor's click likelihood
     position = np.concatenate([np.arange(b - a) for a, b in zip(off[:-1], off[1:])])
     br.LambdaObjective("auc").bind(y > 0, off, position=position).gradients(s)

@@ -333,13 +333,15 @@ def lambda_auc_kernel_parallel(scores, labels, offsets, setting, tables, grad, h
 
 
 @njit(cache=True, error_model="numpy")
-def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi, exam):
+def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi, exam, scale, g_out, h_out):
     """Rows ``lo:hi`` of :func:`add_anchor`, in batches of ``ANCHOR_BATCH`` rows whose loops the compiler vectorises.
 
     σ(s + b_k) = 1 / (1 + e^{−s} o_k) with o_k = e^{−b_k}, from t = e^{−|s|} ≤ 1 (:func:`exp_nonpositive`):
     for s ≥ 0, p = 1 / (1 + t o) and q = 1 − p = t o / (1 + t o); for s < 0, p = t / (t + o) and
     q = o / (t + o).  Neither overflows, and q is not a subtraction.  Rows with an examination
     probability below 1 take the click model's terms, one row at a time, from the same p and q.
+    Row i's sums go to ``g_out[i] = grad[i] · scale + w g_i`` (and ``h_out`` alike): the λs' scale and the
+    engine's float32 buffers in the same pass (the same two roundings as scaling ``grad`` in place first).
     """
     k_count = odds.shape[0]
     examined = exam.shape[0] > 0
@@ -372,8 +374,12 @@ def _anchor_rows(scores, classes, odds, w, grad, hess, lo, hi, exam):
                 if x_i < 1.0:
                     g[i], h[i] = _examined_terms(s_[i], t[i], c_[i], odds, x_i)
         for i in range(m):
-            grad[b0 + i] += w * g[i]
-            hess[b0 + i] += w * h[i]
+            v = grad[b0 + i] * scale
+            v += w * g[i]
+            g_out[b0 + i] = v
+            v = hess[b0 + i] * scale
+            v += w * h[i]
+            h_out[b0 + i] = v
 
 
 @njit(cache=True)
@@ -396,8 +402,9 @@ def _examined_terms(s, t, c, odds, x):
 
 
 @njit(cache=True)
-def add_anchor(scores, classes, bias, alpha, grad, hess, exam):
-    """Add ``alpha`` times the gradient and hessian of a pointwise log-loss to ``grad`` and ``hess``, in place.
+def add_anchor(scores, classes, bias, alpha, grad, hess, exam, scale, g_out, h_out):
+    """``scale`` times ``grad`` and ``hess`` plus ``alpha`` times the gradient and hessian of a pointwise log-loss,
+    written to ``g_out`` and ``h_out`` (``grad`` and ``hess`` themselves, or the engine's float32 buffers).
 
     Each row i of class c_i (0 … K) meets the K thresholds of the classes: for threshold k
     the target is ``c_i > k`` and the log-odds are ``s_i + bias[k]`` (``bias[k]`` the logit of
@@ -415,17 +422,19 @@ def add_anchor(scores, classes, bias, alpha, grad, hess, exam):
     feedback needs an examination, so P(c_i > k) = e_i σ(s_i + b_k) and the scores learn
     relevance, not clicks.  Its hessian is the Fisher information e σ (1 − σ)² / (1 − e σ).
     """
-    _anchor_rows(scores, classes, np.exp(-bias), alpha / bias.shape[0], grad, hess, 0, scores.shape[0], exam)
+    _anchor_rows(scores, classes, np.exp(-bias), alpha / bias.shape[0], grad, hess, 0, scores.shape[0], exam, scale,
+                 g_out, h_out)
 
 
 @njit(cache=True, parallel=True)
-def add_anchor_parallel(scores, classes, bias, alpha, grad, hess, n_chunks, exam):
+def add_anchor_parallel(scores, classes, bias, alpha, grad, hess, n_chunks, exam, scale, g_out, h_out):
     """:func:`add_anchor` on Numba's threads, rows cut into ``n_chunks`` runs (the same sums, row by row)."""
     n = scores.shape[0]
     odds = np.exp(-bias)
     w = alpha / bias.shape[0]
     for c in prange(n_chunks):
-        _anchor_rows(scores, classes, odds, w, grad, hess, c * n // n_chunks, (c + 1) * n // n_chunks, exam)
+        _anchor_rows(scores, classes, odds, w, grad, hess, c * n // n_chunks, (c + 1) * n // n_chunks, exam, scale,
+                     g_out, h_out)
 
 
 @njit(cache=True)

@@ -179,7 +179,10 @@ class LambdaState:
             # as it scatters them: no float64 buffers to fill and copy
             if self.weight is None and self.kernel is probit and self.uniform and self._series_only():
                 grad, hess = out
-        self._run_kernel(s, grad, hess, scaled)
+        # the anchor's pass writes the engine's buffers itself (scaled, rounded): no passes over cold arrays after it
+        into = out if out is not None and grad is not out[0] and self.weight is None else None
+        if self._run_kernel(s, grad, hess, scaled, into):
+            return out
         if self.weight is not None:
             grad, hess = grad * self.weight, hess * self.weight
         if out is None:
@@ -208,9 +211,12 @@ class LambdaState:
             self.float32 = (np.empty(n, np.float32), np.empty(n, np.float32))
         return self.float32
 
-    def _run_kernel(self, s, grad, hess, scaled) -> None:
+    def _run_kernel(self, s, grad, hess, scaled, into=None) -> bool:
         """The λ kernel on its threads, scaled (``scaled``), then the anchor's log-loss added (on the engines'
-        scale: a λ of the papers' gets α / the scale); with clicks, the position bias corrected."""
+        scale: a λ of the papers' gets α / the scale); with clicks, the position bias corrected.
+
+        ``into``: float32 buffers the anchor's pass may write the result to instead of ``grad`` and ``hess``;
+        returns whether it did."""
         available = numba.get_num_threads()
         threads = self._threads(available)
         clicks = self.clicks
@@ -226,23 +232,31 @@ class LambdaState:
         with contextlib.nullcontext() if threads == available or serial else numba_threads(threads):
             needed = (scaled or self.anchor is not None) and self.objective.metric != "ndcg"
             scale = self.hessian_scale() if needed else 1.0  # (before the λs: it uses their buffers)
+            lam_scale = scale if scaled else 1.0  # what the λs are still to be multiplied by
             if self.kernel is probit and self.weight is None:  # the series scales its λs as it writes them
-                probit(self, s, grad, hess, self.stride, scale if scaled else 1.0)
+                probit(self, s, grad, hess, self.stride, lam_scale)
+                lam_scale = 1.0
             else:
                 self.kernel(self, s, grad, hess, self.stride)
-                if scaled and scale != 1.0:  # in place: grad and hess are this state's own buffers
-                    grad *= scale
-                    hess *= scale
-            if self.anchor is not None:
+            if self.anchor is None:
+                into = None
+                if lam_scale != 1.0:  # in place: grad and hess are this state's own buffers
+                    grad *= lam_scale
+                    hess *= lam_scale
+            else:
                 alpha, classes, bias = self.anchor
                 alpha = alpha if scaled else alpha / scale
                 exam = clicks.exam() if clicks is not None else _NONE
+                into = into if clicks is None else None  # the click model reads the float64 sums after
+                g_out, h_out = into if into is not None else (grad, hess)
                 if threads > 1:
-                    add_anchor_parallel(s, classes, bias, alpha, grad, hess, CHUNKS_PER_THREAD * threads, exam)
+                    add_anchor_parallel(s, classes, bias, alpha, grad, hess, CHUNKS_PER_THREAD * threads, exam,
+                                        lam_scale, g_out, h_out)
                 else:
-                    add_anchor(s, classes, bias, alpha, grad, hess, exam)
+                    add_anchor(s, classes, bias, alpha, grad, hess, exam, lam_scale, g_out, h_out)
         if clicks is not None:
             clicks.update(s, grad, hess, offset)
+        return into is not None
 
     def hessian_scale(self) -> float:
         """The constant :meth:`gradients` multiplies the AUC/MAUC λs by on this data set.

@@ -78,7 +78,7 @@ def test_the_click_anchor_is_the_gradient_of_the_click_models_log_loss(seed):
     thresholds, bias = np.array([0.0, 1.0]), np.array([-0.5, -1.5])
     exam = rng.uniform(0.05, 1.0, n)
     grad, hess = np.zeros(n), np.zeros(n)
-    add_anchor(s, classes, bias, 1.3, grad, hess, exam)
+    add_anchor(s, classes, bias, 1.3, grad, hess, exam, 1.0, grad, hess)
     h = 1e-6
     for i in range(n):
         up, down = s.copy(), s.copy()
@@ -90,8 +90,8 @@ def test_the_click_anchor_is_the_gradient_of_the_click_models_log_loss(seed):
     np.testing.assert_allclose(hess, ref.click_fisher_reference(s, thresholds, bias, 1.3, exam), rtol=1e-9)
     g1, h1 = np.zeros(n), np.zeros(n)
     g0, h0 = np.zeros(n), np.zeros(n)
-    add_anchor(s, classes, bias, 1.3, g1, h1, np.ones(n))
-    add_anchor(s, classes, bias, 1.3, g0, h0, NONE)
+    add_anchor(s, classes, bias, 1.3, g1, h1, np.ones(n), 1.0, g1, h1)
+    add_anchor(s, classes, bias, 1.3, g0, h0, NONE, 1.0, g0, h0)
     assert np.array_equal(g1, g0) and np.array_equal(h1, h0)
 
 

@@ -662,7 +662,7 @@ def test_the_anchor_kernel_equals_the_reference(seed, k, dtype):
         grad = rng.normal(size=n).astype(dtype)
         hess = rng.random(n).astype(dtype)
         before = (grad.astype(np.float64), hess.astype(np.float64))
-        add_anchor(s, classes, bias, 0.7, grad, hess, NO_EXAM)
+        add_anchor(s, classes, bias, 0.7, grad, hess, NO_EXAM, 1.0, grad, hess)
         rg, rh = ref.anchor_reference(s, classes, list(range(k)), bias, 0.7)
         tol = 1e-6 if dtype == np.float32 else 1e-12
         np.testing.assert_allclose(grad, before[0] + rg, rtol=tol, atol=tol)
@@ -677,7 +677,7 @@ def test_the_anchor_is_the_gradient_and_hessian_of_its_log_loss(seed, k):
     classes = rng.integers(0, k + 1, 20)
     bias = rng.normal(size=k)
     grad, hess = np.zeros(20), np.zeros(20)
-    add_anchor(s, classes, bias, 1.3, grad, hess, NO_EXAM)
+    add_anchor(s, classes, bias, 1.3, grad, hess, NO_EXAM, 1.0, grad, hess)
     h = 1e-5
     for i in range(20):
         e = np.zeros(20)
@@ -688,8 +688,8 @@ def test_the_anchor_is_the_gradient_and_hessian_of_its_log_loss(seed, k):
     # the hessian: central differences of the gradient (each row's depends on its own score only)
     g_up, h_up = np.zeros(20), np.zeros(20)
     g_down, h_down = np.zeros(20), np.zeros(20)
-    add_anchor(s + h, classes, bias, 1.3, g_up, h_up, NO_EXAM)
-    add_anchor(s - h, classes, bias, 1.3, g_down, h_down, NO_EXAM)
+    add_anchor(s + h, classes, bias, 1.3, g_up, h_up, NO_EXAM, 1.0, g_up, h_up)
+    add_anchor(s - h, classes, bias, 1.3, g_down, h_down, NO_EXAM, 1.0, g_down, h_down)
     np.testing.assert_allclose(hess, (g_up - g_down) / (2 * h), rtol=1e-6, atol=1e-10)
 
 
@@ -795,7 +795,7 @@ def test_lambda_ranker_takes_anchor_and_refuses_it_where_it_would_do_nothing(eng
 def test_extreme_scores_give_finite_anchors():
     s = np.array([-1e308, -800.0, -50.0, 0.0, 50.0, 800.0, 1e308])
     grad, hess = np.zeros(7), np.zeros(7)
-    add_anchor(s, np.array([1, 1, 1, 0, 0, 0, 0]), np.array([0.5]), 1.0, grad, hess, NO_EXAM)
+    add_anchor(s, np.array([1, 1, 1, 0, 0, 0, 0]), np.array([0.5]), 1.0, grad, hess, NO_EXAM, 1.0, grad, hess)
     assert np.isfinite(grad).all() and np.isfinite(hess).all() and (hess >= 0).all()
     np.testing.assert_allclose(grad[[0, 1, -1]], [-1.0, -1.0, 1.0])  # σ = 0 far below, 1 far above
 

@@ -107,10 +107,60 @@ def test_the_parallel_anchor_adds_the_same_sums(n_chunks):
         bias = rng.normal(size=3)
         g1, h1 = rng.normal(size=n), rng.random(n)
         g2, h2 = g1.copy(), h1.copy()
-        add_anchor(s, classes, bias, 0.4, g1, h1, NO_EXAM)
-        add_anchor_parallel(s, classes, bias, 0.4, g2, h2, n_chunks, NO_EXAM)
+        add_anchor(s, classes, bias, 0.4, g1, h1, NO_EXAM, 1.0, g1, h1)
+        add_anchor_parallel(s, classes, bias, 0.4, g2, h2, n_chunks, NO_EXAM, 1.0, g2, h2)
         np.testing.assert_array_equal(g1, g2)
         np.testing.assert_array_equal(h1, h2)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("scale", [1.0, 0.37, 3e5])
+def test_the_anchor_scales_and_writes_float32_as_the_separate_steps_did(parallel, scale):
+    """The anchor's pass takes the λs' scale and writes the engine's float32 buffers: bit for bit what scaling
+    in place, adding the anchor and casting (NumPy's copyto) gave; grad and hess themselves are left as read."""
+    from boostrank._kernels.lambdas import add_anchor_parallel
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, 257, 1000):
+        s = rng.normal(scale=3.0, size=n)
+        s[: n // 10] = 0.0  # ties at zero, the first round's scores
+        classes = rng.integers(0, 3, n)
+        bias = rng.normal(size=2)
+        g, h = rng.normal(size=n) * 1e-3, rng.random(n) * 1e-3
+        g_old, h_old = g * scale, h * scale
+        add_anchor(s, classes, bias, 0.3, g_old, h_old, NO_EXAM, 1.0, g_old, h_old)
+        want = g_old.astype(np.float32), h_old.astype(np.float32)
+        g32, h32 = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+        before = g.copy(), h.copy()
+        if parallel:
+            add_anchor_parallel(s, classes, bias, 0.3, g, h, 3, NO_EXAM, scale, g32, h32)
+        else:
+            add_anchor(s, classes, bias, 0.3, g, h, NO_EXAM, scale, g32, h32)
+        np.testing.assert_array_equal(g32, want[0])
+        np.testing.assert_array_equal(h32, want[1])
+        np.testing.assert_array_equal(g, before[0])
+        np.testing.assert_array_equal(h, before[1])
+
+
+@pytest.mark.parametrize("metric, kw", [("auc", {}), ("mauc", {}), ("auc", {"link": "probit"}), ("auc", {"anchor": 0.0}),
+                                        ("mauc", {"pair_fraction": None}), ("auc", {"norm": False})])
+def test_float32_gradients_are_the_float64_ones_rounded(metric, kw):
+    """What the engines get (float32, written by the anchor's pass where there is one) is the float64 result of
+    the same call rounded once, scaled and unscaled, round after round."""
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 40, 60)
+    off = np.r_[0, np.cumsum(sizes)]
+    y = rng.integers(0, 4 if metric == "mauc" else 2, off[-1]).astype(float)
+    a = br.LambdaObjective(metric, **kw).bind(y, off)
+    b = br.LambdaObjective(metric, **kw).bind(y, off)
+    s = np.zeros(off[-1])
+    for _ in range(3):
+        for scaled in (True, False):
+            g64, h64 = a.gradients(s, scaled=scaled)
+            g32, h32 = b.gradients(s, dtype=np.float32, scaled=scaled)
+            np.testing.assert_array_equal(g32, g64.astype(np.float32))
+            np.testing.assert_array_equal(h32, h64.astype(np.float32))
+        s = s - 0.5 * g64 / np.maximum(h64, 1e-3) + rng.normal(scale=0.05, size=s.shape)
 
 
 @pytest.mark.parametrize("rows, lists, want", [(60_000, 1, 2), (40_000, 1, 1), (60_000, 3_000, 1), (250_000, 5_000, 2)])

@@ -22,6 +22,12 @@ The MSLR-shaped table (``--mslr-shaped 31000``): seconds per LightGBM round on 3
 documents with 136 features (MSLR-WEB30K's shape), lambdarank against λ-AUC with and without its anchor, and
 LightGBM alone on λ-AUC's gradients replayed from a recording (the floor any objective with those gradients pays).
 
+The gradient-cost table (with ``--times-only``: MQ2008 vali, and the MSLR shape when asked): what the gradients
+alone cost a LightGBM round, with the trees made trivial (the first feature only, 2 leaves) so that the round is the
+gradient call and LightGBM's fixed work.  LightGBM's own λs are ``lambdarank`` − ``regression`` (a built-in objective
+whose gradient is one subtraction per row); boostrank's are λ-AUC (λ-MAUC) − λ-AUC's gradients replayed through the
+same callback, so the callback's own cost is not counted against either.
+
 Run:  python benchmarks/objectives.py [--data ../shared/data/mq2008] [--rounds 300] [--quick] [--one-list 1000000]
                                       [--times-only] [--mslr-shaped 31000]
 """
@@ -249,6 +255,54 @@ def mslr_shaped(n_queries: int, docs: int, seed: int = 0):
     return X, y, np.full(n_queries, docs)
 
 
+def gradient_costs(X, y, sizes, rounds, repeat) -> dict:
+    """Seconds per LightGBM round of the gradients alone (see the module docstring): LightGBM's ``lambdarank`` λs
+    and boostrank's λ-AUC and λ-MAUC, on the first feature with 2 leaves, 2 threads, best of ``repeat``
+    interleaved runs of ``rounds`` rounds."""
+    ds = lgb.Dataset(np.ascontiguousarray(X[:, :1]), y, group=sizes, free_raw_data=False).construct()
+    base = {"num_leaves": 2, "learning_rate": 0.05, "num_threads": 2, "verbose": -1, "seed": 0, "metric": "None",
+            "force_row_wise": True}
+    recorded, inner = [], br.lightgbm_objective("auc")
+
+    def recording(preds, data):
+        g, h = inner(preds, data)
+        recorded.append((g.copy(), h.copy()))
+        return g, h
+
+    lgb.train({**base, "objective": recording}, ds, rounds)
+
+    def replay():
+        rounds_left = iter(recorded)
+        return lambda preds, data: next(rounds_left)
+
+    methods = {"lambdarank": lambda: "lambdarank", "regression": lambda: "regression",
+               "λ-AUC": lambda: br.lightgbm_objective("auc"), "λ-MAUC": lambda: br.lightgbm_objective("mauc"),
+               "λ-AUC replayed": replay}
+    for make in methods.values():  # warm-up: the first round compiles and binds
+        lgb.train({**base, "objective": make()}, ds, 1)
+    best = {name: float("inf") for name in methods}
+    for _ in range(repeat):
+        for name, make in methods.items():
+            objective = make()
+            t = time.perf_counter()
+            lgb.train({**base, "objective": objective}, ds, rounds)
+            best[name] = min(best[name], (time.perf_counter() - t) / rounds)
+    own = best["lambdarank"] - best["regression"]
+    return {"seconds_per_round": best, "lightgbm_lambdas": own,
+            "boostrank_lambdas": {m: best[m] - best["λ-AUC replayed"] for m in ("λ-AUC", "λ-MAUC")}}
+
+
+def print_gradient_costs(results, key, label, X, y, sizes, rounds, repeat):
+    """The gradient-cost table of one data set (issue 82: a λ kernel that costs what LightGBM's own λs cost)."""
+    gc = gradient_costs(X, y, sizes, rounds, repeat)
+    results.setdefault("gradient_cost", {})[key] = gc
+    own = gc["lightgbm_lambdas"]
+    print(f"\ngradients alone, {label} (first feature, 2 leaves, 2 threads, best of {repeat} x {rounds} rounds): "
+          f"LightGBM's lambdarank λs {own * 1e3:.3f} ms/round; "
+          + ", ".join(f"boostrank {m} {v * 1e3:.3f} ms ({v / own:.2f}x)" for m, v in gc["boostrank_lambdas"].items()),
+          flush=True)
+
+
 def print_mslr_shaped(results, n_queries, docs, rounds, repeat):
     """Seconds per LightGBM round on an MSLR-shaped set: lambdarank, λ-AUC's defaults (with the anchor) and
     λ-AUC without it; each the best of ``repeat`` runs of ``rounds`` rounds after one round of warm-up, 2 threads."""
@@ -289,6 +343,9 @@ def print_mslr_shaped(results, n_queries, docs, rounds, repeat):
           f"2 threads, best of {repeat} x {rounds} rounds")
     for name, secs in rt.items():
         print(f"  {name:<16} {secs * 1e3:8.1f} ms/round  {secs / rt['lambdarank']:.3f}x lambdarank", flush=True)
+    del ds
+    print_gradient_costs(results, "mslr_shaped", f"MSLR-shaped, {n_queries} x {docs}", X, y, sizes, rounds,
+                         2 * repeat - 1)
 
 
 def evaluate(y, s, q):
@@ -326,6 +383,8 @@ def main(argv=None):
     results = {"settings": vars(args), "holdout": {}, "cv": {}, "floors": {}}
     if args.times_only:
         print_round_times(results, vali, args.rounds, args.repeat)
+        print_gradient_costs(results, "mq2008", "MQ2008 vali", vali.X, vali.y, np.diff(vali.group_offsets),
+                             args.rounds, 2 * args.repeat + 1)
         if args.one_list:
             print_one_list(results, args.one_list, 30, 2 * args.repeat)
         if args.mslr_shaped:

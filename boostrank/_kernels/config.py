@@ -29,6 +29,9 @@ MAX_LIST_ROWS = 1 << 32
 #: Lists shorter than this are ordered on one thread: the parallel sort's fixed cost
 #: (counters and parallel regions per pass) outweighs its gain below.
 PARALLEL_SORT_MIN_ROWS = 1 << 16
+#: Rows from which a run's query takes the radix sort of its scores in trec_eval's order (``ids.trec_order``); below,
+#: the merge sort, whose set-up is smaller (benchmarks/MEASUREMENTS.md, "a run's order by radix")
+TREC_RADIX_MIN_ROWS = 128
 #: Batches with fewer rows run the λ kernels on one thread: below, a parallel region's
 #: start-up costs more than the work it splits.
 PARALLEL_MIN_ROWS = 200_000

@@ -8,7 +8,8 @@ bytes without sign is ``strcmp``'s order, which on UTF-8 is the order of code po
 import numpy as np
 from numba import njit, prange
 
-from .order import merge_order, tie_end
+from .config import TREC_RADIX_MIN_ROWS
+from .order import float_key, merge_order, radix_sort, tie_end
 from .trec_columns import span_hash
 
 
@@ -248,6 +249,8 @@ def trec_order(rows, offsets, score, data, id_offsets, order):
         if ranked:
             for i in range(a, b):
                 order[i] = rows[i]
+        elif b - a >= TREC_RADIX_MIN_ROWS:
+            _radix_descending(score, rows, a, b, order)
         else:
             keys = np.empty(b - a, dtype=np.float64)
             for i in range(a, b):
@@ -262,6 +265,25 @@ def trec_order(rows, offsets, score, data, id_offsets, order):
                 _sort_by_id(order, s, e, data, id_offsets)
             s = e
     return order
+
+
+_NAN_LAST = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True)
+def _radix_descending(score, rows, a, b, order):
+    """``rows[a:b]`` by score descending, stable, NaN last (:func:`merge_order`'s order of the negated scores),
+    written to ``order[a:b]``: a radix sort of the scores' sortable keys, for long queries."""
+    n = b - a
+    keys = np.empty(n, dtype=np.uint64)
+    idx = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        v = score[rows[a + i]]
+        keys[i] = _NAN_LAST if v != v else float_key(-v)  # −NaN's key would sort first
+        idx[i] = i
+    radix_sort(keys, idx, np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64), 8)
+    for i in range(n):
+        order[a + i] = rows[a + idx[i]]
 
 
 @njit(cache=True)

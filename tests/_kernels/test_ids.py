@@ -7,6 +7,8 @@ import pytest
 
 from boostrank.evaluation import files, ids as id_store, runs as run_types
 from boostrank._kernels import ids as k
+from boostrank._kernels.config import TREC_RADIX_MIN_ROWS
+from boostrank._kernels.order import merge_order
 from tests.reference import (line_spans_reference, first_duplicate_reference, id_hash_reference,
                              trec_order_reference)
 
@@ -131,6 +133,39 @@ def test_grouping_duplicates_and_trec_order_equal_the_references(seed, n_groups)
         order = k.trec_order(given, offsets, score, ids.data, ids.offsets, np.empty(given.shape[0], dtype=np.int64))
         if got[1] < 0:  # ids of a group differ: one order
             assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
+
+
+@pytest.mark.parametrize("shape", ["uniform", "ties", "signed zeros", "subnormal", "huge", "all equal", "ranked"])
+def test_long_queries_take_the_radix_sort_with_trec_evals_order(shape):
+    """Queries from TREC_RADIX_MIN_ROWS rows sort their scores by radix: the order equals the reference's at
+    every size around the switch, on ties in bulk, ±0.0, subnormals, scores near the doubles' limit."""
+    rng = np.random.default_rng(len(shape))
+    sizes = [0, 1, 2, TREC_RADIX_MIN_ROWS - 1, TREC_RADIX_MIN_ROWS, TREC_RADIX_MIN_ROWS + 1, 300, 1000]
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    n = codes.shape[0]
+    score = {"uniform": rng.random(n), "ties": rng.integers(0, 4, n).astype(float),
+             "signed zeros": rng.choice([-0.0, 0.0, 1e-300, -1e-300], n),
+             "subnormal": rng.choice([5e-324, -5e-324, 1e-310, 0.0], n),
+             "huge": rng.choice([1.7e308, -1.7e308, 1e308, -1e308, 1.0], n),
+             "all equal": np.full(n, 2.5), "ranked": np.sort(rng.normal(size=n))[::-1].copy()}[shape]
+    values = np.array([f"d{i:04d}" for i in rng.permutation(n)], dtype=object)
+    ids = id_store.IdBytes.of_strings(values)
+    rows, offsets = k.rows_by_group(codes, len(sizes), np.empty(n, dtype=np.int64))
+    order = k.trec_order(rows, offsets, score, ids.data, ids.offsets, np.empty(n, dtype=np.int64))
+    assert order.tolist() == trec_order_reference(codes.tolist(), score.tolist(), values.tolist())
+
+
+@pytest.mark.parametrize("n", [TREC_RADIX_MIN_ROWS, 700])
+def test_the_radix_order_is_the_merge_orders_with_infinities_and_nans(n):
+    """Scores the run readers refuse still take merge_order's place: +inf first, −inf after every finite score,
+    NaN of either sign last, ties and NaNs in their given order."""
+    rng = np.random.default_rng(n)
+    score = rng.choice([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1.0, -2.0], n) * rng.choice([1.0, 1.0, 3.0], n)
+    rows = rng.permutation(n).astype(np.int64)
+    got = np.empty(n, dtype=np.int64)
+    k._radix_descending(score, rows, 0, n, got)
+    want = rows[merge_order(-score[rows])]
+    assert got.tolist() == want.tolist()
 
 
 def test_long_tied_blocks_are_merge_sorted_by_id():

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..io.files import write_stdout
+
 __all__ = ["main", "TrecEvalOptions", "parse_arguments", "measure_lines", "FAMILIES", "NICKNAMES"]
 
 #: trec_eval's measures in its output order (``te_trec_measures`` in ``measures.c``): per query and in the
@@ -594,8 +596,6 @@ def main(argv) -> int:
             return 0
         lines = measure_lines(options)
     except _UsageError as exc:
-        from ..io.files import write_stdout
-
         write_stdout("".join(line + "\n" for line in exc.lines))  # the -q lines trec_eval printed before it stopped
         print(str(exc), file=sys.stderr)
         return exc.status
@@ -606,7 +606,5 @@ def main(argv) -> int:
         kind = "" if isinstance(exc, (LetorFormatError, ValueError, OSError)) else f"{type(exc).__name__}: "
         print(f"boostrank trec_eval: error: {kind}{text}", file=sys.stderr)
         return 2
-    from ..io.files import write_stdout
-
     write_stdout("\n".join(lines) + "\n" if lines else "")
     return 0
